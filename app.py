@@ -1,0 +1,29 @@
+"""Attention Lab entry point: page registry, language, shared sidebar. No mathematics here."""
+
+import streamlit as st
+
+from lab_ui.i18n import t
+from lab_ui.language import choose_language, language_picker
+from lab_ui.registry import HOME, PAGES
+from lab_ui.shell import mark_app_shell
+
+st.set_page_config(page_title="Attention Lab · 注意力实验室", page_icon="assets/icon.png", layout="wide")
+
+mark_app_shell()
+lang = choose_language()
+
+
+def _page(info):
+    return st.Page(info.path, title=t(f"{info.ns}.nav"), icon=info.icon, url_path=info.url_path or None,
+                   default=info is HOME)  # fmt: skip
+
+
+sections: dict[str, list] = {"": [_page(HOME)]}
+for info in PAGES:
+    sections.setdefault(t(info.section), []).append(_page(info))
+page = st.navigation(sections)
+
+with st.sidebar:
+    language_picker(lang)
+
+page.run()

@@ -1,0 +1,234 @@
+"""Page controls whose state lives in the URL, so any view is a link.
+
+Every control has a stable, page-prefixed, short ASCII key (e.g. "qkv_dk"); the URL parameter is
+named after it. Two mechanisms, one behaviour:
+
+* Controls whose value is a number, a boolean or free text use Streamlit's own
+  `bind="query-params"`: the browser keeps the URL in step as the control moves.
+* Controls that choose among options shown with translated labels (selectbox, radio,
+  segmented control, multiselect with glosses) are synced here by hand, because Streamlit writes
+  the *displayed label* into the URL: a link made in Chinese would hold Chinese labels and break
+  when the language changes. We write the option's ASCII id instead (`?hm_mask=causal`).
+
+A value in a link that does not fit (out of range, not a number, an unknown option) falls back to
+the default and shows a small notice once, in the user's language: never an error page.
+Controls persist for the whole session (`persist_state="session"`), so visiting another page
+and coming back loses nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import streamlit as st
+
+from lab_ui.i18n import t
+
+_PERSIST = "session"
+
+
+# --- notices for link values that did not fit ---------------------------------------------------
+
+
+def _notice_bad_value(key: str, raw: Sequence[str]) -> None:
+    shown = st.session_state.setdefault("_bad_link_values_shown", set())
+    if key in shown:
+        return
+    shown.add(key)
+    value = ", ".join(raw)
+    if len(value) > 40:
+        value = value[:40] + "…"
+    st.toast(t("common.bad_link_value", name=key, value=value), icon="⚠️")
+
+
+def _matches_default(raw: list[str], default: Any) -> bool:
+    """Does a URL value equal the control's default? Streamlit drops such a value from the URL,
+    which must not be mistaken for a rejected one."""
+    defaults = list(default) if isinstance(default, list | tuple) else [default]
+    if len(raw) != len(defaults):
+        return False
+    for r, d in zip(raw, defaults, strict=True):
+        if isinstance(d, bool):
+            if r.lower() != str(d).lower():
+                return False
+        elif isinstance(d, int | float):
+            try:
+                if float(r) != float(d):
+                    return False
+            except ValueError:
+                return False
+        elif r != str(d):
+            return False
+    return True
+
+
+def _bound(widget: Callable, key: str, default: Any, *args, **kwargs) -> Any:
+    """Create a widget with bind="query-params" and notice when the link's value was refused."""
+    raw = st.query_params.get_all(key) if key not in st.session_state else []
+    value = widget(*args, key=key, bind="query-params", persist_state=_PERSIST, **kwargs)
+    if raw and st.query_params.get_all(key) != raw and not _matches_default(raw, default):
+        _notice_bad_value(key, raw)
+    return value
+
+
+# --- hand-synced controls: ids in the URL, translated labels on screen ---------------------------
+
+
+def restore_from_url(key: str, default: Any, parse: Callable[[list[str]], Any]) -> None:
+    """Before a hand-synced control is drawn the first time in a session, seed its state from
+    the URL. `parse` turns the URL's values into the control's value or raises ValueError."""
+    if key in st.session_state:
+        return
+    raw = st.query_params.get_all(key)
+    value = default
+    if raw:
+        try:
+            value = parse(raw)
+        except ValueError:
+            _notice_bad_value(key, raw)
+    st.session_state[key] = value
+
+
+def publish_to_url(key: str, value: Any, default: Any, serialize: Callable[[Any], str | list[str]] = str) -> None:
+    """Write the control's value into the URL; a default value is left out to keep links short."""
+    if value == default:
+        st.query_params.pop(key, None)
+    else:
+        st.query_params[key] = serialize(value)
+
+
+def _one_of(options: Sequence[Any]) -> Callable[[list[str]], Any]:
+    by_text = {str(o): o for o in options}
+
+    def parse(raw: list[str]) -> Any:
+        if len(raw) != 1 or raw[0] not in by_text:
+            raise ValueError(raw)
+        return by_text[raw[0]]
+
+    return parse
+
+
+def _some_of(options: Sequence[Any], max_selections: int | None) -> Callable[[list[str]], list]:
+    by_text = {str(o): o for o in options}
+
+    def parse(raw: list[str]) -> list:
+        raw = [r for r in raw if r != ""]  # "?key=" is how an empty selection is written
+        if any(r not in by_text for r in raw) or len(set(raw)) != len(raw):
+            raise ValueError(raw)
+        if max_selections is not None and len(raw) > max_selections:
+            raise ValueError(raw)
+        return [by_text[r] for r in raw]
+
+    return parse
+
+
+def selectbox(
+    label: str,
+    options: Sequence[Any],
+    *,
+    key: str,
+    default: Any = None,
+    format_func: Callable[[Any], str] = str,
+    **kwargs,
+) -> Any:
+    default = options[0] if default is None else default
+    restore_from_url(key, default, _one_of(options))
+    value = st.selectbox(label, options, key=key, format_func=format_func, persist_state=_PERSIST, **kwargs)
+    publish_to_url(key, value, default)
+    return value
+
+
+def radio(
+    label: str,
+    options: Sequence[Any],
+    *,
+    key: str,
+    default: Any = None,
+    format_func: Callable[[Any], str] = str,
+    horizontal: bool = True,
+    **kwargs,
+) -> Any:
+    default = options[0] if default is None else default
+    restore_from_url(key, default, _one_of(options))
+    value = st.radio(
+        label, options, key=key, format_func=format_func, horizontal=horizontal, persist_state=_PERSIST, **kwargs
+    )
+    publish_to_url(key, value, default)
+    return value
+
+
+def segmented(
+    label: str,
+    options: Sequence[Any],
+    *,
+    key: str,
+    default: Any = None,
+    format_func: Callable[[Any], str] = str,
+    **kwargs,
+) -> Any:
+    """A row of buttons, one always chosen (clicking the chosen one again keeps it chosen)."""
+    default = options[0] if default is None else default
+    restore_from_url(key, default, _one_of(options))
+    if st.session_state.get(key) is None:  # a click on the active button deselects it: undo that
+        st.session_state[key] = default
+    value = st.segmented_control(
+        label, options, key=key, format_func=format_func, selection_mode="single", persist_state=_PERSIST, **kwargs
+    )
+    value = default if value is None else value
+    publish_to_url(key, value, default)
+    return value
+
+
+def multiselect(
+    label: str,
+    options: Sequence[Any],
+    *,
+    key: str,
+    default: Sequence[Any] = (),
+    format_func: Callable[[Any], str] = str,
+    max_selections: int | None = None,
+    **kwargs,
+) -> list:
+    default = list(default)
+    restore_from_url(key, default, _some_of(options, max_selections))
+    value = st.multiselect(
+        label,
+        options,
+        key=key,
+        format_func=format_func,
+        max_selections=max_selections,
+        persist_state=_PERSIST,
+        **kwargs,
+    )
+    publish_to_url(key, value, default, serialize=lambda v: [str(o) for o in v] or [""])
+    return value
+
+
+# --- bound controls: numbers, switches, text ---------------------------------------------------------
+
+
+def slider(label: str, min_value, max_value, value, *, key: str, step=None, **kwargs):
+    return _bound(st.slider, key, value, label, min_value, max_value, value, step, **kwargs)
+
+
+def select_slider(label: str, options: Sequence[Any], value, *, key: str, **kwargs):
+    """A slider over fixed values (e.g. powers of two); the option text must not depend on the
+    language, because it is what the URL holds."""
+    return _bound(st.select_slider, key, value, label, options=options, value=value, **kwargs)
+
+
+def number_input(label: str, *, key: str, value=None, **kwargs):
+    return _bound(st.number_input, key, value, label, value=value, **kwargs)
+
+
+def text_input(label: str, value: str, *, key: str, **kwargs) -> str:
+    return _bound(st.text_input, key, value, label, value, **kwargs)
+
+
+def text_area(label: str, value: str, *, key: str, **kwargs) -> str:
+    return _bound(st.text_area, key, value, label, value, **kwargs)
+
+
+def toggle(label: str, value: bool = False, *, key: str, **kwargs) -> bool:
+    return _bound(st.toggle, key, value, label, value, **kwargs)

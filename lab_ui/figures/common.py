@@ -1,0 +1,156 @@
+"""Building blocks every page's figures share: arrays in, go.Figure out, no Streamlit calls.
+
+Conventions (DESIGN.md): every axis labelled with tokens or indices, hover shows the exact value,
+colour-blind-safe scales (Viridis / Cividis sequential, RdBu diverging), a font family that
+renders Chinese. graph_objects only: plotly.express costs ~50 ms per figure on a rerun.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+
+# Noto Sans CJK ships with Debian (fonts-noto-cjk); the others cover macOS and Windows.
+FONT_FAMILY = '"Source Sans Pro", "Noto Sans CJK SC", "Noto Sans SC", "PingFang SC", "Microsoft YaHei", sans-serif'
+SEQUENTIAL = "Viridis"
+SEQUENTIAL_ALT = "Cividis"
+DIVERGING = "RdBu"  # reversed where positive should read warm: see diverging_scale()
+# Okabe-Ito: eight colours told apart by every common kind of colour blindness.
+QUALITATIVE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
+MASKED_COLOUR = "rgba(128,128,128,0.35)"
+MAX_LABEL_CHARS = 14
+
+
+def safe_label(text: str, max_chars: int = MAX_LABEL_CHARS) -> str:
+    """A token as Plotly may show it: HTML escaped (Plotly renders <b>, <br>, <a> in text, and a
+    student's "<b>" must read as text), shortened with … when long, blanks made visible."""
+    text = str(text)
+    if not text.strip():
+        text = "␣"
+    if len(text) > max_chars:
+        text = text[: max_chars - 1] + "…"
+    return html.escape(text, quote=False)
+
+
+def token_ticks(labels: Sequence[str]) -> tuple[list[int], list[str]]:
+    """Tick positions and texts for tokens on a numeric axis. A categorical axis would merge the
+    two "saw"s of "I saw a saw" into one column; numbers keep every position."""
+    return list(range(len(labels))), [safe_label(s) for s in labels]
+
+
+def base_layout(fig: go.Figure, *, title: str | None = None, height: int | None = None) -> go.Figure:
+    fig.update_layout(
+        title=dict(text=title, x=0, xanchor="left") if title else None,
+        font=dict(family=FONT_FAMILY),
+        margin=dict(l=10, r=10, t=50 if title else 20, b=10),
+        height=height,
+        hoverlabel=dict(font=dict(family=FONT_FAMILY)),
+    )
+    return fig
+
+
+def heatmap(
+    z: np.ndarray,
+    x_labels: Sequence[str],
+    y_labels: Sequence[str],
+    *,
+    x_title: str,
+    y_title: str,
+    value_name: str,
+    title: str | None = None,
+    colorscale: str = SEQUENTIAL,
+    zmin: float | None = None,
+    zmax: float | None = None,
+    zmid: float | None = None,
+    mask: np.ndarray | None = None,
+    show_values: bool | None = None,
+    value_format: str = ".3f",
+    height: int | None = None,
+) -> go.Figure:
+    """A matrix with token labels on both axes and the exact value on hover.
+
+    mask: bool [rows, cols], True = allowed; disallowed cells are drawn grey with a ×, not as a
+    plain zero, so "masked" and "tiny weight" look different.
+    show_values: print each value in its cell (default: when the matrix is small enough to read).
+    """
+    z = np.asarray(z, dtype=np.float32)  # [rows, cols]; float32 halves the JSON sent to the browser
+    rows, cols = z.shape
+    x_ticks, x_text = token_ticks(x_labels)
+    y_ticks, y_text = token_ticks(y_labels)
+    if show_values is None:
+        show_values = rows * cols <= 144
+    hover_x = np.broadcast_to(np.array(x_text, dtype=object), (rows, cols))
+    hover_y = np.broadcast_to(np.array(y_text, dtype=object)[:, None], (rows, cols))
+    shown = z if mask is None else np.where(mask, z, np.nan)  # masked cells left empty
+    fig = go.Figure(
+        go.Heatmap(
+            z=shown,
+            x=x_ticks,
+            y=y_ticks,
+            customdata=np.stack([hover_y, hover_x], axis=-1),
+            colorscale=colorscale,
+            zmin=zmin,
+            zmax=zmax,
+            zmid=zmid,
+            texttemplate=f"%{{z:{value_format}}}" if show_values else None,
+            hovertemplate=(
+                f"{y_title}: %{{customdata[0]}} (%{{y}})<br>{x_title}: %{{customdata[1]}} (%{{x}})"
+                f"<br>{value_name}: %{{z:.6f}}<extra></extra>"
+            ),
+            colorbar=dict(title=dict(text=value_name, side="right"), thickness=14),
+            xgap=1,
+            ygap=1,
+        )
+    )
+    if mask is not None and not np.all(mask):
+        r, c = np.nonzero(~np.asarray(mask, dtype=bool))
+        fig.add_trace(
+            go.Scatter(
+                x=c,
+                y=r,
+                mode="markers",
+                marker=dict(symbol="x-thin", size=max(6, min(18, 240 // max(rows, cols))),
+                            line=dict(width=2, color="rgba(110,110,110,0.9)")),
+                hoverinfo="skip",
+                showlegend=False,
+            )
+        )  # fmt: skip
+    fig.update_xaxes(title=x_title, tickmode="array", tickvals=x_ticks, ticktext=x_text, side="top",
+                     showgrid=False, zeroline=False, constrain="domain")  # fmt: skip
+    fig.update_yaxes(title=y_title, tickmode="array", tickvals=y_ticks, ticktext=y_text, autorange="reversed",
+                     showgrid=False, zeroline=False, scaleanchor="x" if rows == cols else None)  # fmt: skip
+    fig.update_layout(plot_bgcolor=MASKED_COLOUR if mask is not None else None)
+    return base_layout(fig, title=title, height=height)
+
+
+def bars(
+    values: np.ndarray,
+    labels: Sequence[str],
+    *,
+    x_title: str,
+    y_title: str,
+    title: str | None = None,
+    value_format: str = ".3f",
+    colour: str = QUALITATIVE[0],
+    height: int | None = 320,
+) -> go.Figure:
+    """One bar per token, the exact value printed on the bar and on hover."""
+    values = np.asarray(values, dtype=np.float32)  # [n]
+    ticks, text = token_ticks(labels)
+    fig = go.Figure(
+        go.Bar(
+            x=ticks,
+            y=values,
+            marker_color=colour,
+            text=[format(v, value_format) for v in values],
+            textposition="auto",
+            customdata=text,
+            hovertemplate=f"{x_title}: %{{customdata}}<br>{y_title}: %{{y:.6f}}<extra></extra>",
+        )
+    )
+    fig.update_xaxes(title=x_title, tickmode="array", tickvals=ticks, ticktext=text)
+    fig.update_yaxes(title=y_title)
+    return base_layout(fig, title=title, height=height)

@@ -1,0 +1,57 @@
+"""Every string a user sees comes from t(). The catalogs live in lab_ui/locales/*.toml, one file
+per page or shared area; a key is "<file stem>.<name>" and holds both languages side by side:
+
+    [title]
+    en = "Q, K, V step by step"
+    zh = "查询、键、值：一步一步算"
+
+tests/app/test_catalogs.py fails when a key is empty or missing in either language, or when the
+two languages disagree on their {placeholders}.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from functools import cache
+from pathlib import Path
+
+LANGS = ("en", "zh")
+LANG_NAMES = {"en": "English", "zh": "简体中文"}
+DEFAULT_LANG = "en"
+_LOCALES = Path(__file__).parent / "locales"
+
+
+@cache
+def catalog() -> dict[str, dict[str, str]]:
+    """{"ns.key": {"en": ..., "zh": ...}} over every catalog file."""
+    entries: dict[str, dict[str, str]] = {}
+    for path in sorted(_LOCALES.glob("*.toml")):
+        with path.open("rb") as f:
+            for name, texts in tomllib.load(f).items():
+                entries[f"{path.stem}.{name}"] = texts
+    return entries
+
+
+def current_lang() -> str:
+    """The session's language, chosen in app.py (lab_ui.language); English outside a session."""
+    import streamlit as st  # imported here so the catalogs can be checked without a session
+
+    try:
+        lang = st.session_state.get("_lang", DEFAULT_LANG)
+    except Exception:  # no script run context, e.g. a plain unit test
+        lang = DEFAULT_LANG
+    return lang if lang in LANGS else DEFAULT_LANG
+
+
+def t(key: str, lang: str | None = None, **values) -> str:
+    """The text for `key` in `lang` (default: the session's), with {placeholders} filled in.
+
+    A missing key is a programming error that the catalog test catches; at run time it shows the
+    key itself rather than crashing a lecture.
+    """
+    lang = lang or current_lang()
+    entry = catalog().get(key)
+    if entry is None:
+        return key
+    text = entry.get(lang) or entry.get(DEFAULT_LANG) or key
+    return text.format(**values) if values else text

@@ -1,0 +1,139 @@
+"""Pieces every concept page shares, built once here: the header, a figure with its export
+buttons, a table with its CSV download, the formula beside the code that computes it, and the
+check-yourself slot. The page template (DESIGN.md) reads:
+text -> controls -> core call -> figures -> numbers -> check yourself."""
+
+from __future__ import annotations
+
+import inspect
+import re
+from collections.abc import Callable
+from functools import cache
+
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from lab_ui import controls
+from lab_ui.i18n import t
+from lab_ui.shell import require_app_shell
+
+# Plotly's modebar: PNG and SVG downloads, no Plotly logo, nothing that phones home.
+PLOTLY_CONFIG = {
+    "displaylogo": False,
+    "toImageButtonOptions": {"format": "png", "scale": 2},
+    "modeBarButtonsToRemove": ["lasso2d", "select2d"],
+}
+
+
+def escape_markdown(text: str) -> str:
+    """User text shown through st.markdown must stay text: no **bold**, links, $maths$ or HTML."""
+    return re.sub(r"([\\`*_{}\[\]()#+\-.!|$<>~])", r"\\\1", text)
+
+
+def page_header(ns: str) -> None:
+    """Title and the short intuition, from the page's catalog (keys ns.title, ns.intro). Every
+    page calls this first; it also makes sure app.py ran (lab_ui.shell explains why)."""
+    require_app_shell()
+    st.title(t(f"{ns}.title"))
+    st.markdown(t(f"{ns}.intro"))
+
+
+def show_figure(fig: go.Figure, *, key: str, alt: str) -> None:
+    """Draw a Plotly figure with the shared export config. `alt` describes the figure in words
+    for a screen reader and for anyone who cannot see the colours."""
+    st.plotly_chart(fig, key=key, config=PLOTLY_CONFIG, width="stretch", on_select="ignore")
+    st.caption(alt)
+
+
+def csv_safe(df: pd.DataFrame) -> pd.DataFrame:
+    """Spreadsheets run a cell that begins with = + - @ (or tab / CR) as a formula: a token
+    "=HYPERLINK(...)" must arrive as text. Text cells get a leading apostrophe; numbers stay
+    numbers, so a negative weight is still -0.25."""
+
+    def cell(v):
+        if isinstance(v, str) and v[:1] in ("=", "+", "-", "@", "\t", "\r"):
+            return "'" + v
+        return v
+
+    out = df.copy()
+    out.columns = [cell(str(c)) for c in out.columns]
+    if out.index.dtype == object:
+        out.index = [cell(str(i)) for i in out.index]
+    for col in out.columns:
+        if out[col].dtype == object or pd.api.types.is_string_dtype(out[col]):
+            out[col] = out[col].map(cell)
+    return out
+
+
+def show_table(df: pd.DataFrame, *, key: str, filename: str, caption: str | None = None) -> None:
+    """The numbers behind a figure, readable by a screen reader, downloadable as CSV."""
+    if caption:
+        st.caption(caption)
+    st.dataframe(df, key=f"{key}_df", width="stretch")
+    st.download_button(
+        t("common.download_csv"),
+        csv_safe(df).to_csv().encode("utf-8-sig"),  # BOM: Excel then reads Chinese labels correctly
+        file_name=filename,
+        mime="text/csv",
+        key=f"{key}_csv",
+        on_click="ignore",
+        icon=":material/download:",
+    )
+
+
+@cache
+def _source(func: Callable) -> str:
+    return inspect.getsource(func)
+
+
+def formula_and_code(latex: str, *funcs: Callable) -> None:
+    """The formula beside the few lines of core code that compute it, read from the core itself
+    so the two can never drift apart."""
+    left, right = st.columns([2, 3])
+    with left:
+        st.latex(latex)
+    with right:
+        for func in funcs:
+            st.code(_source(func), language="python")
+
+
+def friendly_error(error: ValueError, hint_key: str | None = None) -> None:
+    """A ValueError from the core, shown in the page's language instead of a traceback."""
+    st.warning(t(hint_key) if hint_key else t("common.cannot_compute", reason=str(error)), icon="⚠️")
+
+
+def check_number(question: str, answer: float, *, key: str, tolerance: float = 0.01, explanation: str) -> None:
+    """Predict, then check: the student types a number and the page says whether it is right
+    (within `tolerance`, relative or absolute, whichever is larger), then explains."""
+    with st.container(border=True):
+        st.markdown(f"**{t('common.check_yourself')}** · {question}")
+        typed = controls.number_input(
+            t("common.your_answer"), key=key, value=None, format="%.4f", placeholder=t("common.type_a_number")
+        )
+        if typed is not None:
+            if abs(typed - answer) <= max(tolerance, tolerance * abs(answer)):
+                st.success(t("common.correct", answer=f"{answer:.4f}"))
+            else:
+                st.error(t("common.not_quite", typed=f"{typed:.4f}"))
+        if controls.toggle(t("common.reveal"), key=f"{key}_show"):
+            st.info(explanation)
+
+
+def check_choice(
+    question: str, options: list[str], correct: str, *, key: str, format_func: Callable = str, explanation: str
+) -> None:
+    """Predict, then reveal: pick an answer first; the page says if it was right and why."""
+    with st.container(border=True):
+        st.markdown(f"**{t('common.check_yourself')}** · {question}")
+        picked = controls.radio(
+            t("common.your_prediction"), ["", *options], key=key, format_func=lambda o: format_func(o) if o else "—"
+        )
+        if picked:
+            if picked == correct:
+                st.success(t("common.correct", answer=format_func(correct)))
+            else:
+                st.error(t("common.not_quite", typed=format_func(picked)))
+            st.info(explanation)
+        elif controls.toggle(t("common.reveal"), key=f"{key}_show"):
+            st.info(explanation)

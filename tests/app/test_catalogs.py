@@ -1,0 +1,44 @@
+"""Both languages are complete: every key non-empty in English and in Chinese, the same
+{placeholders} in both, Chinese text actually Chinese, and every t("...") key used in the code
+present in a catalog."""
+
+import re
+import string
+from pathlib import Path
+
+import pytest
+
+from lab_ui.i18n import LANGS, catalog
+
+ROOT = Path(__file__).resolve().parents[2]
+ENTRIES = sorted(catalog().items())
+
+
+def _fields(text: str) -> set[str]:
+    return {name for _, name, _, _ in string.Formatter().parse(text) if name}
+
+
+@pytest.mark.parametrize(("key", "texts"), ENTRIES, ids=[k for k, _ in ENTRIES])
+def test_key_complete_in_both_languages(key, texts):
+    assert set(texts) == set(LANGS), f"{key} has languages {sorted(texts)}"
+    for lang in LANGS:
+        assert isinstance(texts[lang], str) and texts[lang].strip(), f"{key} is empty in {lang}"
+    assert _fields(texts["en"]) == _fields(texts["zh"]), f"{key}: placeholders differ"
+
+
+@pytest.mark.parametrize(("key", "texts"), ENTRIES, ids=[k for k, _ in ENTRIES])
+def test_chinese_text_is_chinese(key, texts):
+    # A copied English string in the zh slot is the usual way a translation goes missing.
+    has_letters = re.search(r"[A-Za-z]{4,}", re.sub(r"\{[^}]*\}|\$[^$]*\$|`[^`]*`", "", texts["en"]))
+    if has_letters and texts["zh"] == texts["en"]:
+        pytest.fail(f"{key}: the Chinese text is the English text")
+    if has_letters:
+        assert re.search(r"[\u4e00-\u9fff]", texts["zh"]), f"{key}: no Chinese characters in the zh text"
+
+
+def test_every_key_used_in_code_exists():
+    used = set()
+    for path in [ROOT / "app.py", *ROOT.glob("pages/*.py"), *ROOT.glob("lab_ui/**/*.py")]:
+        used |= set(re.findall(r"""\bt\(\s*["']([a-z_0-9]+\.[a-z_0-9.]+)["']""", path.read_text(encoding="utf-8")))
+    missing = sorted(used - set(catalog()))
+    assert not missing, f"keys used but not in any catalog: {missing}"
