@@ -4,6 +4,7 @@ import streamlit as st
 
 from lab_ui.i18n import t
 from lab_ui.language import choose_language, language_picker
+from lab_ui.lecture import lecture_toggle
 from lab_ui.registry import HOME, PAGES
 from lab_ui.shell import mark_app_shell
 
@@ -25,5 +26,6 @@ page = st.navigation(sections)
 
 with st.sidebar:
     language_picker(lang)
+    lecture_toggle()
 
 page.run()

@@ -1,9 +1,13 @@
 """The pages of the app, in order. app.py builds the navigation from this list and the home page
-maps it, so a page exists in exactly one place. Only pages that exist are listed."""
+maps it, so a page is named in exactly one place. A page whose script is not in the tree is
+left out, so the app never lists a page that does not exist."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @dataclass(frozen=True)
@@ -11,10 +15,20 @@ class PageInfo:
     path: str  # script, relative to the project root
     ns: str  # catalog namespace: lab_ui/locales/<ns>.toml holds nav, title, intro, summary
     url_path: str  # stable ASCII address: links in slides point here
-    icon: str  # Material icon shown in the navigation
+    icon: str  # Material icon shown in the navigation (drawn from a font bundled with Streamlit)
     section: str  # catalog key of the navigation section
 
 
 HOME = PageInfo("pages/home.py", "home", "", ":material/home:", "")
 
-PAGES: tuple[PageInfo, ...] = ()
+_ALL = (
+    PageInfo("pages/one_hot.py", "one_hot", "one-hot", ":material/grid_on:", "app.section_basics"),
+    PageInfo("pages/qkv.py", "qkv", "qkv", ":material/calculate:", "app.section_basics"),
+    PageInfo("pages/heatmap.py", "heatmap", "heatmap", ":material/grid_view:", "app.section_basics"),
+    PageInfo("pages/multi_head.py", "multi_head", "multi-head", ":material/view_column:", "app.section_deeper"),
+    PageInfo("pages/positional.py", "positional", "positional", ":material/waves:", "app.section_deeper"),
+    PageInfo("pages/scaling.py", "scaling", "scaling", ":material/functions:", "app.section_deeper"),
+    PageInfo("pages/real_model.py", "real_model", "real-model", ":material/psychology:", "app.section_real"),
+)
+
+PAGES: tuple[PageInfo, ...] = tuple(p for p in _ALL if (ROOT / p.path).is_file())

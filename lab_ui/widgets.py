@@ -14,8 +14,10 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
+from attention_core import split_tokens
 from lab_ui import controls
 from lab_ui.i18n import t
+from lab_ui.lecture import is_lecture
 from lab_ui.shell import require_app_shell
 
 # Plotly's modebar: PNG and SVG downloads, no Plotly logo, nothing that phones home.
@@ -41,9 +43,21 @@ def page_header(ns: str) -> None:
 
 def show_figure(fig: go.Figure, *, key: str, alt: str) -> None:
     """Draw a Plotly figure with the shared export config. `alt` describes the figure in words
-    for a screen reader and for anyone who cannot see the colours."""
+    for a screen reader and for anyone who cannot see the colours. In lecture mode the text is
+    at least 20 px and lines are thicker, for the back of a hall."""
+    if is_lecture():
+        fig = lecture_styled(fig)
     st.plotly_chart(fig, key=key, config=PLOTLY_CONFIG, width="stretch", on_select="ignore")
     st.caption(alt)
+
+
+def lecture_styled(fig: go.Figure) -> go.Figure:
+    """A copy of the figure for a projector (the original may sit in a cache)."""
+    fig = go.Figure(fig)
+    fig.update_layout(font_size=20, hoverlabel_font_size=20, title_font_size=24)
+    fig.update_traces(selector=dict(type="scatter"), line_width=4, marker_size=10)
+    fig.update_traces(selector=dict(type="heatmap"), textfont_size=18)
+    return fig
 
 
 def csv_safe(df: pd.DataFrame) -> pd.DataFrame:
@@ -137,3 +151,29 @@ def check_choice(
             st.info(explanation)
         elif controls.toggle(t("common.reveal"), key=f"{key}_show"):
             st.info(explanation)
+
+
+def sentence_tokens(label: str, default: str, *, key: str, max_tokens: int = 64, help: str | None = None) -> list[str]:
+    """A text box for a sentence, split by attention_core.split_tokens (words for English,
+    characters for Chinese). Empty or unreadable text falls back to `default` with a message;
+    text longer than `max_tokens` tokens is cut with a visible note. Whatever is typed stays in
+    the box and in the link, so nothing the student wrote is lost."""
+    text = controls.text_input(label, default, key=key, help=help)
+    tokens = split_tokens(text)
+    if not text.strip():
+        st.info(t("common.empty_text", example=default), icon=":material/info:")
+        tokens = split_tokens(default)
+    elif not tokens:
+        st.info(t("common.no_tokens", example=default), icon=":material/info:")
+        tokens = split_tokens(default)
+    if len(tokens) > max_tokens:
+        st.caption(t("common.tokens_cut", total=len(tokens), shown=max_tokens))
+        tokens = tokens[:max_tokens]
+    return tokens
+
+
+def seed_input(*, key: str, value: int = 0) -> int:
+    """The seed of a page's random numbers: a link with the same seed draws the same picture."""
+    return controls.number_input(
+        t("common.seed"), key=key, value=value, min_value=0, max_value=2**31 - 1, step=1, help=t("common.seed_help")
+    )
