@@ -47,8 +47,7 @@ def show_figure(fig: go.Figure, *, key: str, alt: str) -> None:
     at least 20 px and lines are thicker, for the back of a hall."""
     if is_lecture():
         fig = lecture_styled(fig)
-    st.plotly_chart(fig, key=key, config=PLOTLY_CONFIG, width="stretch", on_select="ignore")
-    st.caption(alt)
+    st.plotly_chart(fig, key=key, config=PLOTLY_CONFIG, width="stretch", on_select="ignore", alt=alt)
 
 
 def lecture_styled(fig: go.Figure) -> go.Figure:

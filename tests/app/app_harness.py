@@ -1,5 +1,6 @@
 """Open the app the way a browser opens a link: at a page, in a language, with query parameters."""
 
+import json
 from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
@@ -21,3 +22,17 @@ def open_page(path: str = HOME.path, lang: str = "en", **params) -> AppTest:
     if path != HOME.path:
         at.switch_page(path)
     return at.run()
+
+
+def figures(at: AppTest) -> dict[str, dict]:
+    """The Plotly figures on the page as the browser receives them, by widget key
+    (lab_ui.widgets.show_figure's `key`), e.g. figures(at)["qkv_scores"]["data"][0]["z"]."""
+    out = {}
+    for element in at.get("plotly_chart"):
+        spec = json.loads(element.proto.spec)
+        out[element.key] = spec
+    return out
+
+
+def figure_alts(at: AppTest) -> list[str]:
+    return [element.proto.alt for element in at.get("plotly_chart")]
