@@ -41,9 +41,9 @@ def time_reruns(path: str, n: int, lang: str = "en", params: dict | None = None)
     at.query_params["lang"] = lang
     for key, value in (params or {}).items():
         at.query_params[key] = value
+    at.run()  # AppTest learns the page registry (st.navigation's url paths) from a first run
     if path != HOME.path:
-        at.switch_page(path)
-    at.run()  # first run fills the caches, like a student's first visit
+        at.switch_page(path).run()  # this run fills the caches, like a student's first visit
     if at.exception:
         raise RuntimeError(f"{path}: {at.exception[0].value}")
     times = []

@@ -176,3 +176,18 @@ def seed_input(*, key: str, value: int = 0) -> int:
     return controls.number_input(
         t("common.seed"), key=key, value=value, min_value=0, max_value=2**31 - 1, step=1, help=t("common.seed_help")
     )
+
+
+def presets(options: dict[str, dict], *, key: str, format_func: Callable[[str], str]) -> None:
+    """A row of buttons, each setting several controls at once (e.g. "the seeds' example").
+    `options` maps a preset id to {control key: value}; the values land in the URL like any
+    other change, so a preset view is a link too."""
+
+    def apply(values: dict) -> None:
+        for control_key, value in values.items():
+            st.session_state[control_key] = value
+
+    st.caption(t("common.presets"))
+    columns = st.columns(len(options))
+    for column, (preset_id, values) in zip(columns, options.items(), strict=True):
+        column.button(format_func(preset_id), key=f"{key}_{preset_id}", on_click=apply, args=(values,), width="stretch")

@@ -19,9 +19,10 @@ def open_page(path: str = HOME.path, lang: str = "en", **params) -> AppTest:
     at.query_params["lang"] = lang
     for key, value in params.items():
         at.query_params[key] = value
+    at.run()  # AppTest learns the page registry (st.navigation's url paths) from a first run
     if path != HOME.path:
-        at.switch_page(path)
-    return at.run()
+        at.switch_page(path).run()
+    return at
 
 
 def figures(at: AppTest) -> dict[str, dict]:
