@@ -18,10 +18,12 @@ import attention_core.pretrained as pretrained
 from attention_core import MultiHeadResult
 from attention_core.layers import erf, gelu, layer_norm
 from attention_core.pretrained import INSTALL_COMMAND, MiniLMNotInstalled, load_minilm, minilm_available
+from attention_core.shipped import load_examples, load_position_table, load_vocabulary
 
 PROJECT = Path(__file__).resolve().parents[2]
 REFERENCE = PROJECT / "tests" / "fixtures" / "minilm_reference.npz"
 ATOL = 1e-4  # the issue's agreement with the reference libraries
+FLOAT16_ATOL = 1e-3  # shipped data is float16: about 3 significant digits
 
 
 @pytest.fixture(scope="module")
@@ -225,3 +227,38 @@ def test_reference_covers_what_the_issue_names():
     with np.load(REFERENCE) as ref:
         assert len(ref["long_200/tokens"]) == 200 and len(ref["long_truncated/tokens"]) == 256
     assert REFERENCE.stat().st_size < 2_000_000
+
+
+# --- the shipped data is what the encoder computes ------------------------------------------
+
+
+def build_script():
+    """scripts/build_model_data.py as a module, for its word list and example sentences."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("build_model_data", PROJECT / "scripts" / "build_model_data.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_shipped_vocabulary_is_current(minilm):
+    script, voc = build_script(), load_vocabulary()
+    entries = [(w, g, gid) for gid, pairs in script.GROUPS.items() for w, g in pairs]
+    assert list(zip(voc.words, voc.glosses_zh, voc.groups, strict=True)) == entries
+    assert voc.group_ids == tuple(script.GROUPS)
+    ours = script.vocabulary_vectors(minilm, list(voc.words))
+    np.testing.assert_allclose(voc.vectors, ours, atol=FLOAT16_ATOL, rtol=0)
+
+
+def test_shipped_position_table_is_the_models(minilm):
+    np.testing.assert_allclose(load_position_table(), minilm.embeddings.position, atol=FLOAT16_ATOL, rtol=1e-3)
+
+
+def test_shipped_examples_are_current(minilm):
+    script, examples = build_script(), load_examples()
+    assert {e.id: e.text for e in examples} == script.EXAMPLES
+    for e in examples:
+        r = minilm.encode(e.text)
+        assert e.tokens == r.tokens
+        np.testing.assert_allclose(e.attentions, r.attentions, atol=FLOAT16_ATOL, rtol=0, err_msg=e.id)
