@@ -1,0 +1,55 @@
+"""What the e2e tests do to a page: open it, wait until Streamlit has finished, read the charts."""
+
+from __future__ import annotations
+
+import json
+import time
+
+APP_SELECTOR = "[data-testid=stApp]"
+
+
+def wait_until_idle(page, timeout_ms: int = 20000) -> None:
+    """Until the script run has finished: the status widget ("Running...") is gone and the
+    page has stopped changing for a moment."""
+    page.wait_for_selector(APP_SELECTOR, timeout=timeout_ms)
+    page.wait_for_function(
+        "() => !document.querySelector('[data-testid=stStatusWidget]') && "
+        "document.querySelector('[data-testid=stMain]') !== null",
+        timeout=timeout_ms,
+    )
+    page.wait_for_timeout(300)
+    page.wait_for_function("() => !document.querySelector('[data-testid=stStatusWidget]')", timeout=timeout_ms)
+
+
+def open_page(page, url: str) -> None:
+    page.goto(url)
+    wait_until_idle(page)
+    # Plotly draws after the script has finished; give every chart its SVG.
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('[data-testid=stPlotlyChart]')].every(c => c.querySelector('.main-svg'))",
+        timeout=20000,
+    )
+
+
+def chart_data(page) -> list[str]:
+    """The data of every Plotly chart as the browser holds it (gd.data), one JSON string each."""
+    return page.evaluate("() => [...document.querySelectorAll('.js-plotly-plot')].map(gd => JSON.stringify(gd.data))")
+
+
+def wait_for_change(page, before: list[str], timeout_s: float = 20) -> list[str]:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        wait_until_idle(page)
+        now = chart_data(page)
+        if now != before:
+            return now
+        page.wait_for_timeout(200)
+    return chart_data(page)
+
+
+def exceptions(page) -> list[str]:
+    return page.locator("[data-testid=stException]").all_inner_texts()
+
+
+def as_json(text: str):
+    return json.loads(text)
