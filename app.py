@@ -2,15 +2,17 @@
 
 import streamlit as st
 
-from lab_ui.i18n import t
+from lab_ui.i18n import reload_if_changed, t
 from lab_ui.language import choose_language, language_picker
 from lab_ui.lecture import lecture_toggle
 from lab_ui.registry import HOME, PAGES
+from lab_ui.share import share_link
 from lab_ui.shell import mark_app_shell
 
 st.set_page_config(page_title="Attention Lab · 注意力实验室", page_icon="assets/icon.png", layout="wide")
 
 mark_app_shell()
+reload_if_changed()
 lang = choose_language()
 
 
@@ -28,4 +30,6 @@ with st.sidebar:
     language_picker(lang)
     lecture_toggle()
 
+link_slot = st.container(horizontal=True, horizontal_alignment="right")  # above the page, filled after it
 page.run()
+share_link(link_slot)

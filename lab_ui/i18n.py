@@ -21,6 +21,23 @@ DEFAULT_LANG = "en"
 _LOCALES = Path(__file__).parent / "locales"
 
 
+def _stamp() -> tuple:
+    return tuple((p.name, p.stat().st_mtime_ns) for p in sorted(_LOCALES.glob("*.toml")))
+
+
+_loaded_stamp: tuple = ()
+
+
+def reload_if_changed() -> None:
+    """Called once per run by app.py: a catalog edited on disk shows on the next rerun, as a
+    page script's edits do, without restarting the server."""
+    global _loaded_stamp
+    stamp = _stamp()
+    if stamp != _loaded_stamp:
+        catalog.cache_clear()
+        _loaded_stamp = stamp
+
+
 @cache
 def catalog() -> dict[str, dict[str, str]]:
     """{"ns.key": {"en": ..., "zh": ...}} over every catalog file."""

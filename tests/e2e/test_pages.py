@@ -28,7 +28,7 @@ def test_page_opens_draws_and_reacts(context, app_url, info, lang):
     for i in range(charts.count()):
         assert charts.nth(i).locator(".main-svg").count() > 0, f"chart {i} was not drawn"
 
-    sliders = page.locator("[data-testid=stMain] [role=slider]")
+    sliders = page.locator("[data-testid=stMain] [data-testid=stSlider] input[type=range]")
     if info is not HOME:
         assert charts.count() > 0, "a concept page without a chart"
     if sliders.count() and charts.count():
