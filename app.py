@@ -4,10 +4,11 @@ import streamlit as st
 
 from lab_ui.i18n import reload_if_changed, t
 from lab_ui.language import choose_language, language_picker
-from lab_ui.lecture import lecture_toggle
+from lab_ui.lecture import high_contrast_toggle, lecture_toggle
 from lab_ui.registry import HOME, PAGES
 from lab_ui.share import share_link
 from lab_ui.shell import mark_app_shell
+from lab_ui.style import apply_style
 
 st.set_page_config(page_title="Attention Lab · 注意力实验室", page_icon="assets/icon.png", layout="wide")
 
@@ -28,7 +29,9 @@ page = st.navigation(sections)
 
 with st.sidebar:
     language_picker(lang)
-    lecture_toggle()
+    lecture = lecture_toggle()
+    high_contrast = high_contrast_toggle()
+apply_style(lecture, high_contrast)
 
 link_slot = st.container(horizontal=True, horizontal_alignment="right")  # above the page, filled after it
 page.run()

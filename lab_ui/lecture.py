@@ -12,6 +12,7 @@ from lab_ui import controls
 from lab_ui.i18n import t
 
 KEY = "lecture"
+CONTRAST_KEY = "contrast"
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
 
 
@@ -26,6 +27,16 @@ def lecture_toggle() -> bool:
     controls.restore_from_url(KEY, False, _parse_flag)
     on = st.toggle(t("common.lecture_mode"), key=KEY, help=t("common.lecture_help"), persist_state="session")
     controls.publish_to_url(KEY, on, False, serialize=lambda v: "1")
+    return on
+
+
+def high_contrast_toggle() -> bool:
+    """Shown in lecture mode only: black on white, heavier text, for a washed-out projector."""
+    controls.restore_from_url(CONTRAST_KEY, False, _parse_flag)
+    if not is_lecture():
+        return False
+    on = st.toggle(t("common.high_contrast"), key=CONTRAST_KEY, persist_state="session")
+    controls.publish_to_url(CONTRAST_KEY, on, False, serialize=lambda v: "1")
     return on
 
 
