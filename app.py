@@ -9,6 +9,7 @@ from lab_ui.registry import HOME, PAGES
 from lab_ui.share import share_link
 from lab_ui.shell import mark_app_shell
 from lab_ui.style import apply_style
+from lab_ui.widgets import image_format_picker
 
 st.set_page_config(page_title="Attention Lab · 注意力实验室", page_icon="assets/icon.png", layout="wide")
 
@@ -31,6 +32,7 @@ with st.sidebar:
     language_picker(lang)
     lecture = lecture_toggle()
     high_contrast = high_contrast_toggle()
+    image_format_picker()
 apply_style(lecture, high_contrast)
 
 link_slot = st.container(horizontal=True, horizontal_alignment="right")  # above the page, filled after it

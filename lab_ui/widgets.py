@@ -20,12 +20,27 @@ from lab_ui.i18n import t
 from lab_ui.lecture import is_lecture
 from lab_ui.shell import require_app_shell
 
-# Plotly's modebar: PNG and SVG downloads, no Plotly logo, nothing that phones home.
-PLOTLY_CONFIG = {
-    "displaylogo": False,
-    "toImageButtonOptions": {"format": "png", "scale": 2},
-    "modeBarButtonsToRemove": ["lasso2d", "select2d"],
-}
+IMAGE_FORMATS = ("png", "svg")
+IMAGE_FORMAT_KEY = "img"
+
+
+def plotly_config(filename: str) -> dict:
+    """Plotly's modebar: its camera button downloads the figure as PNG or SVG (the format chosen
+    in the sidebar, image_format_picker), named after the figure; no Plotly logo."""
+    image_format = st.session_state.get(IMAGE_FORMAT_KEY, "png")
+    return {
+        "displaylogo": False,
+        "toImageButtonOptions": {"format": image_format, "filename": filename, "scale": 2},
+        "modeBarButtonsToRemove": ["lasso2d", "select2d"],
+    }
+
+
+def image_format_picker() -> None:
+    """Sidebar choice of the format the figures' download button saves: PNG or SVG. Plotly's
+    modebar holds one download button, and its configuration is plain data (no custom button
+    code can be passed through Streamlit), so the format is chosen here, once for all figures."""
+    controls.radio(t("common.image_format"), IMAGE_FORMATS, key=IMAGE_FORMAT_KEY, format_func=str.upper,
+                   help=t("common.image_format_help"))  # fmt: skip
 
 
 def escape_markdown(text: str) -> str:
@@ -47,7 +62,7 @@ def show_figure(fig: go.Figure, *, key: str, alt: str) -> None:
     at least 20 px and lines are thicker, for the back of a hall."""
     if is_lecture():
         fig = lecture_styled(fig)
-    st.plotly_chart(fig, key=key, config=PLOTLY_CONFIG, width="stretch", on_select="ignore", alt=alt)
+    st.plotly_chart(fig, key=key, config=plotly_config(key), width="stretch", on_select="ignore", alt=alt)
 
 
 def lecture_styled(fig: go.Figure) -> go.Figure:
