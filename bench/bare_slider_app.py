@@ -1,0 +1,12 @@
+"""The floor for bench/browser_latency.py: one slider and one small chart that depends on it,
+nothing else. Whatever a page costs above this app is ours; this app's own latency is
+Streamlit's (its slider waits about 200 ms after a key press before it asks for a rerun).
+
+    .venv/bin/streamlit run bench/bare_slider_app.py
+"""
+
+import plotly.graph_objects as go
+import streamlit as st
+
+x = st.slider("x", 0, 20, 10)
+st.plotly_chart(go.Figure(go.Bar(y=[x, 20 - x])), key="bare_chart", config={"displaylogo": False})

@@ -1,0 +1,186 @@
+"""Browser latency per page: one keyboard step of the page's first slider, in Chromium, until the
+rerun has finished and the charts are drawn again; as a ratio to the same step on a bare
+one-slider Streamlit app (bench/bare_slider_app.py) measured in the same run. That app is the
+floor: Streamlit's slider waits about 200 ms after a key press before it asks for a rerun.
+
+    .venv/bin/python -m bench.browser_latency                 # every page with a slider and a chart
+    .venv/bin/python -m bench.browser_latency heatmap -r 5    # one page, 5 rounds of 5 steps
+
+A step is timed inside the page, from the keydown event to the first animation frame after
+all of these hold: Streamlit reports its script "notRunning", the status widget is gone, no
+element is stale, at least one Plotly chart holds different data, and every chart has its SVG.
+Steps alternate right and left (so after the first pair the core's cache is warm, as when a
+student wiggles a slider). The floor and the pages take turns, round by round, each in its own
+tab, so a busy moment of the machine falls on all of them alike. Target: each page <= 1.3x.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+
+from playwright.sync_api import Error as PlaywrightError
+
+from bench.common import BARE_APP, gc_flags, machine_line, percentile, start_server
+
+# Streamlit 1.67 draws st.slider and st.select_slider as a react-aria group around a visually hidden
+# <input type=range>; that input takes the focus and the arrow keys.
+SLIDER = "[data-testid=stMain] [data-testid=stSlider] input[type=range]"
+
+# Before a step: remember each chart's data (object and text) and listen for the key press.
+ARM_JS = """
+() => {
+  const charts = [...document.querySelectorAll('[data-testid=stMain] .js-plotly-plot')];
+  window.__bench = {refs: charts.map(gd => gd.data), texts: charts.map(gd => JSON.stringify(gd.data)), t0: null};
+  document.addEventListener('keydown', () => { window.__bench.t0 = performance.now(); },
+                            {capture: true, once: true});
+}
+"""
+
+# After the key press: check once per animation frame; resolve one frame after all conditions
+# hold, so the new picture has been handed to the compositor. Comparing gd.data by identity
+# first keeps the per-frame check cheap (Plotly.react replaces the array); the text comparison
+# then confirms that the data really differs.
+WAIT_JS = """
+(timeoutMs) => new Promise((resolve, reject) => {
+  const b = window.__bench;
+  const app = document.querySelector('[data-testid=stApp]');
+  const start = performance.now();
+  const changed = (gd, i) => gd.data !== b.refs[i] && JSON.stringify(gd.data) !== b.texts[i];
+  const check = () => {
+    if (performance.now() - start > timeoutMs) { reject(new Error('no redraw within ' + timeoutMs + ' ms')); return; }
+    const charts = [...document.querySelectorAll('[data-testid=stMain] .js-plotly-plot')];
+    const done = b.t0 !== null
+      && app.getAttribute('data-test-script-state') === 'notRunning'
+      && !document.querySelector('[data-testid=stStatusWidget]')
+      && !document.querySelector('[data-testid=stMain] [data-stale=true]')
+      && !document.querySelector('[data-testid=stMain] [data-testid=stSkeleton]')
+      && charts.every(gd => gd.querySelector('.main-svg'))
+      && charts.some(changed);
+    if (done) requestAnimationFrame(() => resolve(performance.now() - b.t0));
+    else requestAnimationFrame(check);
+  };
+  requestAnimationFrame(check);
+})
+"""
+
+# Idle: the run has finished and every element has arrived (a skeleton stands in for an element
+# whose code is still loading, such as Plotly's on a first visit) and every chart is drawn.
+IDLE_JS = """
+() => document.querySelector('[data-testid=stApp]')?.getAttribute('data-test-script-state') === 'notRunning'
+  && !document.querySelector('[data-testid=stStatusWidget]')
+  && !document.querySelector('[data-testid=stMain] [data-testid=stSkeleton]')
+  && [...document.querySelectorAll('[data-testid=stMain] [data-testid=stPlotlyChart]')]
+       .every(c => c.querySelector('.main-svg'))
+"""
+
+
+class Target:
+    """One page in its own tab, and its first slider."""
+
+    def __init__(self, name: str, url: str, context):
+        self.name, self.url = name, url
+        self.page = context.new_page()
+        self.times: list[float] = []
+        self.failures: list[str] = []
+        self.skip_reason = ""
+        self.direction = "ArrowRight"
+
+    def open(self) -> None:
+        self.page.goto(self.url)
+        self.page.wait_for_function(IDLE_JS, timeout=60000)
+        self.page.wait_for_timeout(500)  # a rerun that st.navigation may ask for on a first visit
+        self.page.wait_for_function(IDLE_JS, timeout=60000)
+        sliders = self.page.locator(SLIDER)
+        self.slider = sliders.first
+        if sliders.count() == 0:
+            self.skip_reason = "no slider in the main area"
+        elif self.page.locator("[data-testid=stMain] .js-plotly-plot").count() == 0:
+            self.skip_reason = "no Plotly chart"
+        else:
+            now, high = (float(self.slider.get_attribute(a) or 0) for a in ("value", "max"))
+            if now >= high:  # at its maximum a right step would change nothing
+                self.direction = "ArrowLeft"
+
+    def step(self, timeout_ms: int, record: bool = True) -> None:
+        """One key press, timed into self.times; the next press goes the other way. A step that
+        draws no new chart is a failure; after two the page is left out (its first slider
+        probably changes no chart, which tests/e2e also checks)."""
+        if self.skip_reason:
+            return
+        self.page.bring_to_front()  # a background tab's animation frames are throttled
+        self.page.wait_for_function(IDLE_JS, timeout=timeout_ms)
+        self.slider.focus()
+        self.page.evaluate(ARM_JS)
+        self.page.keyboard.press(self.direction)
+        try:
+            ms = self.page.evaluate(WAIT_JS, timeout_ms)
+        except PlaywrightError as e:
+            self.failures.append(str(e).splitlines()[0])
+            if len(self.failures) >= 2:
+                self.skip_reason = f"{len(self.failures)} steps failed: {self.failures[-1]}"
+            return
+        finally:
+            self.direction = "ArrowLeft" if self.direction == "ArrowRight" else "ArrowRight"
+        if record:
+            self.times.append(ms)
+        self.page.wait_for_timeout(300)  # let the page settle (URL update, fonts) before the next step
+
+
+def measure(pages: list[str], rounds: int, steps: int, warmup: int, gc: str, timeout_ms: int) -> None:
+    from playwright.sync_api import sync_playwright
+
+    from bench.common import launch_chromium
+
+    print(machine_line())
+    app, bare = start_server(flags=gc_flags(gc)), start_server(BARE_APP, flags=gc_flags(gc))
+    with app, bare, sync_playwright() as p:
+        browser = launch_chromium(p)
+        context = browser.new_context(viewport={"width": 1280, "height": 720}, locale="en-US")
+        floor = Target("bare slider (floor)", bare.url, context)
+        targets = [floor] + [Target(name, f"{app.url}/{name}?lang=en", context) for name in pages]
+        for target in targets:
+            target.open()
+            for _ in range(warmup):
+                target.step(timeout_ms, record=False)
+        for _ in range(rounds):
+            for target in targets:
+                for _ in range(steps):
+                    target.step(timeout_ms)
+        browser.close()
+
+    if not floor.times:
+        raise SystemExit(f"the floor could not be measured: {floor.skip_reason or floor.failures}")
+    floor_median = statistics.median(floor.times)
+    for target in targets:
+        if target.skip_reason:
+            print(f"{target.name:24s} skipped: {target.skip_reason}")
+            continue
+        failed = f"   {len(target.failures)} failed" if target.failures else ""
+        med, p95 = statistics.median(target.times), percentile(target.times, 95)
+        ratio = med / floor_median
+        verdict = "" if target is floor else ("  ok (<= 1.3x)" if ratio <= 1.3 else "  OVER 1.3x")
+        print(
+            f"{target.name:24s} median {med:6.0f} ms   p95 {p95:6.0f} ms   "
+            f"ratio to floor {ratio:4.2f}x   (n={len(target.times)}){failed}{verdict}"
+        )
+
+
+def main() -> None:
+    from bench.common import page_url_path
+    from lab_ui.registry import PAGES
+
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("pages", nargs="*", help="url paths or scripts (default: every registered page)")
+    parser.add_argument("-r", "--rounds", type=int, default=3, help="rounds; each target takes its turn per round")
+    parser.add_argument("-s", "--steps", type=int, default=5, help="key presses per target per round")
+    parser.add_argument("-w", "--warmup", type=int, default=2, help="key presses per target not counted")
+    parser.add_argument("--timeout", type=float, default=10, help="seconds one step may take before it fails")
+    parser.add_argument("--gc", choices=("config", "on", "off"), default="config", help="runner.postScriptGC")
+    args = parser.parse_args()
+    pages = [page_url_path(name) for name in args.pages] or [p.url_path for p in PAGES]
+    measure(pages, args.rounds, args.steps, args.warmup, args.gc, int(args.timeout * 1000))
+
+
+if __name__ == "__main__":
+    main()
