@@ -3,6 +3,7 @@
     .venv/bin/python -m bench.lecture_hall                       # 200 sessions, heatmap page, 60 s
     .venv/bin/python -m bench.lecture_hall -n 50 --gc both       # runner.postScriptGC on, then off
     .venv/bin/python -m bench.lecture_hall --gc off --reruns 10000   # long run: is memory flat?
+    .venv/bin/python -m bench.lecture_hall -n 50 --interval 0 --gc both   # saturated: throughput
 
 Each session speaks Streamlit's own websocket protocol, as the browser does: it asks
 /_stcore/health for the XSRF cookie, opens ws://host:port/_stcore/stream with the subprotocols
@@ -286,6 +287,11 @@ class Session:
             self.query = [(k, v) for k, v in self.query if k != key] + [(key, text)]
         return await self.rerun(slider.fragment_id)
 
+    def _pause(self) -> float:
+        """Seconds from one move to the next: exponential (a Poisson stream over the hall); with
+        --interval 0 none at all, so the hall finds the server's saturated throughput."""
+        return self.hall.rng.expovariate(1 / self.hall.interval) if self.hall.interval > 0 else 0.0
+
     async def live(self, start_delay: float) -> None:
         hall = self.hall
         await asyncio.sleep(start_delay)
@@ -298,7 +304,7 @@ class Session:
             return
         hall.loaded += 1
         await hall.go.wait()
-        due = time.perf_counter() + hall.rng.expovariate(1 / hall.interval)
+        due = time.perf_counter() + self._pause()
         while True:
             await asyncio.sleep(max(0.0, min(due, hall.stop_at) - time.perf_counter()))
             if hall.enough():
@@ -311,8 +317,8 @@ class Session:
                 hall.errors[str(e)] += 1
             except ConnectionClosed:
                 break
-            due = sent + hall.rng.expovariate(1 / hall.interval)
-            if due < time.perf_counter():
+            due = sent + self._pause()
+            if due < time.perf_counter() and hall.interval > 0:
                 hall.late += 1
 
     async def close(self) -> None:
@@ -445,7 +451,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--page", default=None, help="url path or script (default: heatmap, else the bare app)")
     parser.add_argument("-n", "--sessions", type=int, default=200)
-    parser.add_argument("--interval", type=float, default=4.0, help="mean seconds between a session's moves")
+    parser.add_argument(
+        "--interval", type=float, default=4.0, help="mean seconds between a session's moves; 0: no pause (saturation)"
+    )
     parser.add_argument("--duration", type=float, default=60.0, help="seconds of moving (unless --reruns)")
     parser.add_argument("--reruns", type=int, default=None, help="stop after this many reruns in all")
     parser.add_argument("--ramp", type=float, default=10.0, help="seconds over which the sessions arrive")
