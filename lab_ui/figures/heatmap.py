@@ -1,0 +1,158 @@
+"""Figures of the attention-heatmaps page: arrays in, go.Figure out, no Streamlit calls.
+
+Positions are shown counting from 1 (token 1 is the first, like the seeds' a1 ... a4), in the
+hover text as well as in the page's words.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+
+from lab_ui.figures.common import DIVERGING, MASKED_COLOUR, QUALITATIVE, bars, heatmap, safe_label
+
+
+def _height(rows: int) -> int:
+    """Tall enough for readable rows, short enough to fit a 720 px projector screen."""
+    return int(np.clip(200 + 30 * rows, 360, 700))
+
+
+def _title(fig: go.Figure, subtitle: str | None) -> None:
+    """Title and subtitle at the top, with room reserved for both."""
+    if fig.layout.title.text:
+        fig.update_layout(title=dict(subtitle=dict(text=subtitle), yref="container", y=0.99, yanchor="top",
+                                     automargin=True))  # fmt: skip
+
+
+def _positions(labels: Sequence[str]) -> np.ndarray:
+    """'saw (2)': the token with its 1-based position, so repeated tokens stay apart on hover."""
+    return np.array([f"{safe_label(s)} ({i + 1})" for i, s in enumerate(labels)], dtype=object)  # [n]
+
+
+def _one_based_hover(fig: go.Figure, y_text, x_text, y_title: str, x_title: str, value_name: str) -> None:
+    """Replace the shared heatmap's hover, which numbers cells from 0, with the given texts."""
+    rows, cols = len(y_text), len(x_text)
+    hover_y = np.broadcast_to(np.asarray(y_text, dtype=object)[:, None], (rows, cols))  # [rows, cols]
+    hover_x = np.broadcast_to(np.asarray(x_text, dtype=object)[None, :], (rows, cols))  # [rows, cols]
+    fig.update_traces(
+        selector=dict(type="heatmap"),
+        customdata=np.stack([hover_y, hover_x], axis=-1),
+        hovertemplate=f"{y_title}: %{{customdata[0]}}<br>{x_title}: %{{customdata[1]}}"
+        f"<br>{value_name}: %{{z:.6f}}<extra></extra>",
+    )
+
+
+def weights_heatmap(
+    weights: np.ndarray,
+    tokens: Sequence[str],
+    *,
+    mask: np.ndarray | None,
+    query_title: str,
+    key_title: str,
+    value_name: str,
+    sum_label: str,
+    zmax: float | None = 1.0,
+    title: str | None = None,
+    subtitle: str | None = None,
+) -> go.Figure:
+    """The T x T weights, queries as rows and keys as columns, masked cells grey with a ×, and
+    each row's sum printed in a column of its own on the right (Σ), so "rows sum to 1" (or, with
+    ReLU, do not) can be read off the picture.  weights: [T, T], mask: bool [T, T] or None."""
+    weights = np.asarray(weights, dtype=np.float32)  # [T, T]
+    T = weights.shape[0]
+    fig = heatmap(
+        weights, tokens, tokens, x_title=key_title, y_title=query_title, value_name=value_name, title=title,
+        zmin=0.0, zmax=zmax, mask=mask, value_format=".2f", height=_height(T),
+    )  # fmt: skip
+    _one_based_hover(fig, _positions(tokens), _positions(tokens), query_title, key_title, value_name)
+    sums = weights.sum(axis=1)  # [T]
+    fig.add_trace(
+        go.Scatter(
+            x=np.full(T, T + 0.4),
+            y=np.arange(T),
+            mode="text",
+            text=[f"{s:.2f}" for s in sums],
+            textfont=dict(size=max(8, min(13, 300 // max(T, 1)))),
+            customdata=_positions(tokens),
+            hovertemplate=f"{query_title}: %{{customdata}}<br>{sum_label}: %{{text}}<extra></extra>",
+            showlegend=False,
+            name=sum_label,
+        )
+    )
+    ticks = [*range(T), T + 0.4]
+    texts = [*fig.layout.xaxis.ticktext, "Σ"]
+    fig.update_xaxes(tickvals=ticks, ticktext=texts, range=[-0.5, T + 1.0], tickangle=-60 if T > 8 else 0)
+    fig.update_layout(plot_bgcolor=MASKED_COLOUR if mask is not None else "rgba(0,0,0,0)")
+    # Keys along the bottom (the title sits on top), no axis titles (the title names rows and
+    # columns), a thin colour bar: the width goes to the cells, which may be oblong.
+    fig.update_xaxes(side="bottom", title=None)
+    fig.update_yaxes(title=None)
+    fig.layout.yaxis.scaleanchor = None
+    fig.update_traces(selector=dict(type="heatmap"), textfont=dict(size=10), colorbar=dict(thickness=10))
+    _title(fig, subtitle)
+    fig.add_vline(x=T - 0.5, line_width=1, line_color="rgba(120,120,120,0.8)")
+    return fig
+
+
+def row_bars(
+    row: np.ndarray,
+    tokens: Sequence[str],
+    *,
+    allowed: np.ndarray | None,
+    x_title: str,
+    y_title: str,
+    masked_text: str,
+    title: str | None = None,
+) -> go.Figure:
+    """One query's weights over the keys as bars; a masked key's bar is grey and says so.
+    row: [T], allowed: bool [T] or None."""
+    row = np.asarray(row, dtype=np.float32)  # [T]
+    fig = bars(row, tokens, x_title=x_title, y_title=y_title, title=title, value_format=".2f", height=320)
+    if allowed is not None and not np.all(allowed):
+        fig.update_traces(
+            marker_color=[QUALITATIVE[0] if a else "rgba(128,128,128,0.6)" for a in allowed],
+            text=[f"{w:.2f}" if a else masked_text for w, a in zip(row, allowed, strict=True)],
+        )
+    fig.update_traces(customdata=_positions(tokens), textposition="outside", cliponaxis=False)
+    fig.update_yaxes(rangemode="tozero", range=[0, max(1.0, float(row.max()) * 1.15)])
+    fig.update_xaxes(tickangle=-60 if len(tokens) > 10 else 0)
+    return fig
+
+
+def weighted_sum(
+    row: np.ndarray,
+    values: np.ndarray,
+    tokens: Sequence[str],
+    *,
+    allowed: np.ndarray | None,
+    output_label: str,
+    component_title: str,
+    term_title: str,
+    value_name: str,
+    title: str | None = None,
+) -> go.Figure:
+    """The output of one query as the sum of its weighted value vectors: one row per key j holding
+    alpha'_ij · v_j, then the sum b_i below a line. row: [T], values: [T, d_v], allowed: bool [T]."""
+    row = np.asarray(row, dtype=np.float64)  # [T]
+    values = np.asarray(values, dtype=np.float64)  # [T, d_v]
+    terms = row[:, None] * values  # [T, d_v]: what each key contributes
+    z = np.vstack([terms, terms.sum(axis=0)])  # [T + 1, d_v]; last row is the output b_i
+    T, d_v = values.shape
+    labels = [*tokens, output_label]
+    mask = None
+    if allowed is not None and not np.all(allowed):
+        mask = np.broadcast_to(np.append(allowed, True)[:, None], z.shape)  # [T + 1, d_v]
+    limit = float(np.abs(z).max()) or 1.0
+    fig = heatmap(
+        z, [str(c + 1) for c in range(d_v)], labels, x_title=component_title, y_title=term_title,
+        value_name=value_name, title=title, colorscale=DIVERGING, zmin=-limit, zmax=limit, zmid=0.0, mask=mask,
+        show_values=z.size <= 120, value_format=".2f", height=_height(T + 1),
+    )  # fmt: skip
+    y_text = [*_positions(tokens), safe_label(output_label)]
+    _one_based_hover(fig, y_text, [str(c + 1) for c in range(d_v)], term_title, component_title, value_name)
+    fig.layout.yaxis.scaleanchor = None
+    fig.update_xaxes(side="bottom")  # the title sits on top
+    fig.add_hline(y=T - 0.5, line_width=3, line_color="black")
+    return fig

@@ -1,0 +1,80 @@
+"""The attention-heatmaps page's figures: the arrays they are given are the arrays they draw."""
+
+import numpy as np
+import plotly.graph_objects as go
+
+from attention_core import causal_mask
+from lab_ui.figures.heatmap import row_bars, weighted_sum, weights_heatmap
+
+TOKENS = ["I", "saw", "a", "<b>saw</b>"]
+W = np.array(
+    [
+        [1.0, 0.0, 0.0, 0.0],
+        [0.5, 0.5, 0.0, 0.0],
+        [0.2, 0.3, 0.5, 0.0],
+        [0.1, 0.2, 0.3, 0.4],
+    ]
+)
+
+
+def _heatmap(weights=W, mask=None, **kw) -> go.Figure:
+    return weights_heatmap(
+        weights, TOKENS, mask=mask, query_title="query", key_title="key", value_name="weight", sum_label="Σ",
+        title="Weights", subtitle="rows: queries", **kw,
+    )  # fmt: skip
+
+
+def _trace(fig: go.Figure, **selector):
+    return next(iter(fig.select_traces(selector=selector)))
+
+
+def test_cells_are_the_weights_and_masked_cells_are_empty_and_crossed():
+    fig = _heatmap(mask=causal_mask(4))
+    z = np.array(_trace(fig, type="heatmap").z, dtype=float)
+    upper = ~causal_mask(4)
+    assert np.all(np.isnan(z[upper]))
+    np.testing.assert_allclose(z[~upper], W[~upper])
+    crosses = _trace(fig, mode="markers")
+    assert sorted(zip(crosses.y, crosses.x, strict=True)) == sorted(zip(*np.nonzero(upper), strict=True))
+
+
+def test_row_sums_are_printed_beside_each_row():
+    relu_like = W * np.array([[1.0], [2.0], [0.5], [3.0]])
+    fig = _heatmap(relu_like, zmax=None)
+    assert list(_trace(fig, mode="text").text) == ["1.00", "2.00", "0.50", "3.00"]
+    assert fig.layout.xaxis.ticktext[-1] == "Σ"
+    assert _trace(fig, type="heatmap").zmax is None  # the colour scale follows the data when rows are not shares
+
+
+def test_labels_are_escaped_and_hover_counts_from_one():
+    fig = _heatmap()
+    assert fig.layout.xaxis.ticktext[3] == "&lt;b&gt;saw&lt;/b&gt;"
+    assert fig.layout.yaxis.ticktext[3] == "&lt;b&gt;saw&lt;/b&gt;"
+    custom = np.array(_trace(fig, type="heatmap").customdata)
+    assert custom[1, 3].tolist() == ["saw (2)", "&lt;b&gt;saw&lt;/b&gt; (4)"]  # [query, key] of row 2, column 4
+    assert fig.layout.title.text == "Weights" and fig.layout.title.subtitle.text == "rows: queries"
+
+
+def test_row_bars_grey_out_masked_keys():
+    fig = row_bars(W[1], TOKENS, allowed=causal_mask(4)[1], x_title="key", y_title="weight", masked_text="×")
+    bar = _trace(fig, type="bar")
+    np.testing.assert_allclose(bar.y, W[1])
+    assert list(bar.text) == ["0.50", "0.50", "×", "×"]
+    assert bar.marker.color[0] == bar.marker.color[1] != bar.marker.color[2] == bar.marker.color[3]
+
+
+def test_weighted_sum_rows_are_the_terms_and_the_last_row_is_their_sum():
+    v = np.array([[1.0, -2.0], [3.0, 0.0], [0.0, 1.0], [5.0, 5.0]])
+    row = W[2]
+    fig = weighted_sum(
+        row, v, TOKENS, allowed=causal_mask(4)[2], output_label="b3", component_title="component",
+        term_title="term", value_name="value",
+    )  # fmt: skip
+    heat = _trace(fig, type="heatmap")
+    z = np.array(heat.z, dtype=float)
+    np.testing.assert_allclose(z[:3], row[:3, None] * v[:3])
+    assert np.all(np.isnan(z[3]))  # key 4 is masked for query 3
+    np.testing.assert_allclose(z[4], row @ v)  # b3 = 0.2·(1, -2) + 0.3·(3, 0) + 0.5·(0, 1) = (1.1, 0.1)
+    np.testing.assert_allclose(z[4], [1.1, 0.1])
+    assert heat.zmid == 0 and heat.zmin == -heat.zmax  # diverging scale centred on 0
+    assert list(fig.layout.yaxis.ticktext)[-1] == "b3"
