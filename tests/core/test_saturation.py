@@ -1,0 +1,170 @@
+"""Softmax saturation: hand-worked numbers, the variance law Var(q·k) = d_k, and properties of
+softmax's entropy and Jacobian that must always hold."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+
+from attention_core import softmax
+from attention_core.saturation import (
+    SCALINGS,
+    dot_product_variance,
+    jacobian_norm,
+    sample_scores,
+    saturation_sweep,
+    scale_factor,
+    softmax_entropy,
+    softmax_jacobian,
+    variance_standard_error,
+)
+
+D_VALUES = [2**i for i in range(13)]
+rows = arrays(np.float64, st.integers(1, 12), elements=st.floats(-30, 30))
+
+
+def test_scale_factors_by_hand():
+    assert scale_factor(64, "none") == 1.0
+    assert scale_factor(64, "sqrt") == pytest.approx(1 / 8)  # the check-yourself answer: divide by 8
+    assert scale_factor(64, "d") == pytest.approx(1 / 64)  # seed 003's multi-head code
+    assert scale_factor(1, "sqrt") == scale_factor(1, "d") == 1.0  # at d_k = 1 all three agree
+    with pytest.raises(ValueError, match="scaling must be one of"):
+        scale_factor(64, "log")
+    with pytest.raises(ValueError, match="d_k must be at least 1"):
+        scale_factor(0, "sqrt")
+
+
+def test_entropy_and_jacobian_worked_by_hand():
+    # p = (1/2, 1/2): H = -2 · ½ log ½ = log 2.
+    # J = diag(½, ½) - ¼ 11ᵀ = [[¼, -¼], [-¼, ¼]], so ‖J‖² = 4 · (1/16) = ¼ and ‖J‖ = ½.
+    p = np.array([0.5, 0.5])
+    assert softmax_entropy(p) == pytest.approx(np.log(2))
+    np.testing.assert_allclose(softmax_jacobian(p), [[0.25, -0.25], [-0.25, 0.25]])
+    assert jacobian_norm(p) == pytest.approx(0.5)
+    # p = (0.7, 0.2, 0.1): H = -(0.7 ln 0.7 + 0.2 ln 0.2 + 0.1 ln 0.1)
+    #   = 0.249676 + 0.321888 + 0.230259 = 0.801819.
+    # J row 1 = (0.7·0.3, -0.7·0.2, -0.7·0.1) = (0.21, -0.14, -0.07).
+    p = np.array([0.7, 0.2, 0.1])
+    assert softmax_entropy(p) == pytest.approx(0.801819, abs=1e-6)
+    np.testing.assert_allclose(softmax_jacobian(p)[0], [0.21, -0.14, -0.07])
+
+
+def test_one_hot_row_has_zero_entropy_and_no_gradient():
+    p = np.array([0.0, 1.0, 0.0, 0.0])
+    assert softmax_entropy(p) == 0.0  # 0 · log 0 counts as 0, not NaN
+    np.testing.assert_array_equal(softmax_jacobian(p), np.zeros((4, 4)))
+    assert jacobian_norm(p) == 0.0
+
+
+@pytest.mark.parametrize("T", [2, 3, 8, 64])
+def test_uniform_row_has_entropy_log_T_and_norm_sqrt_T_minus_1_over_T(T):
+    p = np.full(T, 1.0 / T)
+    assert softmax_entropy(p) == pytest.approx(np.log(T))
+    assert jacobian_norm(p) == pytest.approx(np.sqrt(T - 1) / T)
+
+
+@settings(max_examples=60, deadline=None)
+@given(rows)
+def test_jacobian_matches_finite_differences_and_its_closed_form_norm(s):
+    p = softmax(s)
+    J = softmax_jacobian(p)
+    eps = 1e-6
+    numeric = np.stack([(softmax(s + eps * e) - softmax(s - eps * e)) / (2 * eps) for e in np.eye(s.size)], axis=1)
+    np.testing.assert_allclose(J, numeric, atol=1e-6)
+    np.testing.assert_allclose(J, J.T)  # symmetric
+    np.testing.assert_allclose(J.sum(axis=1), 0.0, atol=1e-12)  # weights always sum to 1
+    assert np.all(np.linalg.eigvalsh(J) >= -1e-12)  # positive semi-definite
+    assert jacobian_norm(p) == pytest.approx(np.linalg.norm(J), rel=1e-9, abs=1e-300)
+
+
+@settings(max_examples=60, deadline=None)
+@given(rows)
+def test_entropy_lies_between_0_and_log_T(s):
+    h = softmax_entropy(softmax(s))
+    assert -1e-12 <= h <= np.log(s.size) + 1e-12
+
+
+def test_scores_are_dot_products_of_the_first_d_entries():
+    # Draw the same numbers again by hand from an rng with the same seed and compare.
+    scores = sample_scores([1, 3, 4], 2, 2, np.random.default_rng(7))  # [3, 2, 2]
+    rng = np.random.default_rng(7)
+    q = rng.standard_normal((2, 1, 4))
+    k = rng.standard_normal((2, 2, 4))
+    for b, d in enumerate([1, 3, 4]):
+        np.testing.assert_allclose(scores[b], np.sum(q[:, :, :d] * k[:, :, :d], axis=-1))
+
+
+def test_sampling_in_chunks_gives_the_same_numbers_as_in_one_go(monkeypatch):
+    import attention_core.saturation as saturation
+
+    whole = sample_scores([2, 8], 50, 3, np.random.default_rng(1))
+    monkeypatch.setattr(saturation, "_CHUNK_NUMBERS", 64)  # forces chunks of 2 rows
+    chunked = sample_scores([2, 8], 50, 3, np.random.default_rng(1))
+    assert chunked.shape == (2, 50, 3)
+    # chunking changes the order numbers are drawn in, so compare statistics, not entries
+    assert chunked.std() == pytest.approx(whole.std(), rel=0.3)
+
+
+def test_same_seed_same_numbers_other_seed_other_numbers():
+    a = dot_product_variance([1, 16], 200, np.random.default_rng(3))
+    b = dot_product_variance([1, 16], 200, np.random.default_rng(3))
+    c = dot_product_variance([1, 16], 200, np.random.default_rng(4))
+    np.testing.assert_array_equal(a.scores, b.scores)
+    assert not np.array_equal(a.scores, c.scores)
+
+
+def test_measured_variance_tracks_d_within_sampling_error():
+    sweep = dot_product_variance(D_VALUES, 2000, np.random.default_rng(0))
+    z = (sweep.variance - sweep.d_values) / sweep.standard_error  # [n_d]
+    assert np.all(np.abs(z) < 4), z
+    z_scaled = (sweep.scaled_variance - 1.0) / sweep.scaled_standard_error
+    assert np.all(np.abs(z_scaled) < 4), z_scaled
+    np.testing.assert_allclose(sweep.scaled_variance, sweep.variance / sweep.d_values)
+    assert sweep.scores.shape == (13, 2000)
+
+
+def test_standard_error_formula_matches_the_spread_of_repeated_measurements():
+    # Var(sample variance) = (2 d² + 6 d) / n: measure 400 variances of n = 100 pairs at d = 4.
+    rng = np.random.default_rng(11)
+    variances = [dot_product_variance([4], 100, rng).variance[0] for _ in range(400)]
+    assert np.std(variances) == pytest.approx(variance_standard_error(4, 100), rel=0.15)
+
+
+def test_saturation_sweep_shows_the_three_behaviours():
+    sweep = saturation_sweep(D_VALUES, 8, 256, np.random.default_rng(0))
+    none, sqrt, by_d = (SCALINGS.index(s) for s in ("none", "sqrt", "d"))
+    assert sweep.weights.shape == (3, 13, 256, 8)
+    np.testing.assert_allclose(sweep.weights.sum(axis=-1), 1.0)
+    # at d_k = 1 the three scalings are the same numbers
+    np.testing.assert_allclose(sweep.weights[none, 0], sweep.weights[by_d, 0])
+    np.testing.assert_allclose(sweep.weights[none, 0], sweep.weights[sqrt, 0])
+    # unscaled: nearly one-hot, entropy and gradient gone
+    assert sweep.max_weight[none, -1] > 0.95
+    assert sweep.entropy[none, -1] < 0.1
+    assert sweep.jacobian_norm[none, -1] < 0.15 * sweep.jacobian_norm[none, 0]
+    # ÷ d_k: uniform, entropy log T
+    assert sweep.entropy[by_d, -1] == pytest.approx(np.log(8), rel=1e-3)
+    assert sweep.max_weight[by_d, -1] == pytest.approx(1 / 8, rel=0.05)
+    # ÷ √d_k: roughly steady at every d (at d_k = 1 a product of two normals is not yet normal),
+    # while the unscaled row changes many times over
+    for measure in (sweep.max_weight, sweep.entropy, sweep.jacobian_norm):
+        assert measure[sqrt].max() / measure[sqrt].min() < 1.3
+        assert measure[sqrt, 4:].max() / measure[sqrt, 4:].min() < 1.1  # from d_k = 16 on
+    assert sweep.max_weight[none].max() / sweep.max_weight[none].min() > 2.5
+
+
+def test_bad_arguments_say_what_to_change():
+    rng = np.random.default_rng(0)
+    with pytest.raises(ValueError, match="strictly increasing"):
+        sample_scores([4, 2], 10, 1, rng)
+    with pytest.raises(ValueError, match="at least 1"):
+        sample_scores([0, 2], 10, 1, rng)
+    with pytest.raises(ValueError, match="whole numbers"):
+        sample_scores([1.5], 10, 1, rng)
+    with pytest.raises(ValueError, match="n_keys must be at least 1"):
+        sample_scores([1], 10, 0, rng)
+    with pytest.raises(ValueError, match="at least 2 samples"):
+        dot_product_variance([1], 1, rng)
+    with pytest.raises(ValueError, match="T must be at least 1"):
+        saturation_sweep([1], 0, 10, rng)
