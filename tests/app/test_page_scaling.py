@@ -1,0 +1,181 @@
+"""The page "why divide by √d_k" in AppTest: what its figures and tables say, its controls, links,
+presets, the check-yourself slot, and bad link values."""
+
+import base64
+
+import numpy as np
+import pytest
+from app_harness import figure_alts, figures, open_page
+
+from lab_ui.i18n import t
+
+PAGE = "pages/scaling.py"
+D_VALUES = [2**i for i in range(13)]
+
+
+def variance_table(at):
+    return at.dataframe[0].value  # one row per d_k, indexed by d_k
+
+
+def curves(at):
+    """{measure: {scaling: y values}} from the three-panel figure (traces: 3 scalings + a reference per panel)."""
+    data = figures(at)["scaling_curves"]["data"]
+    out = {}
+    for panel, measure in enumerate(("max", "entropy", "jacobian")):
+        lines = data[panel * 4 : panel * 4 + 3]
+        out[measure] = {s: decoded(line["y"]) for s, line in zip(("none", "sqrt", "d"), lines, strict=True)}
+    return out
+
+
+def decoded(values):
+    """A Plotly array as the browser gets it: a list, or a base64 typed array."""
+    if isinstance(values, dict):
+        return np.frombuffer(base64.b64decode(values["bdata"]), dtype=np.dtype(values["dtype"]))
+    return np.asarray(values, dtype=float)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_page_runs_in_both_languages_with_its_figures(lang):
+    at = open_page(PAGE, lang)
+    assert not at.exception
+    assert at.title[0].value == t("scaling.title", lang=lang)
+    assert set(figures(at)) == {"scaling_hist", "scaling_variance", "scaling_play", "scaling_curves"}
+    assert all(alt.strip() for alt in figure_alts(at))
+    assert t("scaling.s3_title", lang=lang) in [h.value for h in at.header]
+    if lang == "zh":
+        assert "除以 √d_k" in at.title[0].value
+
+
+def test_measured_variance_tracks_d_and_is_about_1_after_scaling():
+    at = open_page(PAGE, "en")
+    table = variance_table(at)
+    d = table.index.to_numpy(dtype=float)
+    assert list(d) == D_VALUES
+    measured = table[t("scaling.col_var", lang="en")].to_numpy()
+    se = table[t("scaling.col_se", lang="en")].to_numpy()
+    assert np.all(np.abs(measured - d) < 4 * se), (measured, d, se)
+    scaled = table[t("scaling.col_scaled", lang="en")].to_numpy()
+    scaled_se = table[t("scaling.col_scaled_se", lang="en")].to_numpy()
+    assert np.all(np.abs(scaled - 1) < 4 * scaled_se)
+    # and the standard error shrinks with more samples: 5,000 pairs at d_k = 64 -> √((2·64² + 6·64)/5000)
+    at.select_slider(key="sc_n").set_value(5000).run()
+    assert variance_table(at)[t("scaling.col_se", lang="en")].loc[64] == pytest.approx(
+        np.sqrt((2 * 64**2 + 6 * 64) / 5000), abs=1e-4
+    )
+
+
+def test_histogram_shows_the_samples_at_the_chosen_d():
+    at = open_page(PAGE, "en")
+    at.select_slider(key="sc_d").set_value(1024).run()
+    hist = figures(at)["scaling_hist"]["data"]
+    raw, scaled = decoded(hist[0]["x"]), decoded(hist[2]["x"])
+    assert raw.var() == pytest.approx(1024, rel=0.2)  # 2,000 samples: SE ≈ 3 %
+    assert scaled.var() == pytest.approx(1, rel=0.2)
+    assert "1024" in at.metric[0].label
+
+
+def test_saturation_unscaled_one_hot_scaled_steady_divided_by_d_uniform():
+    at = open_page(PAGE, "en")
+    T = 8
+    c = curves(at)
+    # unscaled: the largest weight goes to 1 and the gradient to 0
+    assert c["max"]["none"][-1] > 0.95 and c["max"]["none"][0] < 0.5
+    assert c["jacobian"]["none"][-1] < 0.2 * c["jacobian"]["none"][0]
+    # ÷ d_k: entropy goes to log T (uniform)
+    assert c["entropy"]["d"][-1] == pytest.approx(np.log(T), rel=1e-3)
+    assert c["max"]["d"][-1] == pytest.approx(1 / T, rel=0.05)
+    # ÷ √d_k: roughly constant
+    for measure in ("max", "entropy", "jacobian"):
+        assert c[measure]["sqrt"].max() / c[measure]["sqrt"].min() < 1.3
+    # the saturation table agrees with the figure
+    table = at.dataframe[1].value
+    unscaled = table[table[t("scaling.col_scaling", lang="en")] == t("scaling.scaling_none", lang="en")]
+    np.testing.assert_allclose(unscaled[t("scaling.col_max", lang="en")], c["max"]["none"], atol=1e-4)
+
+
+def test_more_keys_raise_the_uniform_entropy():
+    at = open_page(PAGE, "en", sc_T="64")
+    c = curves(at)
+    assert c["entropy"]["d"][-1] == pytest.approx(np.log(64), rel=1e-3)
+    assert c["max"]["none"][-1] > 0.9
+
+
+def test_animation_has_one_frame_per_d_and_starts_at_the_chosen_d():
+    at = open_page(PAGE, "en")
+    spec = figures(at)["scaling_play"]
+    assert [f["name"] for f in spec["frames"]] == [str(d) for d in D_VALUES]
+    assert spec["layout"]["sliders"][0]["active"] == D_VALUES.index(64)
+    assert [b["method"] for b in spec["layout"]["updatemenus"][0]["buttons"]] == ["animate", "animate"]
+    at.select_slider(key="sc_d").set_value(1024).run()
+    spec = figures(at)["scaling_play"]
+    assert spec["layout"]["sliders"][0]["active"] == D_VALUES.index(1024)
+    start = decoded(spec["data"][0]["y"])
+    np.testing.assert_allclose(start, decoded(spec["frames"][D_VALUES.index(1024)]["data"][0]["y"]))
+
+
+def test_check_accepts_8_and_rejects_64():
+    at = open_page(PAGE, "en")
+    at.number_input(key="sc_check").set_value(8).run()
+    assert at.success and "8" in at.success[0].value
+    at.number_input(key="sc_check").set_value(64).run()
+    assert not at.success and at.error and "64" in at.error[0].value
+    at.toggle(key="sc_check_show").set_value(True).run()
+    assert any("√64 = 8" in i.value for i in at.info)
+
+
+def test_link_reproduces_the_view_and_the_seed_decides_the_numbers():
+    a = open_page(PAGE, "en", sc_d="256", sc_T="16", sc_seed="7", sc_n="1000")
+    assert not a.exception
+    assert a.select_slider(key="sc_d").value == 256
+    assert a.slider(key="sc_T").value == 16
+    assert a.select_slider(key="sc_n").value == 1000
+    assert a.number_input(key="sc_seed").value == 7
+    b = open_page(PAGE, "en", sc_d="256", sc_T="16", sc_seed="7", sc_n="1000")
+    c = open_page(PAGE, "en", sc_d="256", sc_T="16", sc_seed="8", sc_n="1000")
+    same = figures(a)["scaling_hist"]["data"][0]["x"], figures(b)["scaling_hist"]["data"][0]["x"]
+    assert same[0] == same[1]
+    assert figures(c)["scaling_hist"]["data"][0]["x"] != same[0]
+    assert a.dataframe[0].value.equals(b.dataframe[0].value)
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [("sc_d", "100"), ("sc_d", "abc"), ("sc_d", "-64"), ("sc_T", "999"), ("sc_T", "1.5"), ("sc_T", "两"),
+     ("sc_n", "7"), ("sc_seed", "-1"), ("sc_seed", "<b>x</b>")],
+)  # fmt: skip
+def test_bad_link_values_fall_back_with_a_notice_and_keep_the_rest(key, value):
+    good = {"sc_d": "1024", "sc_T": "16"}
+    good.pop(key, None)
+    at = open_page(PAGE, "en", **good, **{key: value})
+    assert not at.exception
+    assert at.toast and key in at.toast[0].value
+    defaults = {"sc_d": 64, "sc_T": 8, "sc_n": 2000, "sc_seed": 0}
+    widget = at.slider(key=key) if key == "sc_T" else at.number_input(key=key) if key == "sc_seed" else None
+    widget = widget or at.select_slider(key=key)
+    assert widget.value == defaults[key]
+    if "sc_d" in good:
+        assert at.select_slider(key="sc_d").value == 1024  # what else the link set is kept
+    if "sc_T" in good:
+        assert at.slider(key="sc_T").value == 16
+
+
+def test_presets_set_the_controls_and_the_link():
+    at = open_page(PAGE, "en")
+    at.button(key="sc_preset_saturation").click().run()
+    assert at.select_slider(key="sc_d").value == 1024
+    assert at.query_params["sc_d"] in ("1024", ["1024"])
+    assert figures(at)["scaling_play"]["layout"]["sliders"][0]["active"] == D_VALUES.index(1024)
+    at.button(key="sc_preset_seeds").click().run()
+    assert (at.select_slider(key="sc_d").value, at.slider(key="sc_T").value) == (8, 4)
+    at.button(key="sc_preset_long").click().run()
+    assert not at.exception
+    assert (at.select_slider(key="sc_d").value, at.slider(key="sc_T").value) == (4096, 64)
+
+
+def test_extremes_and_lecture_mode_run():
+    at = open_page(PAGE, "zh", sc_d="1", sc_T="2", sc_n="500", lecture="1")
+    assert not at.exception
+    assert at.expander  # lecture mode tucks the controls away
+    at = open_page(PAGE, "en", sc_d="4096", sc_T="64", sc_n="5000", sc_seed=str(2**31 - 1))
+    assert not at.exception
+    assert variance_table(at).index[-1] == 4096
