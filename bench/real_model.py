@@ -63,6 +63,8 @@ def main() -> None:
     from attention_core.pretrained import _load, load_minilm
 
     print(f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, numpy {np.__version__}")
+    # Other work on the machine shows up in the timings; the load average says how much there was.
+    print(f"load average at start: {os.getloadavg()[0]:.2f}")
     print("ours (NumPy, float64):")
 
     def cold_load():
@@ -84,6 +86,7 @@ def main() -> None:
         from transformers import BertModel
     except ImportError:
         print("(sentence-transformers not importable: run with the reference venv to compare)")
+        print(f"load average at end: {os.getloadavg()[0]:.2f}")
         return
 
     torch.set_num_threads(os.cpu_count() or 1)
@@ -113,6 +116,7 @@ def main() -> None:
         for n, t in texts.items()
     }
 
+    print(f"load average at end: {os.getloadavg()[0]:.2f}")
     print("ratio ours / reference (above 1: ours is slower):")
     print(f"  load: {ours_load / st_load:.2f} x SentenceTransformer")
     for n in texts:
