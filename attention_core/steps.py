@@ -22,6 +22,16 @@ from attention_core.attention import (
     scaled_dot_product_attention,
     softmax,
 )
+from attention_core.embedding import token_vectors
+
+
+def sentence_matrix(tokens: list[str], d_model: int, seed: int = 0, decimals: int = 2) -> np.ndarray:
+    """I: one row a_j per token, from token_vectors (the same token always gets the same row),
+    rounded to `decimals` places so that the numbers on screen are the ones computed with.
+    [T, d_model]"""
+    if not tokens:
+        raise ValueError("the sentence has no tokens; type at least one word.")
+    return np.round(token_vectors(tokens, d_model, seed), decimals) + 0.0  # [T, d_model]
 
 
 def random_weights(d_model: int, d_k: int, rng: np.random.Generator, decimals: int = 2) -> np.ndarray:

@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from attention_core.steps import project, qkv_walkthrough, query_step, random_weights
+from attention_core.steps import project, qkv_walkthrough, query_step, random_weights, sentence_matrix
 
 
 def test_query_step_worked_by_hand():
@@ -117,3 +117,13 @@ def test_huge_scores_stay_finite():
 def test_errors_say_what_to_change(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+def test_sentence_matrix_repeats_rows_for_repeated_tokens():
+    x = sentence_matrix(["I", "saw", "a", "saw"], 3, seed=0)
+    assert x.shape == (4, 3)
+    np.testing.assert_array_equal(x[1], x[3])
+    np.testing.assert_array_equal(x, np.round(x, 2))
+    assert not np.array_equal(x[0], x[1])
+    with pytest.raises(ValueError, match="at least one word"):
+        sentence_matrix([], 3)

@@ -1,0 +1,345 @@
+"""Figures and typeset matrices for the Q, K, V page: arrays in, go.Figure or LaTeX text out.
+
+Small matrices are typeset (KaTeX) rather than drawn: a student reads them like a textbook and
+can redo the arithmetic, the shape sits under each bracket, and the chosen query's row is marked
+in colour, in bold and with an arrow (never colour alone). Figures show what a picture says
+better than numbers: scores turning into weights, and the output as a weighted sum.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from lab_ui.figures.common import QUALITATIVE, SEQUENTIAL, base_layout, heatmap, safe_label, token_ticks
+
+HIGHLIGHT = "#D55E00"  # Okabe-Ito vermillion: 3:1 or better on light and dark backgrounds when bold
+_PATTERNS = ("", "/", "x")  # a second cue when more than eight tokens share the eight colours
+
+# How wide typeset maths comes out, in CSS pixels at Streamlit's body size, measured in Chromium:
+# a column of two-decimal numbers, a pair of brackets, a column of row names, the gap between
+# matrices. The page passes the width it has (about 780 px beside the sidebar at 1280 px, less in
+# lecture mode's larger type); a line that would not fit is laid out another way, never cut.
+COL_PX, BRACKET_PX, LABEL_PX, GAP_PX = 68, 36, 52, 28
+WIDTH = 780
+
+
+def matrix_px(cols: int, labelled: bool = False) -> int:
+    return cols * COL_PX + BRACKET_PX + (LABEL_PX if labelled else 0)
+
+
+def fits(widths: Sequence[int], budget: int = WIDTH) -> bool:
+    return sum(widths) + GAP_PX * (len(widths) - 1) <= budget
+
+
+# --- typeset numbers ----------------------------------------------------------------------------
+
+
+def num(x: float, decimals: int = 2) -> str:
+    """A number for LaTeX: fixed decimals, no "-0.00"."""
+    text = f"{x:.{decimals}f}"
+    return text[1:] if text.startswith("-") and float(text) == 0 else text
+
+
+def _mark(text: str) -> str:
+    return rf"\textcolor{{{HIGHLIGHT}}}{{\boldsymbol{{{text}}}}}"
+
+
+def matrix_tex(
+    m: np.ndarray,
+    *,
+    name: str | None = None,
+    row_labels: Sequence[str] | None = None,
+    highlight_row: int | None = None,
+    decimals: int = 2,
+) -> str:
+    """A bracketed matrix, numbers right-aligned; under it `name [rows × cols]` when named.
+
+    row_labels (LaTeX, e.g. "q_{1}") stand left of the bracket; the highlighted row's label gets
+    an arrow, and its numbers are coloured and bold.
+    """
+    m = np.atleast_2d(np.asarray(m, dtype=np.float64))  # [rows, cols]
+    rows, cols = m.shape
+    body = []
+    for r in range(rows):
+        cells = [num(v, decimals) for v in m[r]]
+        body.append(" & ".join(_mark(c) if r == highlight_row else c for c in cells))
+    core = r"\left[\begin{array}{" + "r" * cols + "}" + r" \\ ".join(body) + r"\end{array}\right]"
+    if name:
+        core = rf"\underbrace{{{core}}}_{{\textstyle {name}\ [{rows} \times {cols}]}}"
+    if row_labels is not None:
+        labels = [
+            _mark(rf"\blacktriangleright {lab}") if r == highlight_row else lab for r, lab in enumerate(row_labels)
+        ]
+        core = r"\begin{array}{r}" + r" \\ ".join(labels) + r"\end{array}\!" + core
+    return core
+
+
+def row_labels(letter: str, n: int) -> list[str]:
+    """a_{1} .. a_{n}: the seeds' names for the rows (1-based, as the seeds count)."""
+    return [f"{letter}_{{{j + 1}}}" for j in range(n)]
+
+
+def matrices_tex(parts: Sequence[str], widths: Sequence[int], budget: int = WIDTH) -> list[str]:
+    """Matrices side by side when they fit in `budget`, else one per line: a list of LaTeX lines."""
+    return [r"\qquad ".join(parts)] if fits(widths, budget) else list(parts)
+
+
+def product_tex(
+    factors: Sequence[tuple[str, np.ndarray, Sequence[str] | None]],
+    result: tuple[str, np.ndarray, Sequence[str] | None],
+    *,
+    highlight_row: int | None = None,
+    budget: int = WIDTH,
+) -> str | None:
+    """`I W_q = Q` with every number and shape: factors side by side, then = result. The first
+    factor's highlighted row is the result's. None when the line would not fit in `budget`."""
+    widths = [matrix_px(np.atleast_2d(m).shape[1], labels is not None) for _, m, labels in (*factors, result)]
+    if sum(widths) + 8 * (len(factors) - 1) + 30 > budget:  # thin spaces between factors, then " = "
+        return None
+    parts = [
+        matrix_tex(m, name=name, row_labels=labels, highlight_row=highlight_row if k == 0 else None)
+        for k, (name, m, labels) in enumerate(factors)
+    ]
+    name, m, labels = result
+    return r"\;".join(parts) + " = " + matrix_tex(m, name=name, row_labels=labels, highlight_row=highlight_row)
+
+
+def vector_tex(v: np.ndarray, decimals: int = 2) -> str:
+    """A row vector in brackets."""
+    cells = " & ".join(num(x, decimals) for x in v)
+    return r"\left[\begin{array}{" + "r" * len(v) + "}" + cells + r"\end{array}\right]"
+
+
+def _signed(x: float, decimals: int = 2) -> str:
+    """A term of a sum: negative numbers in parentheses, so "+ (-0.15)" reads plainly."""
+    text = num(x, decimals)
+    return f"({text})" if text.startswith("-") else text
+
+
+def _pairs(a: np.ndarray, b: np.ndarray) -> str:
+    return " + ".join(f"({num(x)})({num(y)})" for x, y in zip(a, b, strict=True))
+
+
+def entry_tex(letter: str, i: int, c: int, a_i: np.ndarray, w_col: np.ndarray, value: float, w_name: str) -> str:
+    """One entry of a projection by hand: q_{i,c} = a_i · (column c of W_q) = (a)(w) + … = value.
+    The factor pairs are written out while d_model ≤ 4 (a longer line would not fit)."""
+    head = rf"{letter}_{{{i + 1},{c + 1}}} = a_{{{i + 1}}} \cdot {w_name}[:, {c + 1}]"
+    if len(a_i) <= 4:
+        head += " = " + _pairs(a_i, w_col)
+    return head + " = " + _mark(num(value, 4))
+
+
+def dot_terms_tex(i: int, q_i: np.ndarray, K: np.ndarray, products: np.ndarray, alpha: np.ndarray) -> str:
+    """One line per key: α_{i,j} = q_i · k_j = (q)(k) + … = p + … = α, from the arrays given.
+
+    What fits on a line decides the form: factor pairs and products while d_k ≤ 2, factor pairs
+    alone up to d_k = 4, products alone beyond.
+    """
+    d_k = len(q_i)
+    lines = []
+    for j in range(len(alpha)):
+        line = rf"\alpha_{{{i + 1},{j + 1}}} &= q_{{{i + 1}}} \cdot k_{{{j + 1}}} = "
+        if d_k <= 4:
+            line += _pairs(q_i, K[j]) + " = "
+        if d_k > 1 and (d_k <= 2 or d_k > 4):
+            line += " + ".join(_signed(p) for p in products[j]) + " = "
+        lines.append(line + _mark(num(alpha[j], 3)))
+    return r"\begin{aligned}" + r" \\ ".join(lines) + r"\end{aligned}"
+
+
+def scale_tex(d_k: int, scale: float) -> str:
+    return rf"\frac{{1}}{{\sqrt{{d_k}}}} = \frac{{1}}{{\sqrt{{{d_k}}}}} = {scale:.4f}"
+
+
+def softmax_tex(i: int, alpha_prime: np.ndarray, per_line: int = 4) -> str:
+    """α'_{i,j} = e^{α_{i,j}/√d_k} / Σ_m e^{α_{i,m}/√d_k}, then every weight, `per_line` a line,
+    and their sum."""
+    n = len(alpha_prime)
+    formula = (
+        rf"\alpha'_{{{i + 1},j}} &= \frac{{e^{{\alpha_{{{i + 1},j}}/\sqrt{{d_k}}}}}}"
+        rf"{{\sum_{{m=1}}^{{{n}}} e^{{\alpha_{{{i + 1},m}}/\sqrt{{d_k}}}}}}"
+    )
+    weights = [rf"\alpha'_{{{i + 1},{j + 1}}} = {num(alpha_prime[j], 3)}" for j in range(n)]
+    lines = [formula] + ["&" + r",\quad ".join(weights[k : k + per_line]) for k in range(0, n, per_line)]
+    lines.append(rf"&\textstyle\sum_j \alpha'_{{{i + 1},j}} = {alpha_prime.sum():.3f}")
+    return r"\begin{aligned}" + r" \\ ".join(lines) + r"\end{aligned}"
+
+
+def weighted_sum_tex(
+    i: int, alpha_prime: np.ndarray, V: np.ndarray, contributions: np.ndarray, b_i: np.ndarray, budget: int = WIDTH
+) -> str:
+    """b_i = α'_{i,1} v_1 + … one term a line, then the sum. Each weighted vector α'v_j is
+    written beside its term when the line fits."""
+    d_v = V.shape[1]
+    beside = fits([300, matrix_px(d_v), matrix_px(d_v)], budget)
+    lines = []
+    for j in range(len(alpha_prime)):
+        line = (rf"b_{{{i + 1}}} &= " if j == 0 else "&+ ") + rf"{num(alpha_prime[j], 3)} \times {vector_tex(V[j])}"
+        if beside:
+            line += rf"\quad (= {vector_tex(contributions[j])})"
+        lines.append(line)
+    lines.append(r"&= " + _mark(vector_tex(b_i)))
+    return r"\begin{aligned}" + r" \\ ".join(lines) + r"\end{aligned}"
+
+
+def additive_tex(i: int, j: int, q_i: np.ndarray, k_j: np.ndarray, w: np.ndarray, score: float) -> str:
+    """The additive model for one pair, one vector a line so that any d_k up to 8 fits."""
+    a, b = i + 1, j + 1
+    lines = [
+        rf"q_{{{a}}} + k_{{{b}}} &= {vector_tex(q_i + k_j)}",
+        rf"\tanh(q_{{{a}}} + k_{{{b}}}) &= {vector_tex(np.tanh(q_i + k_j))}",
+        rf"w &= {vector_tex(w)}",
+    ]
+    last = rf"\alpha_{{{a},{b}}} = w \cdot \tanh(q_{{{a}}} + k_{{{b}}}) &= "
+    if len(w) <= 4:  # the sum written out, while it fits on the line
+        last += _pairs(w, np.tanh(q_i + k_j)) + " = "
+    lines.append(last + _mark(num(score, 3)))
+    return r"\begin{aligned}" + r" \\ ".join(lines) + r"\end{aligned}"
+
+
+# --- figures ------------------------------------------------------------------------------------
+
+
+def score_bars(
+    tokens: Sequence[str],
+    alpha: np.ndarray,
+    alpha_scaled: np.ndarray,
+    alpha_prime: np.ndarray,
+    *,
+    names: tuple[str, str, str],
+    x_title: str,
+    y_title: str,
+    height: int = 340,
+) -> go.Figure:
+    """Three bars per key: the raw score α, the scaled score α/√d_k, and the weight α'."""
+    ticks, text = token_ticks(tokens)
+    fig = go.Figure()
+    for values, name, colour in zip((alpha, alpha_scaled, alpha_prime), names, QUALITATIVE[:3], strict=True):
+        values = np.asarray(values, dtype=np.float32)  # [T]
+        fig.add_trace(
+            go.Bar(
+                x=ticks, y=values, name=name, marker_color=colour, customdata=text,
+                text=[f"{v:.2f}" for v in values], textposition="outside", cliponaxis=False,
+                hovertemplate=f"{x_title}: %{{customdata}}<br>{name}: %{{y:.4f}}<extra></extra>",
+            )
+        )  # fmt: skip
+    fig.update_xaxes(title=x_title, tickmode="array", tickvals=ticks, ticktext=text)
+    fig.update_yaxes(title=y_title, zeroline=True, zerolinewidth=2)
+    fig.update_layout(barmode="group", legend=dict(orientation="h", y=1.02, yanchor="bottom", x=0))
+    fig = base_layout(fig, height=height)
+    fig.update_layout(margin=dict(t=60))
+    return fig
+
+
+def weighted_sum_figure(
+    tokens: Sequence[str],
+    alpha_prime: np.ndarray,
+    V: np.ndarray,
+    contributions: np.ndarray,
+    b_i: np.ndarray,
+    *,
+    b_name: str,
+    x_title: str,
+    y_title: str,
+    height: int = 360,
+) -> go.Figure:
+    """b_i as a stack: for each component c, the pieces α'_{i,j} v_j[c] of every key j stacked
+    (positive up, negative down), and b_i[c], their sum, marked with a diamond."""
+    contributions = np.asarray(contributions, dtype=np.float32)  # [T, d_v]
+    T, d_v = contributions.shape
+    comps = list(range(d_v))
+    comp_text = [str(c + 1) for c in comps]
+    fig = go.Figure()
+    for j in range(T):
+        label = f"{j + 1} · {safe_label(tokens[j])}"
+        fig.add_trace(
+            go.Bar(
+                x=comps, y=contributions[j], name=label, width=0.5,
+                marker=dict(color=QUALITATIVE[j % len(QUALITATIVE)],
+                            pattern_shape=_PATTERNS[(j // len(QUALITATIVE)) % len(_PATTERNS)]),
+                customdata=np.stack([np.full(d_v, alpha_prime[j]), V[j]], axis=-1).astype(np.float32),
+                hovertemplate=(f"{label}<br>α' = %{{customdata[0]:.4f}}<br>v = %{{customdata[1]:.4f}}"
+                               "<br>α'·v = %{y:.4f}<extra></extra>"),
+            )
+        )  # fmt: skip
+    # The sum stands just right of its bar, joined to the bar's net height by a short line, so the
+    # diamond and its number never sit on top of a coloured piece.
+    b = np.asarray(b_i, dtype=np.float32)  # [d_v]
+    for c in comps:
+        fig.add_shape(type="line", x0=c + 0.25, x1=c + 0.38, y0=float(b[c]), y1=float(b[c]),
+                      line=dict(color="#000000", width=2))  # fmt: skip
+    fig.add_trace(
+        go.Scatter(
+            x=[c + 0.38 for c in comps], y=b, name=b_name, mode="markers+text",
+            marker=dict(symbol="diamond", size=14, color="#000000", line=dict(width=2, color="#FFFFFF")),
+            text=[f"{v:.2f}" for v in b], textposition="middle right", textfont=dict(size=15),
+            hovertemplate=f"{b_name}[%{{customdata}}] = %{{y:.4f}}<extra></extra>", customdata=comp_text,
+        )
+    )  # fmt: skip
+    fig.update_layout(barmode="relative", legend=dict(orientation="h", y=1.02, yanchor="bottom", x=0))
+    fig.update_xaxes(title=x_title, tickmode="array", tickvals=comps, ticktext=comp_text)
+    fig.update_yaxes(title=y_title, zeroline=True, zerolinewidth=2)
+    fig = base_layout(fig, height=height)
+    fig.update_layout(margin=dict(t=60))
+    return fig
+
+
+def _outline_row(fig: go.Figure, i: int, n_cols: int, xref: str = "x", yref: str = "y") -> None:
+    fig.add_shape(
+        type="rect", x0=-0.5, x1=n_cols - 0.5, y0=i - 0.5, y1=i + 0.5, xref=xref, yref=yref,
+        line=dict(color=HIGHLIGHT, width=3), fillcolor="rgba(0,0,0,0)",
+    )  # fmt: skip
+
+
+def attention_map(
+    weights: np.ndarray, tokens: Sequence[str], i: int, *, x_title: str, y_title: str, value_name: str
+) -> go.Figure:
+    """A' as a heatmap, for a sentence too long to print A' as numbers; the query's row outlined."""
+    T = len(tokens)
+    fig = heatmap(
+        weights, tokens, tokens, x_title=x_title, y_title=y_title, value_name=value_name,
+        zmin=0.0, zmax=1.0, value_format=".2f", height=min(620, 180 + 30 * T),
+    )  # fmt: skip
+    _outline_row(fig, i, T)
+    return fig
+
+
+def side_by_side_maps(
+    left: np.ndarray,
+    right: np.ndarray,
+    tokens: Sequence[str],
+    i: int,
+    *,
+    titles: tuple[str, str],
+    x_title: str,
+    y_title: str,
+    value_name: str,
+) -> go.Figure:
+    """Two attention maps on one colour scale (0 to 1), the chosen query's row outlined in both."""
+    T = len(tokens)
+    fig = make_subplots(rows=1, cols=2, subplot_titles=titles, horizontal_spacing=0.12)
+    ticks, text = token_ticks(tokens)
+    for col, z in ((1, left), (2, right)):
+        single = heatmap(
+            z, tokens, tokens, x_title=x_title, y_title=y_title, value_name=value_name, value_format=".2f",
+            show_values=T <= 8,
+        )  # fmt: skip
+        trace = single.data[0]
+        trace.update(coloraxis="coloraxis", colorbar=None)
+        fig.add_trace(trace, row=1, col=col)
+        fig.update_xaxes(title=x_title, tickmode="array", tickvals=ticks, ticktext=text, showgrid=False,
+                         zeroline=False, row=1, col=col)  # fmt: skip
+        fig.update_yaxes(title=y_title if col == 1 else None, tickmode="array", tickvals=ticks, ticktext=text,
+                         autorange="reversed", showgrid=False, zeroline=False, row=1, col=col)  # fmt: skip
+        _outline_row(fig, i, T, xref=f"x{'' if col == 1 else col}", yref=f"y{'' if col == 1 else col}")
+    fig.update_layout(
+        coloraxis=dict(colorscale=SEQUENTIAL, cmin=0.0, cmax=1.0,
+                       colorbar=dict(title=dict(text=value_name, side="right"), thickness=14)),
+    )  # fmt: skip
+    fig = base_layout(fig, height=min(520, 200 + 30 * T))
+    fig.update_layout(margin=dict(t=60))
+    return fig

@@ -1,0 +1,285 @@
+"""The Q, K, V page in AppTest: move the controls, then check the numbers it shows against the core,
+computed here independently of the page."""
+
+import base64
+
+import numpy as np
+import pytest
+from app_harness import figures, open_page
+
+from attention_core.steps import random_weights, sentence_matrix
+from lab_ui.i18n import t
+
+PAGE = "pages/qkv.py"
+TOKENS = ["I", "saw", "a", "saw"]
+SEED = 3  # the page's default seed
+
+
+def arr(value) -> np.ndarray:
+    """A number array from a figure spec: Plotly sends numpy arrays base64-encoded."""
+    if isinstance(value, dict) and "bdata" in value:
+        a = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"])).astype(float)
+        return a.reshape([int(s) for s in str(value["shape"]).split(",")]) if "shape" in value else a
+    return np.asarray(value, dtype=float)
+
+
+def table(at, first_column: str):
+    """A table the page shows, found by the name of its first column."""
+    return next(d.value for d in at.dataframe if str(d.value.columns[0]) == first_column)
+
+
+def texts(at) -> str:
+    parts = [*at.markdown, *at.caption, *at.info, *at.warning, *at.success, *at.error, *at.latex]
+    return "\n".join(p.value for p in parts)
+
+
+def weights(d_model: int, d_k: int, seed: int = SEED):
+    """W_q, W_k, W_v as the page draws them: one generator, in that order."""
+    rng = np.random.default_rng(seed)
+    return [random_weights(d_model, d_k, rng) for _ in range(3)]
+
+
+def scores_bars(at) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    data = figures(at)["qkv_scores"]["data"]
+    return arr(data[0]["y"]), arr(data[1]["y"]), arr(data[2]["y"])
+
+
+# --- defaults, languages, steps -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_opens_in_both_languages_with_every_step(lang):
+    at = open_page(PAGE, lang=lang)
+    assert not at.exception
+    assert at.title[0].value == t("qkv.title", lang=lang)
+    headers = [h.value for h in at.subheader]
+    assert headers == [f"{n} · {t(f'qkv.step{n}', lang=lang)}" for n in range(1, 10)]
+    assert set(figures(at)) == {"qkv_scores", "qkv_sum", "qkv_dot_vs_add"}
+    body = texts(at)
+    assert t("qkv.rows_vs_columns", lang=lang)[:20] in body
+    assert "得到一个数值k" in body  # the seed's sentence is quoted, and marked as a mistake
+    assert t("qkv.repeated", lang=lang, a=2, b=4, token="saw") in body  # the two "saw"s
+
+
+def test_every_matrix_is_printed_with_its_shape():
+    at = open_page(PAGE)
+    latex = "\n".join(x.value for x in at.latex)
+    for shape in (r"I\ [4 \times 3]", r"W_q\ [3 \times 2]", r"W_v\ [3 \times 2]", r"Q = I\,W_q\ [4 \times 2]",
+                  r"K = I\,W_k\ [4 \times 2]", r"A\ [4 \times 4]", r"O\ [4 \times 2]"):  # fmt: skip
+        assert shape in latex, shape
+
+
+# --- the numbers ------------------------------------------------------------------------------------
+
+
+def test_Q_K_V_shown_equal_I_times_the_weights():
+    at = open_page(PAGE, qkv_tables="true")
+    qkv = table(at, "a[1]")
+    x = qkv[[f"a[{c}]" for c in (1, 2, 3)]].to_numpy()
+    np.testing.assert_array_equal(x, sentence_matrix(TOKENS, 3, SEED))
+    w_q, w_k, w_v = weights(3, 2)
+    for letter, w in (("q", w_q), ("k", w_k), ("v", w_v)):
+        shown = qkv[[f"{letter}[1]", f"{letter}[2]"]].to_numpy()
+        np.testing.assert_allclose(shown, x @ w, atol=1e-12)  # rows: I @ W, not W I
+    np.testing.assert_array_equal(x[1], x[3])  # the two "saw"s are one vector
+
+
+def test_each_score_is_the_sum_of_its_shown_products_for_any_query():
+    at = open_page(PAGE, qkv_tables="true")
+    at.button_group(key="qkv_q").set_value(3).run()
+    assert not at.exception
+    products = table(at, "q3[1]·k[1]")
+    terms = products[["q3[1]·k[1]", "q3[2]·k[2]"]].to_numpy()
+    alpha = products["α3,j"].to_numpy()
+    np.testing.assert_allclose(terms.sum(axis=1), alpha, atol=1e-12)
+    qkv = table(at, "a[1]")
+    q3 = qkv[["q[1]", "q[2]"]].to_numpy()[2]
+    K = qkv[["k[1]", "k[2]"]].to_numpy()
+    np.testing.assert_allclose(alpha, K @ q3, atol=1e-12)  # α_3j = q_3 · k_j
+    np.testing.assert_allclose(scores_bars(at)[0], alpha, atol=1e-5)
+    assert r"\alpha_{3,2} &= q_{3} \cdot k_{2}" in texts(at)
+
+
+def test_weights_sum_to_one_and_the_d_k_slider_changes_the_scale():
+    at = open_page(PAGE, qkv_tables="true")
+    alpha, scaled, weight = scores_bars(at)
+    assert weight.sum() == pytest.approx(1.0, abs=1e-6)
+    np.testing.assert_allclose(scaled, alpha / np.sqrt(2), atol=1e-5)
+    assert r"\frac{1}{\sqrt{2}} = 0.7071" in texts(at)
+
+    at.slider(key="qkv_dk").set_value(5).run()
+    assert not at.exception
+    alpha, scaled, weight = scores_bars(at)
+    np.testing.assert_allclose(scaled, alpha / np.sqrt(5), atol=1e-5)
+    assert r"\frac{1}{\sqrt{5}} = 0.4472" in texts(at)
+    soft = table(at, "α")
+    assert soft["α'"].sum() == pytest.approx(1.0)
+    np.testing.assert_allclose(soft["α/√d_k"], soft["α"] / np.sqrt(5))
+    weights_matrix = table(at, "1 · I").to_numpy()[:4]  # A', one row per query
+    np.testing.assert_allclose(weights_matrix.sum(axis=1), 1.0)
+    np.testing.assert_allclose(weights_matrix[0], soft["α'"])  # the matrix form agrees with step 5
+
+
+def test_output_is_the_weighted_sum_of_the_values():
+    at = open_page(PAGE, qkv_tables="true")
+    qkv = table(at, "a[1]")
+    V = qkv[["v[1]", "v[2]"]].to_numpy()
+    weight = table(at, "α")["α'"].to_numpy()
+    parts = table(at, "[1]")
+    np.testing.assert_allclose(parts.to_numpy()[:4], weight[:, None] * V)
+    np.testing.assert_allclose(parts.loc["b1"].to_numpy(), weight @ V)
+    diamonds = figures(at)["qkv_sum"]["data"][-1]
+    np.testing.assert_allclose(arr(diamonds["y"]), weight @ V, atol=1e-5)
+    assert t("qkv.same_as_steps", i=1) in texts(at)
+
+
+# --- typed weights and the link -----------------------------------------------------------------------
+
+
+def test_typed_weights_come_from_the_link_and_stay_in_it():
+    at = open_page(PAGE, qkv_tables="true", qkv_w="typed", qkv_wq="1~0_0~-1.5_2~0.25")
+    assert not at.exception and not at.toast
+    w_q = np.array([[1, 0], [0, -1.5], [2, 0.25]])
+    qkv = table(at, "a[1]")
+    x = qkv[["a[1]", "a[2]", "a[3]"]].to_numpy()
+    np.testing.assert_allclose(qkv[["q[1]", "q[2]"]].to_numpy(), x @ w_q)
+    np.testing.assert_allclose(qkv[["k[1]", "k[2]"]].to_numpy(), x @ weights(3, 2)[1])  # untouched: random
+    assert at.query_params["qkv_wq"] == "1~0_0~-1.5_2~0.25"
+    assert "qkv_wk" not in at.query_params  # equal to the random default, so left out of the link
+    editors = [d for d in at.dataframe if "qkv_wq_ed" in d.proto.id]
+    np.testing.assert_array_equal(editors[0].value.to_numpy(), w_q)  # the grid shows what the link holds
+
+    # Growing d_model keeps what was typed and fills the new row from the random weights.
+    at.slider(key="qkv_dm").set_value(4).run()
+    grown = np.array([[float(v) for v in row.split("~")] for row in at.query_params["qkv_wq"].split("_")])
+    np.testing.assert_array_equal(grown[:3], w_q)
+    np.testing.assert_array_equal(grown[3], weights(4, 2)[0][3])
+
+    # Back to random weights: the typed matrix leaves the link (kept in the session).
+    at.button_group(key="qkv_w").set_value("random").run()
+    assert "qkv_wq" not in at.query_params
+
+
+def test_typed_weights_need_small_sizes():
+    at = open_page(PAGE, qkv_w="typed", qkv_dm="6", qkv_wq="1~0_0~1")
+    assert not at.exception
+    assert t("qkv.typed_too_big", max=4) in texts(at)
+    assert not [d for d in at.dataframe if "qkv_wq_ed" in d.proto.id]
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [
+        ("qkv_wq", "1~2_3"),  # ragged rows
+        ("qkv_wq", "1~x_3~4_5~6"),  # not a number
+        ("qkv_wq", "1e9~0_0~1_1~1"),  # beyond ±99
+        ("qkv_wq", "nan~0_0~1_1~1"),
+        ("qkv_dk", "99"),
+        ("qkv_dm", "abc"),
+        ("qkv_q", "9"),
+        ("qkv_w", "magic"),
+        ("qkv_step", "42"),
+    ],
+)
+def test_a_bad_link_value_falls_back_with_a_notice_and_keeps_the_rest(key, value):
+    params = {"qkv_w": "typed", "qkv_text": "cats chase mice", key: value}
+    at = open_page(PAGE, **params)
+    assert not at.exception
+    assert at.toast and key in at.toast[0].value
+    assert at.text_input(key="qkv_text").value == "cats chase mice"  # nothing else is lost
+    assert at.subheader[0].value.startswith("1 ·")
+
+
+# --- check yourself ---------------------------------------------------------------------------------------
+
+
+def test_the_typed_answer_is_checked():
+    at = open_page(PAGE)
+    w_q, w_k, _ = weights(3, 2)
+    x = sentence_matrix(TOKENS, 3, SEED)
+    answer = float((x[0] @ w_q) @ (x[1] @ w_k))  # α_12 = q_1 · k_2
+    at.number_input(key="qkv_check").set_value(answer + 0.5).run()
+    assert at.error and not at.success
+    at.number_input(key="qkv_check").set_value(round(answer, 3)).run()
+    assert at.success and f"{answer:.4f}" in at.success[0].value
+    at.toggle(key="qkv_check_show").set_value(True).run()
+    assert f"{answer:.4f}" in at.info[-1].value
+
+
+def test_a_one_token_sentence_asks_for_alpha_11():
+    at = open_page(PAGE, qkv_text="hello")
+    assert not at.exception
+    assert t("qkv.check_question", j=1) in texts(at)
+
+
+# --- lecture mode, presets, extremes, bad text -------------------------------------------------------------
+
+
+def test_lecture_mode_shows_one_step_and_keeps_it_in_the_link():
+    at = open_page(PAGE, lecture="1", qkv_step="4")
+    assert not at.exception
+    body = texts(at)
+    assert "得到一个数值k" in body  # step 4
+    assert r"I\ [4 \times 3]" not in body  # step 1 is hidden
+    assert not at.subheader  # the stepper names the step instead
+    at.button(key="qkv_step_next").click().run()
+    assert at.query_params["qkv_step"] == "5"
+    assert "qkv_scores" in figures(at) and "qkv_sum" not in figures(at)
+
+
+def test_presets_set_the_controls():
+    at = open_page(PAGE)
+    at.button(key="qkv_preset_match").click().run()
+    assert not at.exception
+    assert at.button_group(key="qkv_w").value == "typed"
+    _, _, weight = scores_bars(at)  # query "saw" with W_q = W_k: both "saw"s, equally, and little else
+    assert weight[1] == pytest.approx(weight[3]) and weight[1] + weight[3] > 0.9
+
+    at.button(key="qkv_preset_long").click().run()
+    assert not at.exception
+    assert len(arr(figures(at)["qkv_scores"]["data"][0]["y"])) == 16
+    assert "qkv_weights" in figures(at)  # 16 × 16 is drawn, not printed
+    assert table(at, "1 · the").shape == (16, 16)
+
+    at.button(key="qkv_preset_chars").click().run()
+    assert figures(at)["qkv_scores"]["layout"]["xaxis"]["ticktext"] == list("机器学习")
+
+    at.button(key="qkv_preset_seeds").click().run()
+    assert at.text_input(key="qkv_text").value == "I saw a saw"
+    assert at.slider(key="qkv_dm").value == 3 and at.slider(key="qkv_dk").value == 2
+
+
+@pytest.mark.parametrize(("d_model", "d_k"), [(1, 1), (8, 8), (1, 8), (8, 1)])
+def test_every_size_runs(d_model, d_k):
+    at = open_page(PAGE, qkv_dm=str(d_model), qkv_dk=str(d_k), qkv_tables="true")
+    assert not at.exception
+    assert table(at, "a[1]").shape == (4, d_model + 3 * d_k)
+    _, _, weight = scores_bars(at)
+    assert weight.sum() == pytest.approx(1.0, abs=1e-6)
+
+
+AWKWARD = ["", "   ", "word " * 1000, "😀 👍🏽 🎉", "我看见一把锯", "مرحبا بالعالم", "a\u200bb\u200c\u200fc",
+           "<b>bold</b> <script>x</script>"]  # fmt: skip
+
+
+@pytest.mark.parametrize("text", AWKWARD)
+def test_awkward_text_never_breaks_the_page(text):
+    at = open_page(PAGE, qkv_text=text)
+    assert not at.exception
+    n = len(arr(figures(at)["qkv_scores"]["data"][0]["y"]))
+    assert 1 <= n <= 16
+    if not text.strip():
+        assert t("common.empty_text", example="I saw a saw") in texts(at)
+    if text.startswith("word"):
+        assert t("common.tokens_cut", total=1000, shown=16) in texts(at)
+    if "<b>" in text:
+        assert r"**\<**" in texts(at)  # "<" is a token of its own, escaped: shown as text, never as HTML
+        assert "&lt;" in figures(at)["qkv_scores"]["layout"]["xaxis"]["ticktext"]
+
+
+def test_a_shorter_sentence_keeps_a_valid_query():
+    at = open_page(PAGE)
+    at.button_group(key="qkv_q").set_value(4).run()
+    at.text_input(key="qkv_text").set_value("two words").run()
+    assert not at.exception
+    assert at.button_group(key="qkv_q").value == 2
