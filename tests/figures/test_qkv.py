@@ -1,0 +1,103 @@
+"""lab_ui.figures.qkv: the typeset matrices and the figures hold the numbers they were given, and a
+line that would not fit is laid out another way."""
+
+import numpy as np
+
+from lab_ui.figures import qkv as fq
+
+TOKENS = ["I", "saw", "a", "<b>saw</b>"]
+
+
+def test_numbers_never_read_minus_zero():
+    assert fq.num(-0.001) == "0.00"
+    assert fq.num(-0.005, 3) == "-0.005"
+    assert fq.num(1.2345, 2) == "1.23"
+
+
+def test_matrix_has_its_numbers_shape_labels_and_highlight():
+    m = np.array([[1.0, -2.5], [0.25, 3.0], [0.0, -0.004]])
+    tex = fq.matrix_tex(m, name="Q", row_labels=fq.row_labels("q", 3), highlight_row=1)
+    assert r"\begin{array}{rr}" in tex and r"Q\ [3 \times 2]" in tex
+    assert "1.00 & -2.50" in tex and "0.00 & 0.00" in tex  # -0.004 rounds to 0.00, not -0.00
+    assert tex.count(r"\textcolor") == 3  # the two numbers of row 2 and its label, never another row
+    assert r"\blacktriangleright q_{2}" in tex
+    assert r"\textcolor{#D55E00}{\boldsymbol{0.25}}" in tex
+
+
+def test_product_is_written_out_only_when_it_fits():
+    x, w = np.ones((4, 3)), np.ones((3, 2))
+    line = fq.product_tex([("I", x, fq.row_labels("a", 4)), ("W_q", w, None)], ("Q", x @ w, fq.row_labels("q", 4)))
+    assert line is not None and r"I\ [4 \times 3]" in line and r"W_q\ [3 \times 2]" in line and "3.00" in line
+    wide = np.ones((4, 8))
+    assert fq.product_tex([("I", wide, None), ("W", np.ones((8, 8)), None)], ("Q", wide, None)) is None
+    assert fq.product_tex([("I", x, None), ("W", w, None)], ("Q", x @ w, None), budget=200) is None
+
+
+def test_side_by_side_or_one_per_line():
+    parts = ["A", "B", "C"]
+    assert fq.matrices_tex(parts, [200, 200, 200]) == [r"A\qquad B\qquad C"]
+    assert fq.matrices_tex(parts, [300, 300, 300]) == parts
+
+
+def test_dot_terms_show_the_products_that_make_each_score():
+    q = np.array([0.5, -1.0])
+    K = np.array([[2.0, 1.0], [0.0, -3.0]])
+    products = q * K
+    tex = fq.dot_terms_tex(0, q, K, products, products.sum(axis=1))
+    # α_11 = (0.50)(2.00) + (-1.00)(1.00) = 1.00 + (-1.00) = 0.000;  α_12 = 0 + 3 = 3.000
+    assert "(0.50)(2.00) + (-1.00)(1.00) = 1.00 + (-1.00) = " in tex
+    assert r"\boldsymbol{0.000}" in tex and r"\boldsymbol{3.000}" in tex
+    long = fq.dot_terms_tex(0, np.ones(6), np.ones((1, 6)), np.ones((1, 6)), np.array([6.0]))
+    assert ")(" not in long and "1.00 + 1.00" in long  # d_k > 4: products only, to fit the line
+
+
+def test_softmax_lines_hold_every_weight_and_their_sum():
+    w = np.array([0.1, 0.2, 0.3, 0.15, 0.25])
+    tex = fq.softmax_tex(2, w, per_line=2)
+    for j, v in enumerate(w, start=1):
+        assert rf"\alpha'_{{3,{j}}} = {v:.3f}" in tex
+    assert r"\sum_j \alpha'_{3,j} = 1.000" in tex
+    assert tex.count(r"\\") == 4  # formula, three lines of weights, the sum: five lines
+
+
+def test_weighted_sum_tex_and_figure_agree_with_the_arrays():
+    weight = np.array([0.2, 0.8])
+    V = np.array([[1.0, -1.0], [2.0, 0.5]])
+    contributions = weight[:, None] * V
+    b = contributions.sum(axis=0)  # (1.8, 0.2)
+    tex = fq.weighted_sum_tex(0, weight, V, contributions, b)
+    assert "0.200" in tex and "0.800" in tex and "1.80 & 0.20" in tex
+    fig = fq.weighted_sum_figure(TOKENS[:2], weight, V, contributions, b, b_name="b1", x_title="c", y_title="v")
+    bars = [tr for tr in fig.data if tr.type == "bar"]
+    assert len(bars) == 2 and fig.layout.barmode == "relative"
+    np.testing.assert_allclose(np.sum([tr.y for tr in bars], axis=0), b, atol=1e-6)
+    diamonds = fig.data[-1]
+    np.testing.assert_allclose(diamonds.y, b, atol=1e-6)
+    assert [s.y0 for s in fig.layout.shapes] == list(np.float32(b).astype(float))
+
+
+def test_score_bars_hold_the_three_stages():
+    alpha = np.array([1.0, 2.0, -1.0, 0.5])
+    fig = fq.score_bars(TOKENS, alpha, alpha / 2, np.array([0.1, 0.6, 0.1, 0.2]), names=("a", "b", "c"),
+                        x_title="key", y_title="value")  # fmt: skip
+    assert [tr.name for tr in fig.data] == ["a", "b", "c"]
+    np.testing.assert_allclose(fig.data[1].y, alpha / 2)
+    assert fig.layout.xaxis.ticktext[3] == "&lt;b&gt;saw&lt;/b&gt;"  # escaped: shown as text, never HTML
+
+
+def test_side_by_side_maps_share_one_scale_and_outline_the_query():
+    left = np.full((4, 4), 0.25)
+    right = np.eye(4)
+    fig = fq.side_by_side_maps(left, right, TOKENS, 2, titles=("dot", "add"), x_title="k", y_title="q", value_name="w")
+    assert [tr.coloraxis for tr in fig.data] == ["coloraxis", "coloraxis"]
+    assert (fig.layout.coloraxis.cmin, fig.layout.coloraxis.cmax) == (0.0, 1.0)
+    np.testing.assert_array_equal(fig.data[1].z, right)
+    outlines = [(s.xref, s.y0, s.y1) for s in fig.layout.shapes]
+    assert outlines == [("x", 1.5, 2.5), ("x2", 1.5, 2.5)]
+
+
+def test_additive_tex_writes_the_pair_out():
+    q, k, w = np.array([0.5, 0.0]), np.array([0.5, 1.0]), np.array([2.0, -1.0])
+    score = float(w @ np.tanh(q + k))  # 2·tanh(1) − tanh(1) = tanh(1) = 0.762
+    tex = fq.additive_tex(0, 1, q, k, w, score)
+    assert "1.00 & 1.00" in tex and "0.76 & 0.76" in tex and r"\boldsymbol{0.762}" in tex
