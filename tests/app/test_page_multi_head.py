@@ -1,0 +1,358 @@
+"""The multi-head page in AppTest: move the controls, then check what the figures and tables hold
+against the core (attention_core), computed here independently of the page."""
+
+import base64
+
+import numpy as np
+import pytest
+from app_harness import figures, open_page
+
+import attention_core.pretrained as pretrained
+from attention_core import multi_head_attention, split_tokens, token_vectors
+from attention_core.head_stats import head_choices, head_overlap, mean_entropy, random_projections
+from attention_core.shipped import load_examples
+from lab_ui.i18n import t
+
+PAGE = "pages/multi_head.py"
+EXAMPLES = {e.id: e for e in load_examples()}
+
+
+def arr(value) -> np.ndarray:
+    """A number array from a figure spec: Plotly sends numpy arrays base64-encoded; null is NaN."""
+    if isinstance(value, dict) and "bdata" in value:
+        a = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"])).astype(float)
+        return a.reshape([int(s) for s in str(value["shape"]).split(",")]) if "shape" in value else a
+    return np.array(value, dtype=float)
+
+
+def core(text: str, d_model: int, n_heads: int, seed: int):
+    """What the page must show for seeded random weights, computed from the core alone."""
+    x = token_vectors(split_tokens(text), d_model, seed)
+    w = random_projections(d_model, np.random.default_rng(seed))
+    return multi_head_attention(x, w.w_q, w.w_k, w.w_v, w.w_o, n_heads)
+
+
+def blocks_of(z: np.ndarray) -> list[np.ndarray]:
+    """Cut a pulled-apart matrix at its NaN gap columns into the head blocks."""
+    filled = ~np.isnan(z).all(axis=0)
+    out, start = [], None
+    for c, f in enumerate([*filled, False]):
+        if f and start is None:
+            start = c
+        elif not f and start is not None:
+            out.append(z[:, start:c])
+            start = None
+    return out
+
+
+def messages(at) -> str:
+    return " ".join(w.value for w in at.warning) + " " + " ".join(i.value for i in at.info)
+
+
+def table_with_column(at, column: str):
+    return next(d.value for d in at.dataframe if column in list(d.value.columns))
+
+
+@pytest.fixture
+def shipped_only(monkeypatch):
+    """A default install: the optional model package is absent."""
+    monkeypatch.setattr(pretrained, "minilm_available", lambda: False)
+
+
+# --- defaults and languages -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_opens_in_both_languages_with_every_figure(lang):
+    at = open_page(PAGE, lang=lang)
+    assert not at.exception
+    assert at.title[0].value == t("multi_head.title", lang=lang)
+    assert set(figures(at)) >= {"mh_split", "mh_maps", "mh_concat", "mh_entropy", "mh_overlap"}
+    assert [s.value for s in at.subheader][:6] == [f"{i}. {t(f'multi_head.step{i}', lang=lang)}" for i in range(1, 7)]
+
+
+# --- the split, the maps, the join -----------------------------------------------------------------
+
+
+def test_head_blocks_of_q_k_v_are_their_columns():
+    at = open_page(PAGE, mh_text="the cat sat on the mat", mh_d="12", mh_h="3", mh_seed="5")
+    r = core("the cat sat on the mat", 12, 3, 5)
+    for name, whole in (("Q", r.q), ("K", r.k), ("V", r.v)):
+        if name != "Q":
+            at.button_group(key="mh_mat").set_value(name).run()
+        spec = figures(at)["mh_split"]["data"]
+        shown, apart = arr(spec[0]["z"]), arr(spec[1]["z"])
+        np.testing.assert_allclose(shown, whole, atol=1e-5)  # float32 on the wire
+        blocks = blocks_of(apart)
+        assert len(blocks) == 3 and all(b.shape == (6, 4) for b in blocks)
+        for i, block in enumerate(blocks):
+            np.testing.assert_array_equal(block, shown[:, 4 * i : 4 * (i + 1)])
+        shapes = t("multi_head.shapes_split", name=name, T=6, d_model=12, n_heads=3, d_head=4)
+        assert f"`{shapes}`" in [m.value for m in at.markdown]
+
+
+def test_concat_is_the_heads_side_by_side_and_output_is_concat_times_w_o():
+    at = open_page(PAGE, mh_text="machine learning is fun", mh_d="8", mh_h="2")
+    at.slider(key="mh_d").set_value(16).run()
+    at.selectbox(key="mh_h").set_value(4).run()
+    r = core("machine learning is fun", 16, 4, 0)
+    spec = figures(at)["mh_concat"]["data"]
+    heads, concat, output = arr(spec[0]["z"]), arr(spec[1]["z"]), arr(spec[2]["z"])
+    blocks = blocks_of(heads)
+    assert len(blocks) == 4
+    np.testing.assert_array_equal(np.hstack(blocks), concat)  # joined = heads side by side, exactly
+    for i, block in enumerate(blocks):
+        np.testing.assert_allclose(block, r.heads[i], atol=1e-5)
+    np.testing.assert_allclose(concat, r.concat, atol=1e-5)
+    np.testing.assert_allclose(output, r.output, atol=1e-5)
+
+
+def test_each_head_map_is_the_cores_and_all_share_one_scale():
+    at = open_page(PAGE, mh_text="I saw a saw", mh_d="8", mh_h="4", mh_seed="3")
+    r = core("I saw a saw", 8, 4, 3)
+    spec = figures(at)["mh_maps"]
+    maps = [arr(trace["z"]) for trace in spec["data"]]
+    assert len(maps) == 4
+    for i, m in enumerate(maps):
+        np.testing.assert_allclose(m, r.weights[i], atol=1e-6)
+        np.testing.assert_allclose(m.sum(axis=1), 1.0, atol=1e-5)
+    assert {trace["coloraxis"] for trace in spec["data"]} == {"coloraxis"}
+    assert (spec["layout"]["coloraxis"]["cmin"], spec["layout"]["coloraxis"]["cmax"]) == (0, 1)
+
+
+def test_every_figure_has_its_numbers_as_a_table_once_opened():
+    at = open_page(PAGE, mh_text="one two three", mh_d="6", mh_h="3", mh_seed="2")
+    assert len(at.dataframe) == 2  # only the always-visible tables until "The numbers" is opened
+    for key in ("mh_num_split", "mh_num_maps", "mh_num_concat", "mh_num_heads"):
+        at.session_state[key] = True
+    at.run()
+    r = core("one two three", 6, 3, 2)
+    q = table_with_column(at, "h3:c1")
+    np.testing.assert_allclose(q.to_numpy(), r.q)
+    assert list(q.index) == ["0: one", "1: two", "2: three"]
+    maps = table_with_column(at, t("multi_head.query"))
+    np.testing.assert_allclose(maps.iloc[:, 2:].to_numpy(float), r.weights.reshape(9, 3))
+    joined = table_with_column(at, "out:c5")
+    np.testing.assert_allclose(joined.to_numpy(), np.hstack([r.concat, r.output]))
+    overlap = table_with_column(at, t("multi_head.head_name", i=3))
+    np.testing.assert_allclose(overlap.to_numpy(), head_overlap(r.weights))
+
+
+# --- n_heads: only divisors, and a clear message otherwise ---------------------------------------------
+
+
+def test_n_heads_offers_only_divisors_of_d_model():
+    at = open_page(PAGE)
+    for d_model in (8, 12, 17, 30, 384, 512):
+        at.slider(key="mh_d").set_value(d_model).run()
+        options = [int(o) for o in at.selectbox(key="mh_h").options]
+        assert options == head_choices(d_model, 16)
+        assert all(d_model % h == 0 for h in options)
+    assert not at.exception
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_non_divisor_in_the_link_is_explained_and_the_rest_is_kept(lang):
+    at = open_page(PAGE, lang=lang, mh_d="10", mh_h="4", mh_text="keep these words", mh_seed="7")
+    assert not at.exception
+    expected = t("multi_head.heads_not_divisor", lang=lang, wanted=4, d_model=10, ratio="2.50", fallback=2,
+                 choices="1, 2, 5, 10")  # fmt: skip
+    assert expected in messages(at)
+    assert at.selectbox(key="mh_h").value == 2
+    assert at.slider(key="mh_d").value == 10
+    assert at.text_input(key="mh_text").value == "keep these words"
+    assert at.number_input(key="mh_seed").value == 7
+    assert len(figures(at)["mh_maps"]["data"]) == 2
+
+
+@pytest.mark.parametrize(
+    ("d_model", "raw", "fallback", "expected"),
+    [
+        ("64", "32", 16, lambda: t("multi_head.heads_too_many", wanted=32, d_model=64, max_heads=16, fallback=16,
+                                   choices="1, 2, 4, 8, 16")),
+        ("8", "abc", 2, lambda: t("multi_head.heads_not_number", value="abc", fallback=2, choices="1, 2, 4, 8")),
+        ("8", "2.5", 2, lambda: t("multi_head.heads_not_number", value="2.5", fallback=2, choices="1, 2, 4, 8")),
+        ("8", "0", 2, lambda: t("multi_head.heads_not_number", value="0", fallback=2, choices="1, 2, 4, 8")),
+    ],
+    ids=["divides but too many", "not a number", "not whole", "zero"],
+)  # fmt: skip
+def test_other_impossible_head_counts_in_the_link(d_model, raw, fallback, expected):
+    at = open_page(PAGE, mh_d=d_model, mh_h=raw)
+    assert not at.exception
+    assert expected() in messages(at)
+    assert at.selectbox(key="mh_h").value == fallback
+
+
+def test_moving_d_model_to_a_value_the_heads_do_not_divide_says_why():
+    at = open_page(PAGE)
+    at.selectbox(key="mh_h").set_value(4).run()
+    at.slider(key="mh_d").set_value(18).run()
+    assert "18 / 4 = 4.50" in messages(at)
+    assert at.selectbox(key="mh_h").value == 3  # the nearest smaller divisor
+    at.slider(key="mh_d").set_value(17).run()
+    assert at.selectbox(key="mh_h").options == ["1"]
+    assert any(c.value == t("multi_head.heads_only_one", d_model=17, max_heads=16) for c in at.caption)
+    assert not at.exception
+
+
+# --- heads differ: measures match the core ----------------------------------------------------------
+
+
+def test_entropy_and_overlap_figures_hold_the_cores_numbers():
+    at = open_page(PAGE, mh_text="attention is all you need today", mh_d="24", mh_h="6", mh_seed="11")
+    r = core("attention is all you need today", 24, 6, 11)
+    spec = figures(at)
+    np.testing.assert_allclose(arr(spec["mh_entropy"]["data"][0]["y"]), mean_entropy(r.weights), atol=1e-5)
+    np.testing.assert_allclose(arr(spec["mh_overlap"]["data"][0]["z"]), head_overlap(r.weights), atol=1e-5)
+    at.session_state["mh_num_heads"] = True  # open "The numbers": its tables are built only when open
+    at.run()
+    stats = table_with_column(at, t("multi_head.pattern_self"))
+    np.testing.assert_allclose(stats[t("multi_head.entropy_col")], mean_entropy(r.weights))
+
+
+def test_parameter_counts_are_equal_and_computed():
+    at = open_page(PAGE)
+    at.slider(key="mh_d").set_value(384).run()
+    at.selectbox(key="mh_h").set_value(12).run()
+    cost = table_with_column(at, t("multi_head.cost_one", d_model=384))
+    many, one = cost.iloc[:, 0], cost.iloc[:, 1]
+    total = t("multi_head.cost_total")
+    assert many[total] == one[total] == 4 * 384**2
+    assert many[t("multi_head.cost_qkv")] == one[t("multi_head.cost_qkv")] == 3 * 384**2
+    assert many[t("multi_head.cost_qkv_per_head")] == 3 * 384 * 32
+    assert many[t("multi_head.cost_maps")] == 12 * one[t("multi_head.cost_maps")]
+    assert any(
+        t("multi_head.cost_equal", total=f"{4 * 384**2:,}", d_model=384, n_heads=12) == s.value for s in at.success
+    )
+
+
+def test_the_seed_003_mistake_is_shown_flatter_than_the_right_scaling():
+    at = open_page(PAGE, mh_d="64", mh_h="2")
+    table = table_with_column(at, t("multi_head.factor_col"))
+    right, wrong = table.iloc[0], table.iloc[1]
+    assert right[t("multi_head.factor_col")] == pytest.approx(1 / np.sqrt(32), abs=1e-4)
+    assert wrong[t("multi_head.factor_col")] == pytest.approx(1 / 32, abs=1e-4)
+    assert wrong[t("multi_head.entropy_col")] > right[t("multi_head.entropy_col")]  # flatter maps
+
+
+# --- the real model --------------------------------------------------------------------------------
+
+
+def test_real_model_layer_shows_the_shipped_maps(shipped_only):
+    at = open_page(PAGE, mh_src="model", mh_ex="saw_saw", mh_layer="2")
+    assert not at.exception
+    e = EXAMPLES["saw_saw"]
+    for layer in (2, 5):
+        if layer != 2:
+            at.slider(key="mh_layer").set_value(layer).run()
+        spec = figures(at)
+        maps = [arr(trace["z"]) for trace in spec["mh_maps"]["data"]]
+        assert len(maps) == 12
+        for i, m in enumerate(maps):
+            np.testing.assert_allclose(m, e.attentions[layer - 1, i], atol=1e-6)
+        np.testing.assert_allclose(arr(spec["mh_entropy"]["data"][0]["y"]), mean_entropy(e.attentions[layer - 1]),
+                                   atol=1e-5)  # fmt: skip
+        assert "mh_split" not in spec and "mh_concat" not in spec  # no Q, K, V without the model
+        assert t("multi_head.need_encoder") in messages(at)
+    assert "own" not in at.selectbox(key="mh_ex").options
+    assert any(c.value == t("multi_head.enable_free_text") for c in at.caption)
+
+
+def test_the_model_preset_picks_the_layer_whose_heads_differ_most(shipped_only):
+    at = open_page(PAGE)
+    at.button(key="mh_preset_model").click().run()
+    assert at.button_group(key="mh_src").value == "model"
+    maps = EXAMPLES["animal_tired"].attentions
+    overlaps = [np.mean(head_overlap(m)[~np.eye(12, dtype=bool)]) for m in maps]
+    assert at.slider(key="mh_layer").value == 1 + int(np.argmin(overlaps))
+    focus = at.selectbox(key="mh_focus").value
+    assert focus == 1 + int(np.argmin(mean_entropy(maps[int(np.argmin(overlaps))])))
+    # the close-up is that head's map, labelled with the model's word pieces
+    detail = figures(at)["mh_focus_map"]["data"][0]
+    np.testing.assert_allclose(arr(detail["z"]), maps[int(np.argmin(overlaps)), focus - 1], atol=1e-6)
+    assert any("previous" in item.value for item in at.markdown)  # a head that looks one token back
+
+
+@pytest.mark.skipif(not pretrained.minilm_available(), reason="the optional model package is not installed")
+def test_with_the_model_installed_examples_get_real_q_k_v_and_free_text_works():
+    at = open_page(PAGE, mh_src="model", mh_ex="cat_mat", mh_layer="3")
+    e = EXAMPLES["cat_mat"]
+    spec = figures(at)
+    maps = np.stack([arr(trace["z"]) for trace in spec["mh_maps"]["data"]])
+    np.testing.assert_allclose(maps, e.attentions[2], atol=3e-3)  # shipped maps are float16
+    shown_q = arr(spec["mh_split"]["data"][0]["z"])
+    assert shown_q.shape == (len(e.tokens), 384)
+    assert len(blocks_of(arr(spec["mh_split"]["data"][1]["z"]))) == 12
+
+    at.selectbox(key="mh_ex").set_value("own").run()
+    at.text_input(key="mh_mtext").set_value("Dogs chase cats. " * 40).run()
+    assert not at.exception
+    maps = figures(at)["mh_maps"]["data"]
+    assert len(maps) == 12 and arr(maps[0]["z"]).shape == (48, 48)  # cut to MAX_PIECES, [CLS] ... [SEP]
+    assert maps[0]["customdata"][0][0][0] == "[CLS]" and maps[0]["customdata"][-1][0][0] == "[SEP]"
+    assert t("multi_head.model_cut", shown=48) in [c.value for c in at.caption]
+
+
+# --- presets, steps, check yourself ----------------------------------------------------------------
+
+
+def test_seeds_preset_is_four_tokens_two_heads():
+    at = open_page(PAGE)
+    at.button(key="mh_preset_seeds").click().run()
+    maps = figures(at)["mh_maps"]["data"]
+    assert len(maps) == 2 and arr(maps[0]["z"]).shape == (4, 4)
+    assert [row[0][0] for row in maps[0]["customdata"]] == list("机器学习")
+    at.button(key="mh_preset_long").click().run()
+    assert len(figures(at)["mh_maps"]["data"]) == 8
+    assert not at.exception
+
+
+def test_lecture_mode_shows_one_step_from_the_link():
+    at = open_page(PAGE, lecture="1", mh_step="2")
+    assert not at.exception
+    assert set(figures(at)) == {"mh_maps"}
+    at.button(key="mh_step_next").click().run()
+    assert set(figures(at)) == {"mh_concat"}
+    assert at.query_params["mh_step"] == "3"
+
+
+def test_check_yourself_uses_the_models_sizes():
+    at = open_page(PAGE)
+    at.number_input(key="mh_check").set_value(32).run()
+    assert at.success and t("common.correct", answer="32.0000") in [s.value for s in at.success]
+    at.number_input(key="mh_check").set_value(384 / 6).run()
+    assert any(e.value == t("common.not_quite", typed="64.0000") for e in at.error)
+    at.radio(key="mh_choice").set_value("every_token").run()
+    assert t("multi_head.choice_expl") in [i.value for i in at.info]
+
+
+# --- bad input -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["", "   ", "word " * 1000, "😀 👩‍💻 🎉", "我在河边看见了一只猫", "مرحبا بالعالم", "a\u200bb\u200c\u200dc",
+     "<b>bold</b> <script>x</script>"],
+    ids=["empty", "blank", "5000 chars", "emoji", "chinese", "rtl", "zero-width", "html"],
+)  # fmt: skip
+def test_bad_sentences_never_break_the_page(text):
+    at = open_page(PAGE, mh_text=text)
+    assert not at.exception
+    maps = figures(at)["mh_maps"]["data"]
+    labels = [pair[1] for pair in maps[0]["customdata"][0]]
+    assert all("<b>" not in label and "<script>" not in label for label in labels)
+    if text.startswith("<b>"):
+        assert "&lt;" in labels and "&gt;" in labels  # the tags' brackets arrive as text
+    assert len(labels) <= 40
+
+
+@pytest.mark.parametrize(
+    "params",
+    [{"mh_d": "abc"}, {"mh_d": "100000"}, {"mh_seed": "-4"}, {"mh_src": "zzz"}, {"mh_step": "99"},
+     {"mh_src": "model", "mh_layer": "99"}, {"mh_src": "model", "mh_ex": "nope"}, {"mh_mat": "W"}],
+)  # fmt: skip
+def test_bad_link_values_fall_back_with_a_notice(params, shipped_only):
+    at = open_page(PAGE, **params)
+    assert not at.exception
+    assert at.toast, f"no notice for {params}"
+    assert figures(at)
