@@ -27,13 +27,21 @@ from bench.common import BARE_APP, gc_flags, machine_line, percentile, start_ser
 # <input type=range>; that input takes the focus and the arrow keys.
 SLIDER = "[data-testid=stMain] [data-testid=stSlider] input[type=range]"
 
-# Before a step: remember each chart's data (object and text) and listen for the key press.
+# Before a step: remember each chart's data (object and text), listen for the key press, and
+# watch Streamlit's script state, so that a step that fails can say whether a rerun happened.
 ARM_JS = """
 () => {
   const charts = [...document.querySelectorAll('[data-testid=stMain] .js-plotly-plot')];
-  window.__bench = {refs: charts.map(gd => gd.data), texts: charts.map(gd => JSON.stringify(gd.data)), t0: null};
-  document.addEventListener('keydown', () => { window.__bench.t0 = performance.now(); },
-                            {capture: true, once: true});
+  const b = {refs: charts.map(gd => gd.data), texts: charts.map(gd => JSON.stringify(gd.data)),
+             t0: null, ran: false, finishedAt: null};
+  window.__bench = b;
+  document.addEventListener('keydown', () => { b.t0 = performance.now(); }, {capture: true, once: true});
+  const app = document.querySelector('[data-testid=stApp]');
+  new MutationObserver(() => {
+    const state = app.getAttribute('data-test-script-state');
+    if (state === 'running') b.ran = true;
+    if (state === 'notRunning' && b.ran) b.finishedAt = performance.now();
+  }).observe(app, {attributes: true, attributeFilter: ['data-test-script-state']});
 }
 """
 
@@ -48,8 +56,16 @@ WAIT_JS = """
   const start = performance.now();
   const changed = (gd, i) => gd.data !== b.refs[i] && JSON.stringify(gd.data) !== b.texts[i];
   const check = () => {
-    if (performance.now() - start > timeoutMs) { reject(new Error('no redraw within ' + timeoutMs + ' ms')); return; }
+    const now = performance.now();
+    if (now - start > timeoutMs) {
+      reject(new Error(b.ran ? 'no redraw within ' + timeoutMs + ' ms' : 'no rerun within ' + timeoutMs + ' ms'));
+      return;
+    }
     const charts = [...document.querySelectorAll('[data-testid=stMain] .js-plotly-plot')];
+    if (b.finishedAt !== null && now - b.finishedAt > 3000 && !charts.some(changed)) {
+      reject(new Error('the rerun finished but no chart changed'));
+      return;
+    }
     const done = b.t0 !== null
       && app.getAttribute('data-test-script-state') === 'notRunning'
       && !document.querySelector('[data-testid=stStatusWidget]')
@@ -83,6 +99,7 @@ class Target:
         self.page = context.new_page()
         self.times: list[float] = []
         self.failures: list[str] = []
+        self.note = ""
         self.skip_reason = ""
         self.direction = "ArrowRight"
 
@@ -91,6 +108,11 @@ class Target:
         self.page.wait_for_function(IDLE_JS, timeout=60000)
         self.page.wait_for_timeout(500)  # a rerun that st.navigation may ask for on a first visit
         self.page.wait_for_function(IDLE_JS, timeout=60000)
+        dialog = self.page.locator("[data-testid=stDialog]")
+        if dialog.count():  # e.g. "Page not found": a modal makes the page inert; a student would close it
+            self.note = "a dialog was open on arrival: " + " ".join(dialog.first.inner_text().split())[:70]
+            self.page.keyboard.press("Escape")
+            self.page.wait_for_function(IDLE_JS, timeout=60000)
         sliders = self.page.locator(SLIDER)
         self.slider = sliders.first
         if sliders.count() == 0:
@@ -153,6 +175,8 @@ def measure(pages: list[str], rounds: int, steps: int, warmup: int, gc: str, tim
         raise SystemExit(f"the floor could not be measured: {floor.skip_reason or floor.failures}")
     floor_median = statistics.median(floor.times)
     for target in targets:
+        if target.note:
+            print(f"{target.name:24s} note: {target.note}")
         if target.skip_reason:
             print(f"{target.name:24s} skipped: {target.skip_reason}")
             continue

@@ -168,6 +168,7 @@ class Session:
         self._exceptions = 0
         self._pending: asyncio.Future | None = None
         self.closing = False
+        self.page_not_found = False  # the server said "Page not found" since the last send (then runs the main page)
 
     # --- the wire ------------------------------------------------------------------------------
 
@@ -209,6 +210,8 @@ class Session:
             self.max_cache_age = msg.new_session.config.max_cached_message_age or self.max_cache_age
             self._run_sliders = {}
             self._exceptions = 0
+        elif kind == "page_not_found":
+            self.page_not_found = True
         elif kind == "navigation":
             self.page_script_hash = msg.navigation.page_script_hash or self.page_script_hash
         elif kind == "page_info_changed":
@@ -236,6 +239,8 @@ class Session:
                     self._pending.set_exception(RunFailed("compile error"))
                 elif self._exceptions:
                     self._pending.set_exception(RunFailed("exception on the page"))
+                elif self.page_not_found and self.index >= 0:
+                    self._pending.set_exception(RunFailed("page not found"))
                 else:
                     self._pending.set_result(None)
 
@@ -258,6 +263,7 @@ class Session:
         info.url, info.is_embedded, info.color_scheme = f"{self.hall.base}/{self.hall.page}", False, "light"
 
         self._pending = asyncio.get_running_loop().create_future()
+        self.page_not_found = False
         start = time.perf_counter()
         await self.ws.send(msg.SerializeToString())
         try:
@@ -364,6 +370,8 @@ async def run_hall(args, base: str, pid: int | None, label: str) -> Result:
     await warm.rerun()
     if warm._slider() is None:
         raise SystemExit(f"page {args.page!r} shows no slider to move")
+    if warm.page_not_found:  # lab_ui/shell.py's first-request detour; later sessions are checked
+        print(f"note: the first visit to /{args.page} on this fresh server got 'Page not found'")
     await warm.close()
     await asyncio.sleep(2)
     rss_none = rss()
