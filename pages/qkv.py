@@ -10,7 +10,7 @@ from attention_core import additive_attention_scores, scaled_dot_product_attenti
 from attention_core.steps import project, qkv_walkthrough, query_step, random_weights, sentence_matrix
 from lab_ui import controls, widgets
 from lab_ui.figures import qkv as fq
-from lab_ui.i18n import t
+from lab_ui.i18n import current_lang, t
 from lab_ui.lecture import is_lecture, stepper
 
 DEFAULT_TEXT = "I saw a saw"  # seed 001's own example: two "saw"s, one word, two meanings
@@ -21,6 +21,7 @@ TYPED_LIMIT = 99.0  # typed weights beyond ±99 are refused: exp() of such score
 W_NAMES = ("wq", "wk", "wv")
 W_TEX = {"wq": "W_q", "wk": "W_k", "wv": "W_v"}
 N_STEPS = 9
+SQUARE_MAX = 8  # up to 8 tokens a T × T matrix is printed (if it fits); beyond, A' is drawn as a heatmap
 
 DEFAULT_SEED = 3  # with this seed, token 1 of the default sentence attends clearly to one key
 
@@ -67,8 +68,10 @@ def parse_matrix(raw: list[str]) -> tuple[tuple[float, ...], ...]:
     return m
 
 
-def as_tuple(w: np.ndarray) -> tuple[tuple[float, ...], ...]:
-    return tuple(tuple(float(v) for v in row) for row in w)
+def as_tuple(w) -> tuple[tuple[float, ...], ...]:
+    """A matrix as the link writes it: within ±99 and to 6 significant digits, so that the numbers
+    computed with are exactly the numbers a copied link restores."""
+    return tuple(tuple(float(format(min(max(float(v), -TYPED_LIMIT), TYPED_LIMIT), ".6g")) for v in row) for row in w)
 
 
 def fit_shape(m: tuple | None, fallback: np.ndarray) -> tuple[tuple[float, ...], ...]:
@@ -82,10 +85,9 @@ def fit_shape(m: tuple | None, fallback: np.ndarray) -> tuple[tuple[float, ...],
     return as_tuple(out)
 
 
-# --- cached core calls and figures -----------------------------------------------------------------
+# --- one cached core call, and the figures built from it -------------------------------------------
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
 def random_set(d_model: int, d_k: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """W_q, W_k, W_v and the additive model's w, all from one seed."""
     rng = np.random.default_rng(seed)
@@ -94,16 +96,80 @@ def random_set(d_model: int, d_k: int, seed: int) -> tuple[np.ndarray, np.ndarra
     return w_q, w_k, w_v, w_add
 
 
-@st.cache_data(show_spinner=False, max_entries=128)
-def walkthrough(tokens: tuple[str, ...], d_model: int, seed: int, w_q, w_k, w_v, i: int, w_add):
+def walkthrough(tokens: tuple[str, ...], d_model: int, d_k: int, seed: int, typed: str, i: int):
+    w_q, w_k, w_v, w_add = random_set(d_model, d_k, seed)
+    if typed:
+        w_q, w_k, w_v = (np.array(parse_matrix([m])) for m in typed.split("|"))  # [d_model, d_k] each
     return qkv_walkthrough(sentence_matrix(list(tokens), d_model, seed), w_q, w_k, w_v, i, w_add)
 
 
-@st.cache_resource(show_spinner=False, max_entries=64)
-def figure(kind: str, *args, **kwargs):
-    """Figures are built once per input and reused: building a Plotly figure costs far more than
-    sending it, and this page has several. The shared objects are never modified after this."""
-    return getattr(fq, kind)(*args, **kwargs)
+def build_figures(tokens: tuple[str, ...], d_model: int, d_k: int, seed: int, typed: str, i: int, lang: str):
+    r = compute(tokens, d_model, d_k, seed, typed, i)
+    s = r.query
+    key, query, value = t("qkv.key_axis", lang), t("qkv.query_axis", lang), t("qkv.value_axis", lang)
+    figs = {
+        "scores": fq.score_bars(
+            tokens, s.alpha, s.alpha_scaled, s.alpha_prime, x_title=key, y_title=value,
+            names=(t("qkv.bar_alpha", lang), t("qkv.bar_scaled", lang), t("qkv.bar_weight", lang)),
+        ),
+        "sum": fq.weighted_sum_figure(tokens, s.alpha_prime, r.V, s.contributions, s.b_i, b_name=f"b{i + 1}",
+                                      x_title=t("qkv.component_axis", lang), y_title=value),
+        "weights": fq.attention_map(r.matrix.weights, tokens, i, x_title=key, y_title=query, value_name="α'"),
+        "both": fq.side_by_side_maps(r.matrix.weights, r.additive_weights, tokens, i, x_title=key, y_title=query,
+                                     titles=(t("qkv.dot_map", lang), t("qkv.add_map", lang)), value_name="α'"),
+    }  # fmt: skip
+    return figs
+
+
+# Both caches hold shared objects (cache_resource): nothing is modified after it is built, and a
+# Plotly figure costs far more to build than to send. Their keys are a few short values, cheap to
+# hash on every rerun; typed weights arrive as their link text ("" when the weights are random).
+# Each cached function is one line: Streamlit reads its source on every rerun to key the cache.
+@st.cache_resource(show_spinner=False, max_entries=256)
+def compute(*args):
+    return walkthrough(*args)
+
+
+@st.cache_resource(show_spinner=False, max_entries=256)
+def figures_for(*args):
+    return build_figures(*args)
+
+
+def typed_weights(source: str, random: tuple[np.ndarray, ...], d_model: int, d_k: int) -> str:
+    """The grids for typing W_q, W_k, W_v, kept in the link; returns the typed matrices as link text
+    ("" when the random weights are used)."""
+    if source == "random":
+        for name in W_NAMES:  # typed numbers stay in the session for a return to "typed"
+            st.query_params.pop(f"qkv_{name}", None)
+        return ""
+    if d_model > TYPED_MAX or d_k > TYPED_MAX:
+        st.info(t("qkv.typed_too_big", max=TYPED_MAX), icon=":material/info:")
+        return ""
+    st.caption(t("qkv.typed_help"))
+    defaults = {name: as_tuple(w) for name, w in zip(W_NAMES, random, strict=True)}
+
+    def reset() -> None:
+        st.session_state.update({f"qkv_{name}": m for name, m in defaults.items()})
+
+    texts = []
+    for col, name in zip(st.columns(3), W_NAMES, strict=True):
+        key = f"qkv_{name}"
+        controls.restore_from_url(key, None, parse_matrix)
+        m = fit_shape(st.session_state[key], defaults[name])
+        if st.session_state.get(f"_{key}_seen") != m:  # set from outside (link, preset, resize): a fresh grid
+            st.session_state[f"_{key}_ver"] = st.session_state.get(f"_{key}_ver", 0) + 1
+        frame = pd.DataFrame(m, index=[str(r + 1) for r in range(d_model)], columns=[str(c + 1) for c in range(d_k)])
+        number = st.column_config.NumberColumn(min_value=-TYPED_LIMIT, max_value=TYPED_LIMIT, step=0.01, format="%.2f")
+        with col:
+            st.markdown(f"${W_TEX[name]}$ · [{d_model} × {d_k}]")
+            edited = st.data_editor(frame, key=f"{key}_ed{st.session_state[f'_{key}_ver']}", num_rows="fixed",
+                                    column_config=dict.fromkeys(frame.columns, number))  # fmt: skip
+        m = as_tuple(np.nan_to_num(edited.to_numpy(dtype=np.float64), nan=0.0))  # an emptied cell counts as 0
+        st.session_state[key] = st.session_state[f"_{key}_seen"] = m
+        controls.publish_to_url(key, m, defaults[name], serialize=matrix_to_text)
+        texts.append(matrix_to_text(m))
+    st.button(t("qkv.reset_typed"), key="qkv_wreset", on_click=reset, icon=":material/restart_alt:")
+    return "|".join(texts)
 
 
 def short(token: str, n: int = 14) -> str:
@@ -115,9 +181,17 @@ def key_labels(tokens: list[str]) -> list[str]:
     return [f"{j + 1} · {short(tok)}" for j, tok in enumerate(tokens)]
 
 
-def step_header(n: int) -> None:
-    if not is_lecture():  # in lecture mode the stepper's bar names the step
-        st.subheader(f"{n} · {t(f'qkv.step{n}')}", divider="gray")
+def math(tex: str) -> str:
+    """Display maths inside a markdown block: one element for a step's words and formulas."""
+    return f"$$\n{tex}\n$$"
+
+
+def show(*blocks: str, step: int | None = None) -> None:
+    """A step's heading, words and formulas as one markdown element (fewer elements, a faster
+    rerun). In lecture mode the stepper's bar names the step instead of the heading."""
+    if step is not None and not is_lecture():
+        blocks = (f"### {step} · {t(f'qkv.step{step}')}", *blocks)
+    st.markdown("\n\n".join(b for b in blocks if b))
 
 
 # --- text, then controls ----------------------------------------------------------------------------
@@ -140,41 +214,7 @@ with st.expander(t("qkv.controls"), expanded=not is_lecture(), icon=":material/t
         t("qkv.w_source"), ["random", "typed"], key="qkv_w", format_func=lambda s: t(f"qkv.w_{s}"),
         help=t("qkv.w_source_help", max=TYPED_MAX),
     )  # fmt: skip
-    w_q, w_k, w_v, w_add = random_set(d_model, d_k, seed)
-    weights = {"wq": w_q, "wk": w_k, "wv": w_v}
-    if source == "random":
-        for name in W_NAMES:  # typed numbers stay in the session for a return to "typed"
-            st.query_params.pop(f"qkv_{name}", None)
-    elif d_model > TYPED_MAX or d_k > TYPED_MAX:
-        st.info(t("qkv.typed_too_big", max=TYPED_MAX), icon=":material/info:")
-    else:
-        st.caption(t("qkv.typed_help"))
-
-        def reset_typed() -> None:
-            for name in W_NAMES:
-                st.session_state[f"qkv_{name}"] = as_tuple(weights[name])
-
-        for col, name in zip(st.columns(3), W_NAMES, strict=True):
-            key = f"qkv_{name}"
-            controls.restore_from_url(key, None, parse_matrix)
-            m = fit_shape(st.session_state[key], weights[name])
-            if st.session_state.get(f"_{key}_seen") != m:  # set from outside (link, preset, resize):
-                st.session_state[f"_{key}_ver"] = st.session_state.get(f"_{key}_ver", 0) + 1  # fresh grid
-            frame = pd.DataFrame(np.array(m), index=[str(r + 1) for r in range(d_model)],
-                                 columns=[str(c + 1) for c in range(d_k)])  # fmt: skip
-            with col:
-                st.markdown(f"${W_TEX[name]}$ · [{d_model} × {d_k}]")
-                edited = st.data_editor(
-                    frame, key=f"{key}_ed{st.session_state[f'_{key}_ver']}", num_rows="fixed",
-                    column_config={c: st.column_config.NumberColumn(c, min_value=-TYPED_LIMIT, max_value=TYPED_LIMIT,
-                                                                    step=0.01, format="%.2f") for c in frame.columns},
-                )  # fmt: skip
-            typed = np.nan_to_num(edited.to_numpy(dtype=np.float64), nan=0.0)  # an emptied cell counts as 0
-            m = as_tuple(np.clip(typed, -TYPED_LIMIT, TYPED_LIMIT))
-            st.session_state[key] = st.session_state[f"_{key}_seen"] = m
-            controls.publish_to_url(key, m, as_tuple(weights[name]), serialize=matrix_to_text)
-            weights[name] = np.array(m)  # [d_model, d_k]
-        st.button(t("qkv.reset_typed"), key="qkv_wreset", on_click=reset_typed, icon=":material/restart_alt:")
+    typed = typed_weights(source, random_set(d_model, d_k, seed)[:3], d_model, d_k)
     tables = controls.toggle(t("qkv.show_tables"), key="qkv_tables", help=t("qkv.show_tables_help"))
 
 T = len(tokens)
@@ -189,7 +229,8 @@ i = query - 1
 # --- one core call ----------------------------------------------------------------------------------
 
 try:
-    r = walkthrough(tuple(tokens), d_model, seed, weights["wq"], weights["wk"], weights["wv"], i, w_add)
+    r = compute(tuple(tokens), d_model, d_k, seed, typed, i)
+    figs = figures_for(tuple(tokens), d_model, d_k, seed, typed, i, current_lang())
 except ValueError as error:
     widgets.friendly_error(error)
     st.stop()
@@ -204,11 +245,11 @@ a_labels, q_labels, k_labels = fq.row_labels("a", T), fq.row_labels("q", T), fq.
 # --- 1. tokens become vectors -----------------------------------------------------------------------
 
 if visible(1):
-    step_header(1)
-    st.markdown(t("qkv.step1_body", T=T, d_model=d_model))
-    st.markdown("\u2003".join(f"$a_{{{j + 1}}}$ = **{widgets.escape_markdown(short(tok, 24))}**"
-                              for j, tok in enumerate(tokens)))  # fmt: skip
-    st.latex(fq.matrix_tex(r.x, name="I", row_labels=a_labels, highlight_row=i))
+    chips = "\u2003".join(
+        f"$a_{{{j + 1}}}$ = **{widgets.escape_markdown(short(tok, 24))}**" for j, tok in enumerate(tokens)
+    )
+    show(t("qkv.step1_body", T=T, d_model=d_model), chips,
+         math(fq.matrix_tex(r.x, name="I", row_labels=a_labels, highlight_row=i)), step=1)  # fmt: skip
     if repeats:
         a, b = repeats[0]
         st.info(t("qkv.repeated", a=a + 1, b=b + 1, token=widgets.escape_markdown(short(tokens[a], 24))),
@@ -217,47 +258,37 @@ if visible(1):
 # --- 2. three weight matrices -----------------------------------------------------------------------
 
 if visible(2):
-    step_header(2)
-    st.markdown(t("qkv.step2_body", d_model=d_model, d_k=d_k))
     parts = [fq.matrix_tex(getattr(r, f"w_{n[1]}"), name=W_TEX[n]) for n in W_NAMES]
-    for line in fq.matrices_tex(parts, [fq.matrix_px(d_k)] * 3, width):
-        st.latex(line)
     typed_now = source == "typed" and max(d_model, d_k) <= TYPED_MAX
-    st.caption(t("qkv.weights_typed") if typed_now else t("qkv.weights_random", seed=seed))
+    note = t("qkv.weights_typed") if typed_now else t("qkv.weights_random", seed=seed)
+    show(t("qkv.step2_body", d_model=d_model, d_k=d_k),
+         *map(math, fq.matrices_tex(parts, [fq.matrix_px(d_k)] * 3, width)), f"*{note}*", step=2)  # fmt: skip
 
 # --- 3. Q, K, V -------------------------------------------------------------------------------------
 
 if visible(3):
-    step_header(3)
-    st.markdown(t("qkv.step3_body", T=T, d_model=d_model, d_k=d_k))
     full = fq.product_tex([("I", r.x, a_labels), ("W_q", r.w_q, None)], ("Q", r.Q, q_labels), highlight_row=i,
                           budget=width)  # fmt: skip
-    if full:
-        st.latex(full)
-    st.latex(fq.entry_tex("q", i, 0, r.x[i], r.w_q[:, 0], r.Q[i, 0], "W_q"))
-    st.markdown(t("qkv.step3_all"))
     parts = [
         fq.matrix_tex(m, name=rf"{X} = I\,W_{x}", row_labels=fq.row_labels(x, T), highlight_row=i)
         for X, x, m in (("Q", "q", r.Q), ("K", "k", r.K), ("V", "v", r.V))
     ]
-    for line in fq.matrices_tex(parts, [max(fq.matrix_px(d_k, True), 190)] * 3, width):
-        st.latex(line)
+    show(t("qkv.step3_body", T=T, d_model=d_model, d_k=d_k), math(full) if full else "",
+         math(fq.entry_tex("q", i, 0, r.x[i], r.w_q[:, 0], r.Q[i, 0], "W_q")), t("qkv.step3_all"),
+         *map(math, fq.matrices_tex(parts, [max(fq.matrix_px(d_k, True), 190)] * 3, width)), step=3)  # fmt: skip
     st.info(t("qkv.rows_vs_columns"), icon=":material/swap_horiz:")
     if tables:
         columns = [f"{p}[{c + 1}]" for p, n in (("a", d_model), ("q", d_k), ("k", d_k), ("v", d_k)) for c in range(n)]
         widgets.show_table(pd.DataFrame(np.hstack([r.x, r.Q, r.K, r.V]), index=labels, columns=columns),
                            key="qkv_qkv", filename="qkv_I_Q_K_V.csv", caption=t("qkv.table_qkv"))  # fmt: skip
-    widgets.formula_and_code(r"Q = I\,W_q \qquad K = I\,W_k \qquad V = I\,W_v", project)
 
 # --- 4. the scores of one query ---------------------------------------------------------------------
 
 if visible(4):
-    step_header(4)
-    st.markdown(t("qkv.step4_body", i=i + 1, token=widgets.escape_markdown(short(tokens[i], 24))))
     parts = [rf"q_{{{i + 1}}} = {fq.vector_tex(s.q_i)}", fq.matrix_tex(r.K, name="K", row_labels=k_labels)]
-    for line in fq.matrices_tex(parts, [fq.matrix_px(d_k) + 60, fq.matrix_px(d_k, True)], width):
-        st.latex(line)
-    st.latex(fq.dot_terms_tex(i, s.q_i, r.K, s.products, s.alpha))
+    show(t("qkv.step4_body", i=i + 1, token=widgets.escape_markdown(short(tokens[i], 24))),
+         *map(math, fq.matrices_tex(parts, [fq.matrix_px(d_k) + 60, fq.matrix_px(d_k, True)], width)),
+         math(fq.dot_terms_tex(i, s.q_i, r.K, s.products, s.alpha)), step=4)  # fmt: skip
     with st.container(border=True):
         j = min(1, T - 1)
         st.markdown(t("qkv.seed_mistake", d_k=d_k, k2=fq.vector_tex(r.K[j]), j=j + 1))
@@ -269,17 +300,10 @@ if visible(4):
 # --- 5. scale, then softmax -------------------------------------------------------------------------
 
 if visible(5):
-    step_header(5)
-    st.markdown(t("qkv.step5_body", d_k=d_k))
-    st.latex(fq.scale_tex(d_k, s.scale))
-    names = (t("qkv.bar_alpha"), t("qkv.bar_scaled"), t("qkv.bar_weight"))
+    show(t("qkv.step5_body", d_k=d_k), math(fq.scale_tex(d_k, s.scale)), step=5)
     best = int(np.argmax(s.alpha_prime))
-    widgets.show_figure(
-        figure("score_bars", tuple(tokens), s.alpha, s.alpha_scaled, s.alpha_prime, names=names,
-               x_title=t("qkv.key_axis"), y_title=t("qkv.value_axis")),
-        key="qkv_scores", alt=t("qkv.alt_scores", i=i + 1, best=labels[best]),
-    )  # fmt: skip
-    st.latex(fq.softmax_tex(i, s.alpha_prime, per_line=4 if width >= fq.WIDTH else 3))
+    widgets.show_figure(figs["scores"], key="qkv_scores", alt=t("qkv.alt_scores", i=i + 1, best=labels[best]))
+    show(math(fq.softmax_tex(i, s.alpha_prime, per_line=4 if width >= fq.WIDTH else 3)))
     if tables:
         frame = pd.DataFrame(
             {"α": s.alpha, "α/√d_k": s.alpha_scaled, "exp(α/√d_k − max)": s.exp_shifted, "α'": s.alpha_prime},
@@ -290,15 +314,13 @@ if visible(5):
 # --- 6. the weighted sum of the values --------------------------------------------------------------
 
 if visible(6):
-    step_header(6)
     best = int(np.argmax(s.alpha_prime))
-    st.markdown(t("qkv.step6_body", i=i + 1))
-    st.latex(fq.weighted_sum_tex(i, s.alpha_prime, r.V, s.contributions, s.b_i, budget=width))
-    widgets.show_figure(
-        figure("weighted_sum_figure", tuple(tokens), s.alpha_prime, r.V, s.contributions, s.b_i,
-               b_name=f"b{i + 1}", x_title=t("qkv.component_axis"), y_title=t("qkv.value_axis")),
-        key="qkv_sum", alt=t("qkv.alt_sum", i=i + 1),
-    )  # fmt: skip
+    show(
+        t("qkv.step6_body", i=i + 1),
+        math(fq.weighted_sum_tex(i, s.alpha_prime, r.V, s.contributions, s.b_i, width)),
+        step=6,
+    )
+    widgets.show_figure(figs["sum"], key="qkv_sum", alt=t("qkv.alt_sum", i=i + 1))
     if s.alpha_prime[best] < 1.5 / T:  # no key stands out: b_i is close to the plain average of the values
         st.markdown(t("qkv.even", i=i + 1, w=f"{s.alpha_prime[best]:.3f}", avg=f"{1 / T:.3f}"))
     else:
@@ -310,41 +332,44 @@ if visible(6):
         frame = pd.DataFrame(np.vstack([s.contributions, s.b_i]), index=index, columns=columns)
         widgets.show_table(frame, key="qkv_parts", filename="qkv_weighted_sum.csv", caption=t("qkv.table_sum"))
     widgets.formula_and_code(
-        r"\alpha_{i,j} = q_i \cdot k_j \\[4pt] \alpha'_{i,j} = \frac{e^{\alpha_{i,j}/\sqrt{d_k}}}"
-        r"{\sum_m e^{\alpha_{i,m}/\sqrt{d_k}}} \\[4pt] b_i = \sum_j \alpha'_{i,j}\, v_j",
+        r"Q = I\,W_q \quad K = I\,W_k \quad V = I\,W_v \\[6pt] \alpha_{i,j} = q_i \cdot k_j \\[6pt]"
+        r"\alpha'_{i,j} = \frac{e^{\alpha_{i,j}/\sqrt{d_k}}}{\sum_m e^{\alpha_{i,m}/\sqrt{d_k}}} \\[6pt]"
+        r"b_i = \sum_j \alpha'_{i,j}\, v_j",
+        project,
         query_step,
     )
 
 # --- 7. every query at once: the matrix form ------------------------------------------------------
 
 if visible(7):
-    step_header(7)
-    st.markdown(t("qkv.step7_body", T=T, d_k=d_k))
     A, A_prime, O = r.matrix.scores, r.matrix.weights, r.matrix.output  # noqa: E741 (the formula's names)
-    square = fq.matrix_px(T, True) + 110  # a T × T matrix with its row names and "A' ="
-    full = fq.product_tex([("Q", r.Q, q_labels), (r"K^{\top}", r.K.T, None)], ("A", A, q_labels), highlight_row=i,
-                          budget=width)  # fmt: skip
-    if full:
-        st.latex(full)
-    elif square <= width:
-        st.latex(r"A = Q K^{\top} = " + fq.matrix_tex(A, name="A", row_labels=q_labels, highlight_row=i))
-    if square <= width:
-        st.latex(fq.matrix_tex(A_prime, name=r"A' = \operatorname{softmax}(A/\sqrt{d_k})", row_labels=q_labels,
-                               highlight_row=i))  # fmt: skip
-    else:  # too many tokens to print a T × T matrix: draw A' instead
-        st.caption(t("qkv.too_wide", T=T))
-        widgets.show_figure(
-            figure("attention_map", A_prime, tuple(tokens), i, x_title=t("qkv.key_axis"),
-                   y_title=t("qkv.query_axis"), value_name="α'"),
-            key="qkv_weights", alt=t("qkv.alt_weights", T=T, i=i + 1),
-        )  # fmt: skip
+    square = T <= SQUARE_MAX and fq.matrix_px(T, True) + 110 <= width  # a T × T matrix, its row names, "A ="
+    scores = fq.product_tex([("Q", r.Q, q_labels), (r"K^{\top}", r.K.T, None)], ("A", A, q_labels), highlight_row=i,
+                            budget=width)  # fmt: skip
+    if not scores and square:
+        scores = r"A = Q K^{\top} = " + fq.matrix_tex(A, name="A", row_labels=q_labels, highlight_row=i)
+    softmaxed = fq.matrix_tex(A_prime, name=r"A' = \operatorname{softmax}(A/\sqrt{d_k})", row_labels=q_labels,
+                              highlight_row=i)  # fmt: skip
     b_labels = fq.row_labels("b", T)
-    full = fq.product_tex([("A'", A_prime, q_labels), ("V", r.V, None)], ("O", O, b_labels), highlight_row=i,
-                          budget=width)  # fmt: skip
-    st.latex(full or r"O = A' V = " + fq.matrix_tex(O, name="O", row_labels=b_labels, highlight_row=i))
+    output = fq.product_tex([("A'", A_prime, q_labels), ("V", r.V, None)], ("O", O, b_labels), highlight_row=i,
+                            budget=width) or r"O = A' V = " + fq.matrix_tex(O, name="O", row_labels=b_labels,
+                                                                             highlight_row=i)  # fmt: skip
     same = bool(np.allclose(O[i], s.b_i)) and bool(np.allclose(A_prime[i], s.alpha_prime))
-    st.markdown(t("qkv.same_as_steps" if same else "qkv.not_same", i=i + 1))
-    if tables or square > width:
+    agree = t("qkv.same_as_steps" if same else "qkv.not_same", i=i + 1)
+    if square:
+        show(
+            t("qkv.step7_body", T=T, d_k=d_k),
+            math(scores) if scores else "",
+            math(softmaxed),
+            math(output),
+            agree,
+            step=7,
+        )
+    else:  # too many tokens to print a T × T matrix: draw A' instead
+        show(t("qkv.step7_body", T=T, d_k=d_k), t("qkv.too_wide", T=T), step=7)
+        widgets.show_figure(figs["weights"], key="qkv_weights", alt=t("qkv.alt_weights", T=T, i=i + 1))
+        show(math(output), agree)
+    if tables or not square:
         widgets.show_table(pd.DataFrame(A_prime, index=labels, columns=labels), key="qkv_weights",
                            filename="qkv_attention_weights.csv", caption=t("qkv.table_weights"))  # fmt: skip
     if repeats:
@@ -358,46 +383,35 @@ if visible(7):
 # --- 8. dot product vs additive ---------------------------------------------------------------------
 
 if visible(8):
-    step_header(8)
-    st.markdown(t("qkv.step8_body"))
     j = min(1, T - 1)
-    left, right = st.columns(2)
-    with left:
-        st.markdown(t("qkv.dot_title"))
-        st.latex(rf"\alpha_{{{i + 1},{j + 1}}} = q_{{{i + 1}}} \cdot k_{{{j + 1}}} = " + fq.num(s.alpha[j], 3))
-        st.caption(t("qkv.dot_note"))
-    with right:
-        st.markdown(t("qkv.add_title"))
-        st.latex(rf"\alpha_{{{i + 1},{j + 1}}} = w \cdot \tanh(q_{{{i + 1}}} + k_{{{j + 1}}}) = "
-                 + fq.num(r.additive_scores[i, j], 3))  # fmt: skip
-        st.caption(t("qkv.add_note"))
-    st.markdown(t("qkv.add_worked", i=i + 1, j=j + 1))
-    st.latex(fq.additive_tex(i, j, s.q_i, r.K[j], r.w_additive, r.additive_scores[i, j]))
-    widgets.show_figure(
-        figure("side_by_side_maps", r.matrix.weights, r.additive_weights, tuple(tokens), i,
-               titles=(t("qkv.dot_map"), t("qkv.add_map")), x_title=t("qkv.key_axis"),
-               y_title=t("qkv.query_axis"), value_name="α'"),
-        key="qkv_dot_vs_add", alt=t("qkv.alt_dot_vs_add", T=T),
-    )  # fmt: skip
-    both = pd.concat(
-        {t("qkv.dot_short"): pd.DataFrame(r.matrix.weights, index=labels, columns=labels),
-         t("qkv.add_short"): pd.DataFrame(r.additive_weights, index=labels, columns=labels)},
-    )  # fmt: skip
+    pair = rf"\alpha_{{{i + 1},{j + 1}}} = "
+    dot = pair + rf"q_{{{i + 1}}} \cdot k_{{{j + 1}}} = " + fq.num(s.alpha[j], 3)
+    add = pair + rf"w \cdot \tanh(q_{{{i + 1}}} + k_{{{j + 1}}}) = " + fq.num(r.additive_scores[i, j], 3)
+    notes = [t(key).replace("|", "\\|") for key in ("qkv.dot_note", "qkv.add_note")]  # a bare "|" ends a cell
+    side_by_side = "\n".join([
+        f"| {t('qkv.dot_title')} | {t('qkv.add_title')} |", "|---|---|", f"| ${dot}$ | ${add}$ |",
+        f"| {notes[0]} | {notes[1]} |",
+    ])  # fmt: skip
+    show(t("qkv.step8_body"), side_by_side, step=8)
+    show(t("qkv.add_worked", i=i + 1, j=j + 1),
+         math(fq.additive_tex(i, j, s.q_i, r.K[j], r.w_additive, r.additive_scores[i, j])))  # fmt: skip
+    widgets.show_figure(figs["both"], key="qkv_dot_vs_add", alt=t("qkv.alt_dot_vs_add", T=T))
+    index = [f"{t('qkv.dot_short')} · {lab}" for lab in labels] + [f"{t('qkv.add_short')} · {lab}" for lab in labels]
+    both = pd.DataFrame(np.vstack([r.matrix.weights, r.additive_weights]), index=index, columns=labels)
     widgets.show_table(both, key="qkv_both", filename="qkv_dot_vs_additive.csv", caption=t("qkv.table_both"))
     widgets.formula_and_code(r"\alpha_{i,j} = w \cdot \tanh(q_i + k_j)", additive_attention_scores)
 
 # --- 9. check yourself ------------------------------------------------------------------------------
 
 if visible(9):
-    step_header(9)
     j = min(1, T - 1)
     q1, kj = r.Q[0], r.K[j]
-    st.latex(rf"q_1 = {fq.vector_tex(q1)} \qquad k_{{{j + 1}}} = {fq.vector_tex(kj)}")
+    show(step=9)
     # The shown numbers are rounded to 2 places: allow the error that rounding can cause.
     tolerance = 0.006 + 0.005 * float(np.abs(q1).sum() + np.abs(kj).sum())
     answer = float(r.matrix.scores[0, j])
     terms = " + ".join(f"({fq.num(a)})({fq.num(b)})" for a, b in zip(q1, kj, strict=True))
     widgets.check_number(
-        t("qkv.check_question", j=j + 1), answer, key="qkv_check", tolerance=tolerance,
-        explanation=t("qkv.check_explain", j=j + 1, terms=terms, answer=f"{answer:.4f}"),
+        t("qkv.check_question", j=j + 1, q1=fq.vector_tex(q1), kj=fq.vector_tex(kj)), answer, key="qkv_check",
+        tolerance=tolerance, explanation=t("qkv.check_explain", j=j + 1, terms=terms, answer=f"{answer:.4f}"),
     )  # fmt: skip

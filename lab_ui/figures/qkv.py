@@ -204,6 +204,20 @@ def additive_tex(i: int, j: int, q_i: np.ndarray, k_j: np.ndarray, w: np.ndarray
 # --- figures ------------------------------------------------------------------------------------
 
 
+def _lean(fig: go.Figure) -> go.Figure:
+    """Make a figure cheap to send again on every rerun (the page caches it, Streamlit serialises it
+    each time): drop Plotly's default template, which Streamlit's theme replaces in the browser and
+    which is most of a small figure's JSON, and hold the data as plain lists, which serialise
+    several times faster than Plotly's base64 encoding of small NumPy arrays."""
+    fig.layout.template = go.layout.Template()
+    for trace in fig.data:
+        for name in ("x", "y", "z", "text", "customdata"):
+            value = getattr(trace, name, None)
+            if isinstance(value, np.ndarray):
+                trace[name] = value.tolist()
+    return fig
+
+
 def score_bars(
     tokens: Sequence[str],
     alpha: np.ndarray,
@@ -232,7 +246,7 @@ def score_bars(
     fig.update_layout(barmode="group", legend=dict(orientation="h", y=1.02, yanchor="bottom", x=0))
     fig = base_layout(fig, height=height)
     fig.update_layout(margin=dict(t=60))
-    return fig
+    return _lean(fig)
 
 
 def weighted_sum_figure(
@@ -271,7 +285,7 @@ def weighted_sum_figure(
     b = np.asarray(b_i, dtype=np.float32)  # [d_v]
     for c in comps:
         fig.add_shape(type="line", x0=c + 0.25, x1=c + 0.38, y0=float(b[c]), y1=float(b[c]),
-                      line=dict(color="#000000", width=2))  # fmt: skip
+                      line=dict(color="#888888", width=2))  # fmt: skip
     fig.add_trace(
         go.Scatter(
             x=[c + 0.38 for c in comps], y=b, name=b_name, mode="markers+text",
@@ -285,7 +299,7 @@ def weighted_sum_figure(
     fig.update_yaxes(title=y_title, zeroline=True, zerolinewidth=2)
     fig = base_layout(fig, height=height)
     fig.update_layout(margin=dict(t=60))
-    return fig
+    return _lean(fig)
 
 
 def _outline_row(fig: go.Figure, i: int, n_cols: int, xref: str = "x", yref: str = "y") -> None:
@@ -305,7 +319,7 @@ def attention_map(
         zmin=0.0, zmax=1.0, value_format=".2f", height=min(620, 180 + 30 * T),
     )  # fmt: skip
     _outline_row(fig, i, T)
-    return fig
+    return _lean(fig)
 
 
 def side_by_side_maps(
@@ -342,4 +356,4 @@ def side_by_side_maps(
     )  # fmt: skip
     fig = base_layout(fig, height=min(520, 200 + 30 * T))
     fig.update_layout(margin=dict(t=60))
-    return fig
+    return _lean(fig)
