@@ -62,16 +62,6 @@ def clearest_view(example_id: str) -> dict:
 
 # --- presets and controls -------------------------------------------------------------------------
 
-widgets.presets(
-    {
-        "seeds": {"mh_src": "random", "mh_text": "机器学习", "mh_d": 4, "mh_h": 2, "mh_seed": 0},
-        "long": {"mh_src": "random", "mh_text": LONG_TEXT, "mh_d": 64, "mh_h": 8, "mh_seed": 0},
-        "model": {"mh_src": "model", "mh_ex": "animal_tired", **clearest_view("animal_tired")},
-    },
-    key="mh_preset",
-    format_func=lambda p: t(f"multi_head.preset_{p}"),
-)
-
 
 def heads_control(d_model: int, notes: list[str]) -> int:
     """n_heads offers only divisors of d_model. A value that cannot work (from a link, or left over
@@ -110,7 +100,16 @@ def heads_control(d_model: int, notes: list[str]) -> int:
 
 
 notes: list[str] = []
-with st.expander(t("multi_head.controls")) if is_lecture() else st.container():
+with st.expander(t("multi_head.controls")) if is_lecture() else st.container():  # a projector shows figures
+    widgets.presets(
+        {
+            "seeds": {"mh_src": "random", "mh_text": "机器学习", "mh_d": 4, "mh_h": 2, "mh_seed": 0},
+            "long": {"mh_src": "random", "mh_text": LONG_TEXT, "mh_d": 64, "mh_h": 8, "mh_seed": 0},
+            "model": {"mh_src": "model", "mh_ex": "animal_tired", **clearest_view("animal_tired")},
+        },
+        key="mh_preset",
+        format_func=lambda p: t(f"multi_head.preset_{p}"),
+    )
     source = controls.segmented(
         t("multi_head.source_label"), ["random", "model"], key="mh_src",
         format_func=lambda s: t(f"multi_head.source_{s}"), help=t("multi_head.source_help"),
@@ -238,8 +237,7 @@ head_names = [t("multi_head.head_name", i=i + 1) for i in range(n_heads)]
 head_numbers = [str(i + 1) for i in range(n_heads)]  # short tick labels where the axis says "head"
 row_labels = [f"{p}: {tok}" for p, tok in enumerate(tokens)]  # unique even when a token repeats
 labels = {
-    "token": t("multi_head.label_token"), "value": t("multi_head.label_value"),
-    "column": t("multi_head.label_column"), "head_column": t("multi_head.label_head_column"),
+    "token": t("multi_head.label_token"), "value": t("multi_head.label_value"), "column": t("multi_head.label_column"),
     "out_column": t("multi_head.label_out_column"), "head": t("multi_head.head_name"),
 }  # fmt: skip
 head_columns = [f"h{i + 1}:c{c}" for i in range(n_heads) for c in range(d_head)]
@@ -388,8 +386,8 @@ if visible(2):
     if scaling is not None:
         st.page_link(scaling.path, label=t("multi_head.scaling_link"), icon=":material/arrow_forward:")
     widgets.formula_and_code(
-        r"\begin{aligned} A_i &= Q_i K_i^{\top} \quad [T, T] \\ Q K^{\top} &= \textstyle\sum_{i=1}^{h} Q_i K_i^{\top}"
-        r" \\ \alpha_i &= \mathrm{softmax}\!\left(A_i / \sqrt{d_{head}}\right) \end{aligned}",
+        r"\begin{aligned} A_i &= Q_i K_i^{\top} \\ Q K^{\top} &= A_1 + \dots + A_h \\"
+        r" \alpha_i &= \mathrm{softmax}\!\left(A_i / \sqrt{d_{head}}\right) \end{aligned}",
         score_split,
     )
 

@@ -20,7 +20,6 @@ from lab_ui.figures.common import (
     SEQUENTIAL,
     heatmap,
     safe_label,
-    token_ticks,
 )
 
 DIVERGING_WARM = DIVERGING + "_r"  # positive values red, negative blue, zero white
@@ -42,7 +41,7 @@ def _ink(colour: str) -> str:
 
 def head_tag(i: int, text: str) -> dict:
     """Annotation style for a head's name: its colour as the background, so yellow stays legible."""
-    return dict(text=f"<b>{text}</b>", bgcolor=head_colour(i), font=dict(color=_ink(head_colour(i)), size=13),
+    return dict(text=f"<b>{text}</b>", bgcolor=head_colour(i), font=dict(color=_ink(head_colour(i))),
                 borderpad=2, showarrow=False)  # fmt: skip
 
 
@@ -58,103 +57,86 @@ def robust_max(z: np.ndarray) -> float:
 
 @dataclass(frozen=True)
 class _Part:
-    """One matrix of a stacked figure, all parts sharing one x axis of `width` cells."""
+    """One matrix of a stacked figure on its own pair of axes, drawn as one heatmap per block.
+    One trace per head keeps the hover text per trace (which head, which column) instead of one
+    string per cell, which would be megabytes at d_model = 512."""
 
-    z: np.ndarray  # values, NaN in the gaps between heads        [T, n_cells]
-    x: np.ndarray  # centre of each cell on the shared x axis     [n_cells]
-    where: np.ndarray  # what each cell is, for the hover (text)  [T, n_cells]
+    blocks: list[tuple[np.ndarray, np.ndarray, str]]  # (z [T, n], x of its columns [n], hover line)
+    width: int  # cells across this part's x axis, gaps included
     title: str
     coloraxis: str
     boxes: list[tuple[float, float, int]] = field(default_factory=list)  # (x0, x1, head) outlines
     named: bool = False  # write each head's name under its box
 
 
-def _geometry(d_model: int, n_heads: int) -> tuple[int, int, list[int]]:
-    """Pulled-apart head blocks: (gap between blocks, total width, first cell of each block)."""
+def _whole(z: np.ndarray, n_heads: int, title: str, coloraxis: str, column: str, head: str | None) -> _Part:
+    """A [T, d_model] matrix; with `head` (e.g. "head {i}") cut into outlined head blocks."""
+    z = np.asarray(z, dtype=np.float32)  # [T, d_model]
+    d_model = z.shape[1]
+    if head is None:
+        return _Part([(z, np.arange(d_model), f"{column} %{{x}}")], d_model, title, coloraxis)
     d_head = d_model // n_heads
+    cols = [np.arange(i * d_head, (i + 1) * d_head) for i in range(n_heads)]  # h x [d_head]
+    blocks = [(z[:, c], c, f"{column} %{{x}} · {head.format(i=i + 1)}") for i, c in enumerate(cols)]
+    boxes = [(c[0] - 0.5, c[-1] + 0.5, i) for i, c in enumerate(cols)]
+    return _Part(blocks, d_model, title, coloraxis, boxes)
+
+
+def _apart(blocks: np.ndarray, title: str, coloraxis: str, head: str) -> _Part:
+    """[h, T, d_head] blocks side by side with a gap between heads, each named under its box."""
+    h, _, d_head = blocks.shape
     gap = max(1, d_head // 4)
-    starts = [i * (d_head + gap) for i in range(n_heads)]
-    return gap, d_model + (n_heads - 1) * gap, starts
+    xs = [i * (d_head + gap) + np.arange(d_head) for i in range(h)]  # h x [d_head]
+    parts = [(np.asarray(blocks[i], dtype=np.float32), xs[i], head.format(i=i + 1)) for i in range(h)]
+    boxes = [(x[0] - 0.5, x[-1] + 0.5, i) for i, x in enumerate(xs)]
+    return _Part(parts, h * d_head + (h - 1) * gap, title, coloraxis, boxes, named=True)
 
 
-def _whole(z: np.ndarray, n_heads: int, width: int, title: str, coloraxis: str, labels: dict, boxes: bool) -> _Part:
-    """A [T, d_model] matrix stretched over the shared width, its head blocks outlined."""
-    T, d_model = z.shape
-    d_head = d_model // n_heads
-    step = width / d_model  # cell width on the shared axis
-    x = (np.arange(d_model) + 0.5) * step - 0.5  # [d_model]
-    col = np.arange(d_model)  # [d_model]
-    where = np.array([labels["column"].format(c=c, head=c // d_head + 1) for c in col], dtype=object)  # [d_model]
-    outlines = [(i * d_head * step - 0.5, (i + 1) * d_head * step - 0.5, i) for i in range(n_heads)] if boxes else []
-    return _Part(
-        z=np.asarray(z, dtype=np.float32),  # [T, d_model]
-        x=x,
-        where=np.broadcast_to(where, (T, d_model)),  # [T, d_model]
-        title=title,
-        coloraxis=coloraxis,
-        boxes=outlines,
-    )
-
-
-def _apart(blocks: np.ndarray, width: int, starts: list[int], title: str, coloraxis: str, labels: dict) -> _Part:
-    """[h, T, d_head] blocks side by side with NaN gaps between them."""
-    T, d_head = blocks.shape[1:]
-    z = np.full((T, width), np.nan, dtype=np.float32)  # [T, width]
-    where = np.full(width, "", dtype=object)  # [width]
-    for i, s in enumerate(starts):
-        z[:, s : s + d_head] = blocks[i]  # [T, d_head]
-        where[s : s + d_head] = [labels["head_column"].format(head=i + 1, c=c) for c in range(d_head)]
-    return _Part(
-        z=z,
-        x=np.arange(width, dtype=np.float64),  # [width]
-        where=np.broadcast_to(where, (T, width)),  # [T, width]
-        title=title,
-        coloraxis=coloraxis,
-        boxes=[(s - 0.5, s + d_head - 0.5, i) for i, s in enumerate(starts)],
-        named=True,
-    )
-
-
-def _stack(parts: list[_Part], tokens: Sequence[str], width: int, labels: dict, scales: dict[str, float]) -> go.Figure:
-    """Draw the parts one under another on a shared x axis, each with its own y axis (tokens).
-    Traces, shapes and annotations are collected as plain dicts and validated once, when the
-    figure is made: adding them one by one re-runs Plotly's layout machinery each time."""
+def _stack(parts: list[_Part], tokens: Sequence[str], labels: dict, scales: dict[str, float]) -> go.Figure:
+    """Draw the parts one under another, each on its own axes spanning the full width, rows
+    labelled with the tokens. Traces, shapes and annotations are collected as plain dicts and
+    validated once, when the figure is made: adding them one by one re-runs Plotly's layout
+    machinery each time."""
     T = len(tokens)
     n = len(parts)
     cell_h = float(np.clip(300 / max(T, 1), 9, 30))  # px per token row
-    part_h, gap_h = T * cell_h, 62.0  # gap: room for the title of the part below
+    part_h, gap_h = T * cell_h, 62.0  # gap: room for the head names and the next part's title
     plot_h = n * part_h + (n - 1) * gap_h
-    y_ticks, y_text = token_ticks(tokens)
-    show_text = all(np.count_nonzero(~np.isnan(p.z)) <= MAX_TEXT_CELLS for p in parts)
+    tick_text = [safe_label(tok) for tok in tokens]
+    rows = [f"{p}: {tok}" for p, tok in enumerate(tick_text)]  # unique categories: repeated tokens stay apart
+    every = int(np.ceil(15 / cell_h))  # label every row while they fit, else every 2nd, 3rd, ...
+    show_text = all(sum(z.size for z, _, _ in p.blocks) <= MAX_TEXT_CELLS for p in parts)
     domains = [(max(0.0, top - part_h / plot_h), top) for top in (1 - k * (part_h + gap_h) / plot_h for k in range(n))]
     traces, shapes, notes = [], [], []
     layout: dict = {
-        "xaxis": dict(showticklabels=False, showgrid=False, zeroline=False, range=[-0.5, width - 0.5]),
         "font": dict(family=FONT_FAMILY), "hoverlabel": dict(font=dict(family=FONT_FAMILY)),
         "margin": dict(l=10, r=10, t=60, b=34), "height": int(plot_h + 60 + 34),
     }  # fmt: skip
     for k, p in enumerate(parts):
-        axis, (bottom, top) = ("y" if k == 0 else f"y{k + 1}"), domains[k]
-        layout[axis.replace("y", "yaxis")] = dict(
-            domain=[bottom, top], anchor="x", autorange="reversed",
-            tickmode="array", tickvals=y_ticks, ticktext=y_text, showgrid=False, zeroline=False,
+        xa, ya, (bottom, top) = f"x{k + 1}" if k else "x", f"y{k + 1}" if k else "y", domains[k]
+        layout[xa.replace("x", "xaxis")] = dict(anchor=ya, domain=[0, 1], range=[-0.5, p.width - 0.5],
+                                                showticklabels=False, showgrid=False, zeroline=False)  # fmt: skip
+        layout[ya.replace("y", "yaxis")] = dict(
+            anchor=xa, domain=[bottom, top], type="category", categoryorder="array", categoryarray=rows,
+            autorange="reversed", tickmode="array", tickvals=rows[::every], ticktext=tick_text[::every],
+            showgrid=False, zeroline=False,
         )  # fmt: skip
-        hover_tokens = np.broadcast_to(np.array(y_text, dtype=object)[:, None], p.where.shape)  # [T, n_cells]
-        traces.append(dict(
-            type="heatmap", z=p.z, x=p.x, y=y_ticks, yaxis=axis, coloraxis=p.coloraxis, name=p.title,
-            customdata=np.stack([hover_tokens, p.where], axis=-1),
-            hovertemplate=(f"{labels['token']}: %{{customdata[0]}}<br>%{{customdata[1]}}"
-                           f"<br>{labels['value']}: %{{z:.4f}}<extra></extra>"),
-            hoverongaps=False, xgap=1, ygap=1, texttemplate="%{z:.2f}" if show_text else None,
-        ))  # fmt: skip
+        for z, x, hover in p.blocks:
+            traces.append(dict(
+                type="heatmap", z=z, x=x, y=rows, xaxis=xa, yaxis=ya, coloraxis=p.coloraxis, name=p.title,
+                hovertemplate=f"{labels['token']}: %{{y}}<br>{hover}<br>{labels['value']}: %{{z:.4f}}<extra></extra>",
+                xgap=1 if p.width <= 120 else 0, ygap=1 if cell_h >= 8 else 0,  # a gap wider than a cell hides it
+                texttemplate="%{z:.2f}" if show_text else None,
+            ))  # fmt: skip
         notes.append(dict(text=f"<b>{p.title}</b>", x=0, xref="paper", y=top, yref="paper", yshift=4,
-                          xanchor="left", yanchor="bottom", showarrow=False, font=dict(size=14)))  # fmt: skip
+                          xanchor="left", yanchor="bottom", showarrow=False))  # fmt: skip
         for x0, x1, i in p.boxes:
-            shapes.append(dict(type="rect", x0=x0, x1=x1, y0=-0.5, y1=T - 0.5, xref="x", yref=axis,
+            shapes.append(dict(type="rect", x0=x0, x1=x1, y0=-0.5, y1=T - 0.5, xref=xa, yref=ya,
                                line=dict(color=head_colour(i), width=3), fillcolor="rgba(0,0,0,0)"))  # fmt: skip
             if p.named:
-                notes.append(dict(x=(x0 + x1) / 2, y=T - 0.5, xref="x", yref=axis, yanchor="top", yshift=-3,
-                                  **head_tag(i, labels["head"].format(i=i + 1))))  # fmt: skip
+                name = labels["head"].format(i=i + 1) if len(p.boxes) <= 8 else str(i + 1)  # many heads: numbers
+                notes.append(dict(x=(x0 + x1) / 2, y=T - 0.5, xref=xa, yref=ya, yanchor="top", yshift=-3,
+                                  **head_tag(i, name)))  # fmt: skip
     for name in dict.fromkeys(p.coloraxis for p in parts):
         ks = [k for k, p in enumerate(parts) if p.coloraxis == name]
         top, bottom = domains[ks[0]][1], domains[ks[-1]][0]
@@ -177,15 +159,14 @@ def split_figure(
     labels: dict,
 ) -> go.Figure:
     """A matrix [T, d_model] on top, its head blocks [h, T, d_head] pulled apart below, each block
-    outlined in its head's colour.  labels: token, value, column ({c}, {head}), head_column ({head}, {c}),
-    head ({i})."""
+    outlined in its head's colour. Traces: the h blocks of the matrix, then the h blocks apart.
+    labels: token, value, column (the word for a column), head ("head {i}")."""
     h = blocks.shape[0]
-    _, width, starts = _geometry(whole.shape[1], h)
     parts = [
-        _whole(whole, h, width, whole_title, "coloraxis", labels, boxes=True),
-        _apart(blocks, width, starts, split_title, "coloraxis", labels),
+        _whole(whole, h, whole_title, "coloraxis", labels["column"], labels["head"]),
+        _apart(blocks, split_title, "coloraxis", labels["head"]),
     ]
-    return _stack(parts, tokens, width, labels, {"coloraxis": robust_max(whole)})
+    return _stack(parts, tokens, labels, {"coloraxis": robust_max(whole)})
 
 
 def concat_figure(
@@ -201,16 +182,16 @@ def concat_figure(
 ) -> go.Figure:
     """The heads' outputs [h, T, d_head] apart, then joined into [T, d_model] (same colours),
     then the result of × W_o [T, d_model] on its own colour scale: W_o mixes every head into
-    every column, so the head outlines end there."""
+    every column, so the head outlines end there. Traces: h heads, h joined blocks, the output.
+    labels: as split_figure, plus out_column."""
     h = heads.shape[0]
-    _, width, starts = _geometry(concat.shape[1], h)
     parts = [
-        _apart(heads, width, starts, heads_title, "coloraxis", labels),
-        _whole(concat, h, width, concat_title, "coloraxis", labels, boxes=True),
-        _whole(output, h, width, output_title, "coloraxis2", {**labels, "column": labels["out_column"]}, boxes=False),
+        _apart(heads, heads_title, "coloraxis", labels["head"]),
+        _whole(concat, h, concat_title, "coloraxis", labels["column"], labels["head"]),
+        _whole(output, h, output_title, "coloraxis2", labels["out_column"], None),
     ]
     scales = {"coloraxis": robust_max(concat), "coloraxis2": robust_max(output)}
-    return _stack(parts, tokens, width, labels, scales)
+    return _stack(parts, tokens, labels, scales)
 
 
 # --- each head's attention map, side by side --------------------------------------------------
@@ -250,6 +231,7 @@ def head_maps(
     token_grid = np.array(text, dtype=object)
     custom = np.stack(np.broadcast_arrays(token_grid[:, None], token_grid[None, :]), axis=-1)  # [T, T, 2]
     show_values = T <= 6 and h <= 4
+    gaps = 1 if cell >= 8 else 0  # white lines between cells, while they leave the cells visible
     traces, shapes, notes = [], [], []
     x_vals, x_text, y_vals, y_text = [], [], [], []
     for i in range(h):
@@ -257,7 +239,7 @@ def head_maps(
         x0, y0 = c * (T + gap), r * (T + gap_y)
         traces.append(dict(
             type="heatmap", z=np.asarray(weights[i], dtype=np.float32), x=x0 + np.arange(T), y=y0 + np.arange(T),
-            coloraxis="coloraxis", name=head_names[i], customdata=custom, xgap=1, ygap=1,
+            coloraxis="coloraxis", name=head_names[i], customdata=custom, xgap=gaps, ygap=gaps,
             texttemplate="%{z:.2f}" if show_values else None,
             hovertemplate=(f"{head_names[i]}<br>{query_title}: %{{customdata[0]}}<br>{key_title}: "
                            f"%{{customdata[1]}}<br>{value_name}: %{{z:.4f}}<extra></extra>"),

@@ -32,19 +32,6 @@ def core(text: str, d_model: int, n_heads: int, seed: int):
     return multi_head_attention(x, w.w_q, w.w_k, w.w_v, w.w_o, n_heads)
 
 
-def blocks_of(z: np.ndarray) -> list[np.ndarray]:
-    """Cut a pulled-apart matrix at its NaN gap columns into the head blocks."""
-    filled = ~np.isnan(z).all(axis=0)
-    out, start = [], None
-    for c, f in enumerate([*filled, False]):
-        if f and start is None:
-            start = c
-        elif not f and start is not None:
-            out.append(z[:, start:c])
-            start = None
-    return out
-
-
 def messages(at) -> str:
     return " ".join(w.value for w in at.warning) + " " + " ".join(i.value for i in at.info)
 
@@ -80,13 +67,15 @@ def test_head_blocks_of_q_k_v_are_their_columns():
     for name, whole in (("Q", r.q), ("K", r.k), ("V", r.v)):
         if name != "Q":
             at.button_group(key="mh_mat").set_value(name).run()
-        spec = figures(at)["mh_split"]["data"]
-        shown, apart = arr(spec[0]["z"]), arr(spec[1]["z"])
+        spec = figures(at)["mh_split"]["data"]  # the matrix as 3 head blocks, then the 3 blocks apart
+        assert len(spec) == 6
+        shown = np.hstack([arr(trace["z"]) for trace in spec[:3]])
         np.testing.assert_allclose(shown, whole, atol=1e-5)  # float32 on the wire
-        blocks = blocks_of(apart)
-        assert len(blocks) == 3 and all(b.shape == (6, 4) for b in blocks)
-        for i, block in enumerate(blocks):
-            np.testing.assert_array_equal(block, shown[:, 4 * i : 4 * (i + 1)])
+        assert [list(arr(trace["x"])) for trace in spec[:3]] == [list(range(4 * i, 4 * i + 4)) for i in range(3)]
+        for i, trace in enumerate(spec[3:]):
+            block = arr(trace["z"])
+            assert block.shape == (6, 4)
+            np.testing.assert_array_equal(block, shown[:, 4 * i : 4 * (i + 1)])  # head i's block: Q's columns
         shapes = t("multi_head.shapes_split", name=name, T=6, d_model=12, n_heads=3, d_head=4)
         assert f"`{shapes}`" in [m.value for m in at.markdown]
 
@@ -96,10 +85,11 @@ def test_concat_is_the_heads_side_by_side_and_output_is_concat_times_w_o():
     at.slider(key="mh_d").set_value(16).run()
     at.selectbox(key="mh_h").set_value(4).run()
     r = core("machine learning is fun", 16, 4, 0)
-    spec = figures(at)["mh_concat"]["data"]
-    heads, concat, output = arr(spec[0]["z"]), arr(spec[1]["z"]), arr(spec[2]["z"])
-    blocks = blocks_of(heads)
-    assert len(blocks) == 4
+    spec = figures(at)["mh_concat"]["data"]  # 4 heads apart, the 4 blocks joined, the output
+    assert len(spec) == 9
+    blocks = [arr(trace["z"]) for trace in spec[:4]]
+    concat = np.hstack([arr(trace["z"]) for trace in spec[4:8]])
+    output = arr(spec[8]["z"])
     np.testing.assert_array_equal(np.hstack(blocks), concat)  # joined = heads side by side, exactly
     for i, block in enumerate(blocks):
         np.testing.assert_allclose(block, r.heads[i], atol=1e-5)
@@ -280,9 +270,9 @@ def test_with_the_model_installed_examples_get_real_q_k_v_and_free_text_works():
     spec = figures(at)
     maps = np.stack([arr(trace["z"]) for trace in spec["mh_maps"]["data"]])
     np.testing.assert_allclose(maps, e.attentions[2], atol=3e-3)  # shipped maps are float16
-    shown_q = arr(spec["mh_split"]["data"][0]["z"])
-    assert shown_q.shape == (len(e.tokens), 384)
-    assert len(blocks_of(arr(spec["mh_split"]["data"][1]["z"]))) == 12
+    split = spec["mh_split"]["data"]
+    assert len(split) == 24
+    assert np.hstack([arr(trace["z"]) for trace in split[:12]]).shape == (len(e.tokens), 384)
 
     at.selectbox(key="mh_ex").set_value("own").run()
     at.text_input(key="mh_mtext").set_value("Dogs chase cats. " * 40).run()

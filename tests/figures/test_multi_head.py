@@ -6,10 +6,7 @@ import plotly.graph_objects as go
 from lab_ui.figures import multi_head as figs
 from lab_ui.figures.common import QUALITATIVE
 
-LABELS = {
-    "token": "token", "value": "value", "column": "column {c} (head {head})", "head_column": "head {head}, column {c}",
-    "out_column": "output column {c}", "head": "head {i}",
-}  # fmt: skip
+LABELS = {"token": "token", "value": "value", "column": "column", "out_column": "output column", "head": "head {i}"}
 TOKENS = ["a", "<b>", "a", "c"]
 
 
@@ -17,26 +14,26 @@ def _z(trace) -> np.ndarray:
     return np.asarray(trace.z, dtype=float)
 
 
-def test_split_figure_puts_each_block_under_its_columns_in_its_colour():
+def test_split_figure_puts_each_block_apart_in_its_colour():
     rng = np.random.default_rng(0)
     whole = rng.standard_normal((4, 6))
     blocks = whole.reshape(4, 3, 2).transpose(1, 0, 2)  # [h, T, d_head], as split_heads cuts it
     fig = figs.split_figure(whole, blocks, TOKENS, whole_title="Q", split_title="split", labels=LABELS)
-    top, bottom = fig.data
-    np.testing.assert_allclose(_z(top), whole, atol=1e-6)
-    z = _z(bottom)
-    gap, width, starts = figs._geometry(6, 3)
-    assert z.shape == (4, width) and gap == 1
-    for i, s in enumerate(starts):
-        np.testing.assert_allclose(z[:, s : s + 2], blocks[i], atol=1e-6)
-    assert np.isnan(z[:, [2, 5]]).all()  # the gaps between heads are empty
-    # the top matrix is stretched over the same width, block i right above block i
-    assert top.x[0] == -0.5 + width / 6 / 2 and top.x[-1] == width - 0.5 - width / 6 / 2
+    assert len(fig.data) == 6  # the matrix as three head blocks, then the three blocks apart
+    np.testing.assert_allclose(np.hstack([_z(tr) for tr in fig.data[:3]]), whole, atol=1e-6)
+    assert [list(tr.x) for tr in fig.data[:3]] == [[0, 1], [2, 3], [4, 5]]
+    for i, tr in enumerate(fig.data[3:]):
+        np.testing.assert_allclose(_z(tr), blocks[i], atol=1e-6)
+        assert list(tr.x) == [3 * i, 3 * i + 1]  # a gap of one cell between heads
+        assert tr.xaxis == "x2" and f"head {i + 1}" in tr.hovertemplate
+    assert "column %{x} · head 2" in fig.data[1].hovertemplate
     outlines = [s.line.color for s in fig.layout.shapes]
     assert outlines == [QUALITATIVE[i] for i in range(3)] * 2
     names = [a.text for a in fig.layout.annotations if a.bgcolor]
     assert names == ["<b>head 1</b>", "<b>head 2</b>", "<b>head 3</b>"]
-    assert list(fig.layout.yaxis.ticktext) == ["a", "&lt;b&gt;", "a", "c"]  # escaped, repeats kept
+    # rows: unique categories (the two "a"s stay apart), shown as the escaped tokens
+    assert list(fig.layout.yaxis.categoryarray) == ["0: a", "1: &lt;b&gt;", "2: a", "3: c"]
+    assert list(fig.layout.yaxis.ticktext) == ["a", "&lt;b&gt;", "a", "c"]
 
 
 def test_concat_figure_shares_the_heads_scale_and_gives_the_output_its_own():
@@ -46,9 +43,10 @@ def test_concat_figure_shares_the_heads_scale_and_gives_the_output_its_own():
     output = 10 * rng.standard_normal((3, 4))
     fig = figs.concat_figure(heads, concat, output, ["x", "y", "z"], heads_title="h", concat_title="c",
                              output_title="o", labels=LABELS)  # fmt: skip
-    assert [tr.coloraxis for tr in fig.data] == ["coloraxis", "coloraxis", "coloraxis2"]
-    np.testing.assert_allclose(_z(fig.data[1]), concat, atol=1e-6)
-    np.testing.assert_allclose(_z(fig.data[2]), output, atol=1e-5)
+    assert [tr.coloraxis for tr in fig.data] == ["coloraxis"] * 4 + ["coloraxis2"]
+    np.testing.assert_allclose(np.hstack([_z(tr) for tr in fig.data[2:4]]), concat, atol=1e-6)
+    np.testing.assert_allclose(_z(fig.data[4]), output, atol=1e-5)
+    assert "output column" in fig.data[4].hovertemplate
     assert fig.layout.coloraxis2.cmax > fig.layout.coloraxis.cmax  # the output is on its own, wider scale
     assert fig.layout.coloraxis.cmin == -fig.layout.coloraxis.cmax  # symmetric around 0
 
