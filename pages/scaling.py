@@ -23,24 +23,24 @@ from lab_ui.lecture import is_lecture
 D_VALUES = [2**i for i in range(13)]  # 1, 2, 4, ..., 4096: the slider's stops and the animation's frames
 N_SAMPLES = [500, 1000, 2000, 5000]
 T_MAX = 64
-ROW_NUMBERS = 2048  # rows x keys per d_k in section 2: enough rows to average, few enough to draw fast
+ROW_NUMBERS = 4096  # rows x keys per d_k in section 2: enough rows for smooth averages, few enough to be quick
 
 widgets.page_header("scaling")
 
 
 # --- controls --------------------------------------------------------------------------------------
 
-widgets.presets(
-    {
-        "seeds": {"sc_d": 8, "sc_T": 4},
-        "heads": {"sc_d": 64, "sc_T": 8},
-        "long": {"sc_d": 4096, "sc_T": T_MAX},
-        "saturation": {"sc_d": 1024, "sc_T": 8},
-    },
-    key="sc_preset",
-    format_func=lambda p: t(f"scaling.preset_{p}"),
-)
-with st.expander(t("scaling.controls")) if is_lecture() else st.container():
+with st.expander(t("scaling.controls")) if is_lecture() else st.container():  # tucked away on a projector
+    widgets.presets(
+        {
+            "seeds": {"sc_d": 8, "sc_T": 4},
+            "heads": {"sc_d": 64, "sc_T": 8},
+            "long": {"sc_d": 4096, "sc_T": T_MAX},
+            "saturation": {"sc_d": 1024, "sc_T": 8},
+        },
+        key="sc_preset",
+        format_func=lambda p: t(f"scaling.preset_{p}"),
+    )
     left, right = st.columns(2)
     with left:
         d_k = controls.select_slider(t("scaling.d_label"), D_VALUES, 64, key="sc_d", help=t("scaling.d_help"))
@@ -65,10 +65,10 @@ def variance_sweep(seed: int, n: int):
 
 @st.cache_data(max_entries=8, show_spinner=False)
 def softmax_sweep(seed: int, T: int):
-    return saturation_sweep(D_VALUES, T, max(32, ROW_NUMBERS // T), _rng(seed, 2))
+    return saturation_sweep(D_VALUES, T, max(64, ROW_NUMBERS // T), _rng(seed, 2))
 
 
-@st.cache_resource(max_entries=16, show_spinner=False)
+@st.cache_resource(max_entries=4, show_spinner=False)
 def build_figures(seed: int, n: int, T: int, d_k: int, lang: str) -> dict[str, go.Figure]:
     """The page's four figures, kept as built objects: building them is most of a rerun's cost,
     and a rerun that changes none of these arguments (typing an answer, the reveal switch) need
@@ -123,11 +123,13 @@ st.markdown(t("scaling.s1_body"))
 m1, m2 = st.columns(2)
 m1.metric(
     t("scaling.metric_var", d=d_k), f"{var.variance[j]:.2f}", help=t("scaling.metric_help"),
-    delta=t("scaling.metric_var_delta", theory=d_k, se=f"{var.standard_error[j]:.2f}"), delta_color="off",
+    delta=t("scaling.metric_var_delta", theory=d_k, se=f"{var.standard_error[j]:.2f}"),
+    delta_color="off", delta_arrow="off",
 )  # fmt: skip
 m2.metric(
     t("scaling.metric_scaled"), f"{var.scaled_variance[j]:.3f}", help=t("scaling.metric_help"),
-    delta=t("scaling.metric_scaled_delta", se=f"{var.scaled_standard_error[j]:.3f}"), delta_color="off",
+    delta=t("scaling.metric_scaled_delta", se=f"{var.scaled_standard_error[j]:.3f}"),
+    delta_color="off", delta_arrow="off",
 )  # fmt: skip
 widgets.show_figure(
     fig["hist"],
@@ -247,8 +249,8 @@ st.markdown(t("scaling.step6_after"))
 st.header(t("scaling.s4_title"))
 st.markdown(t("scaling.s4_body"))
 widgets.formula_and_code(
-    r"\begin{aligned} s &= q \cdot k = \textstyle\sum_{i=1}^{d_k} q_i k_i, \quad q_i, k_i \sim N(0, 1) \\"
-    r" \operatorname{Var}(s) &= d_k, \quad \operatorname{Var}\big(s / \sqrt{d_k}\big) = 1 \end{aligned}",
+    r"\begin{aligned} s &= q \cdot k = \textstyle\sum_{i=1}^{d_k} q_i k_i \\ q_i, k_i &\sim N(0, 1) \\"
+    r" \operatorname{Var}(s) &= d_k \\ \operatorname{Var}\big(s / \sqrt{d_k}\big) &= 1 \end{aligned}",
     sample_scores,
 )
 widgets.formula_and_code(

@@ -31,6 +31,10 @@ STYLE = {
 FONT = '"Source Sans", ' + FONT_FAMILY
 THEORY_COLOUR = "rgba(90,90,90,0.9)"
 MEASURED_COLOUR = QUALITATIVE[4]  # sky blue
+# A legend pinned to the bottom of the figure, below the axis titles: placed in plot coordinates
+# (y < 0) it would land on the x-axis title once lecture mode enlarges the fonts.
+LEGEND = {"orientation": "h", "x": 0, "xanchor": "left", "y": 0, "yref": "container", "yanchor": "bottom"}
+LEGEND_MARGIN = 110
 PANEL_GAP = 0.07
 
 
@@ -38,7 +42,7 @@ def _figure(data: list[dict], layout: dict, frames: list[dict] | None = None) ->
     """The shared look of lab_ui.figures.common.base_layout (CJK-capable font, tight margins),
     with validation off: see the module's docstring."""
     layout = {
-        "font": {"family": FONT},
+        "font": {"family": FONT, "size": 14},  # panel titles and labels inherit it, in lecture mode too
         "template": {"layout": {}},  # Streamlit's theme fills it in the browser; the default only adds bytes
         "hoverlabel": {"font": {"family": FONT}},
         **layout,
@@ -74,6 +78,15 @@ def _panels(titles: Sequence[str], x_titles: Sequence[str], y_titles: Sequence[s
     return axes, annotations
 
 
+def _two_lines(name: str) -> str:
+    """ "s / d_k (seed 003's slip)" over two lines, so three such titles fit side by side on a phone."""
+    for bracket in (" (", "（"):
+        if bracket in name:
+            head, tail = name.split(bracket, 1)
+            return f"{head}<br>{bracket.strip()}{tail}"
+    return name
+
+
 def _normal_density(x: np.ndarray, variance: float) -> np.ndarray:
     return np.exp(-(x**2) / (2 * variance)) / np.sqrt(2 * np.pi * variance)  # [n]
 
@@ -87,7 +100,7 @@ def dot_product_histogram(
     y_title: str,
     measured_name: str,
     theory_names: tuple[str, str],
-    height: int = 340,
+    height: int = 380,
 ) -> go.Figure:
     """Histograms of q·k (left) and q·k/√d_k (right) over the samples, each with the normal
     density the derivation predicts: N(0, d_k) and N(0, 1).  scores: [n_samples]"""
@@ -109,8 +122,8 @@ def dot_product_histogram(
              **_on(i)}
         )  # fmt: skip
     axes, annotations = _panels(titles, x_titles, (y_title, y_title))
-    layout = {**axes, "annotations": annotations, "height": height, "bargap": 0.05, "margin": {"t": 40},
-              "legend": {"orientation": "h", "y": -0.3, "x": 0}}  # fmt: skip
+    layout = {**axes, "annotations": annotations, "height": height, "bargap": 0.05, "legend": LEGEND,
+              "margin": {"t": 40, "b": LEGEND_MARGIN}}  # fmt: skip
     return _figure(data, layout)
 
 
@@ -126,7 +139,7 @@ def variance_against_d(
     x_title: str,
     y_title: str,
     names: tuple[str, str, str, str],
-    height: int = 380,
+    height: int = 420,
 ) -> go.Figure:
     """Measured variance against d_k on log-log axes, with ±2 standard errors, beside the theory:
     the line Var = d_k unscaled and the flat line Var = 1 after dividing by √d_k.
@@ -156,7 +169,7 @@ def variance_against_d(
         "yaxis": {"title": {"text": y_title}, "type": "log", "exponentformat": "power"},
         "shapes": [{"type": "line", "x0": chosen_d, "x1": chosen_d, "y0": 0, "y1": 1, "xref": "x", "yref": "paper",
                     "line": {"color": THEORY_COLOUR, "width": 1, "dash": "dash"}}],
-        "legend": {"orientation": "h", "y": -0.25, "x": 0},
+        "legend": LEGEND, "margin": {"b": LEGEND_MARGIN},
     }  # fmt: skip
     return _figure(data, layout)
 
@@ -173,7 +186,7 @@ def saturation_curves(
     titles: tuple[str, str, str],
     x_title: str,
     reference_names: tuple[str, str, str],
-    height: int = 380,
+    height: int = 420,
 ) -> go.Figure:
     """Three panels against d_k (log axis), one line per scaling: the largest weight of a row,
     its entropy and the size of softmax's Jacobian, each averaged over rows. Dotted lines mark a
@@ -209,8 +222,8 @@ def saturation_curves(
     axes["yaxis"]["range"] = [0, 1.05]
     axes["yaxis2"]["rangemode"] = "tozero"
     axes["yaxis3"]["rangemode"] = "tozero"
-    layout = {**axes, "annotations": annotations, "shapes": shapes, "height": height, "margin": {"t": 40},
-              "legend": {"orientation": "h", "y": -0.3, "x": 0}}  # fmt: skip
+    layout = {**axes, "annotations": annotations, "shapes": shapes, "height": height, "legend": LEGEND,
+              "margin": {"t": 40, "b": LEGEND_MARGIN}}  # fmt: skip
     return _figure(data, layout)
 
 
@@ -264,7 +277,7 @@ def weights_animation(
     step = 1 if T <= 16 else T // 8
     ticks = [i for i in range(n_scalings * T) if (key[i] - 1) % step == 0]
     annotations = [
-        {"text": f"<b>{name}</b>", "x": s * (T + gap) + (T + 1) / 2, "y": 1.0, "xref": "x", "yref": "paper",
+        {"text": f"<b>{_two_lines(name)}</b>", "x": s * (T + gap) + (T + 1) / 2, "y": 1.0, "xref": "x", "yref": "paper",
          "xanchor": "center", "yanchor": "bottom", "yshift": 4, "showarrow": False,
          "font": {"color": STYLE[s_id]["color"]}}
         for s, (s_id, name) in enumerate(scaling_names.items())
@@ -274,7 +287,7 @@ def weights_animation(
     playing = {"frame": {"duration": 900, "redraw": False}, "fromcurrent": True, "transition": {"duration": 400}}
     layout = {
         "title": _title(title), "height": height, "bargap": 0.15, "annotations": annotations,
-        "margin": {"t": 90, "b": 120},
+        "margin": {"t": 110, "b": 120},
         "xaxis": {"tickmode": "array", "tickvals": x[ticks],  # no title: it would sit on the slider
                   "ticktext": [str(k) for k in key[ticks]], "range": [0.3, n_scalings * (T + gap) - gap + 0.7],
                   "showgrid": False, "zeroline": False},
@@ -289,7 +302,7 @@ def weights_animation(
         ],
         "sliders": [
             {"active": start, "x": 0.24, "len": 0.76, "y": -0.14, "xanchor": "left", "yanchor": "top",
-             "pad": {"t": 0}, "currentvalue": {"prefix": slider_prefix},
+             "pad": {"t": 0}, "currentvalue": {"prefix": slider_prefix, "xanchor": "right"},
              "steps": [{"label": str(int(d)), "method": "animate", "args": [[str(int(d))], still]} for d in d_values]}
         ],
     }  # fmt: skip
