@@ -345,7 +345,7 @@ elif kind == "sound":
     widgets.check_number(
         t("one_hot.quiz_frames", ms=QUIZ_MS), frame_count(QUIZ_MS), key="oh_q_frames", tolerance=0.001,
         explanation=t("one_hot.quiz_frames_answer", ms=QUIZ_MS, n=frame_count(QUIZ_MS),
-                      last=float(frame_starts(QUIZ_MS)[-1]), rate=QUIZ_MS // HOP_MS),
+                      last=int(frame_starts(QUIZ_MS)[-1]), rate=QUIZ_MS // HOP_MS),
     )  # fmt: skip
 elif kind == "molecule":
     mol = controls.selectbox(

@@ -1,0 +1,331 @@
+"""The page "one-hot vs embedding" in AppTest: one-hot rows and their similarity (every distinct
+pair exactly 0) against the learned vectors' (animals close, fruit close) on one scale, the PCA
+map and its explained variance, sizes of one-hot vs embedding, the sequence examples (frames of a
+sound counted by the core), presets, check-yourself, lecture mode, Chinese glosses and bad links."""
+
+import base64
+
+import numpy as np
+import pytest
+from app_harness import figure_alts, figures, open_page
+
+from attention_core import cosine_similarity, pca
+from attention_core.sequences import (
+    MOLECULES,
+    NETWORK_FRIENDSHIPS,
+    NETWORK_PEOPLE,
+    adjacency_vectors,
+    atom_vectors,
+    frame_count,
+    representation_sizes,
+)
+from attention_core.shipped import load_vocabulary
+from lab_ui.figures.common import safe_label
+from lab_ui.i18n import t
+
+PAGE = "pages/one_hot.py"
+DEFAULT_WORDS = ["cat", "dog", "apple", "banana", "run", "walk"]
+voc = load_vocabulary()
+
+
+def decoded(values) -> np.ndarray:
+    """A Plotly array as the browser gets it: a (nested) list, or a base64 typed array with a shape."""
+    if isinstance(values, dict):
+        a = np.frombuffer(base64.b64decode(values["bdata"]), dtype=np.dtype(values["dtype"]))
+        shape = values.get("shape")
+        return a.reshape([int(s) for s in str(shape).split(",")]) if shape else a
+    return np.asarray(values, dtype=float)
+
+
+def texts(at) -> str:
+    return "\n".join(e.value for e in (*at.markdown, *at.caption, *at.info, *at.success, *at.warning, *at.error))
+
+
+def metric(at, key: str, lang: str = "en") -> str:
+    label = t(f"one_hot.{key}", lang=lang)
+    return next(m.value for m in at.metric if m.label == label)
+
+
+def z_of(at, key: str, trace: int = 0) -> np.ndarray:
+    return decoded(figures(at)[key]["data"][trace]["z"])
+
+
+def rows_of(at, key: str) -> list[str]:
+    """Row labels of one of the page's heatmaps (categorical axis or token ticks)."""
+    spec = figures(at)[key]
+    trace = spec["data"][0]
+    if isinstance(trace.get("y"), list) and trace["y"] and isinstance(trace["y"][0], str):
+        return trace["y"]
+    return spec["layout"]["yaxis"]["ticktext"]
+
+
+def open_table(at, key: str):
+    """Open a folded table (they are built only when opened) and return it."""
+    at.session_state[key] = True
+    at.run()
+    return at
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_page_runs_in_both_languages_with_every_figure_described(lang):
+    at = open_page(PAGE, lang)
+    assert not at.exception
+    assert at.title[0].value == t("one_hot.title", lang=lang)
+    assert set(figures(at)) == {"one_hot_vectors", "one_hot_sim_onehot", "one_hot_sim_learned", "one_hot_map",
+                                "one_hot_sizes", "one_hot_sentence"}  # fmt: skip
+    assert all(alt.strip() for alt in figure_alts(at))
+    assert at.multiselect(key="oh_words").value == DEFAULT_WORDS
+
+
+def test_each_one_hot_row_has_a_single_one_at_the_words_position():
+    at = open_page(PAGE, "en")
+    z = z_of(at, "one_hot_vectors")
+    assert z.shape == (6, len(voc.words))
+    np.testing.assert_array_equal(z.sum(axis=1), 1)
+    assert [int(np.argmax(row)) for row in z] == [voc.index(w) for w in DEFAULT_WORDS]
+    assert figures(at)["one_hot_vectors"]["data"][0]["x"] == list(voc.words)  # hover names each column's word
+    notes = [a["text"] for a in figures(at)["one_hot_vectors"]["layout"]["annotations"]]
+    assert notes == [t("one_hot.position", lang="en").format(i=voc.index(w)) for w in DEFAULT_WORDS]
+
+
+def test_one_hot_says_nothing_about_meaning_and_the_learned_vectors_do():
+    at = open_page(PAGE, "en")
+    onehot, learned = z_of(at, "one_hot_sim_onehot"), z_of(at, "one_hot_sim_learned")
+    np.testing.assert_array_equal(onehot, np.eye(6))  # every distinct pair exactly 0
+    idx = [voc.index(w) for w in DEFAULT_WORDS]
+    np.testing.assert_allclose(learned, cosine_similarity(voc.vectors[idx]), atol=1e-6)
+    cat, dog, apple, banana = 0, 1, 2, 3
+    assert learned[cat, dog] > learned[cat, apple]  # the seed's point
+    assert learned[apple, banana] > learned[apple, dog]  # fruit close
+    # the two matrices share one colour scale, so equal colours mean equal numbers
+    a, b = (figures(at)[k]["data"][0] for k in ("one_hot_sim_onehot", "one_hot_sim_learned"))
+    assert (a["zmin"], a["zmax"]) == (b["zmin"], b["zmax"]) == (0.0, 1.0)
+    assert "**cat** and **dog** (0.661)" in texts(at)
+
+
+def test_pair_table_holds_both_matrices_when_opened():
+    at = open_page(PAGE, "en")
+    assert not at.dataframe or all(len(df.value) != 21 for df in at.dataframe)  # folded: not built
+    df = open_table(at, "oh_x_pairs").dataframe[0].value
+    assert len(df) == 6 * 7 // 2  # every pair once, each word with itself included
+    first = df.iloc[df[t("one_hot.col_word_1", lang="en")].ne(df[t("one_hot.col_word_2", lang="en")]).argmax()]
+    assert {first.iloc[0], first.iloc[1]} == {"cat", "dog"}  # most alike pair of different words on top
+    different = df[df.iloc[:, 0] != df.iloc[:, 1]]
+    assert (different[t("one_hot.col_onehot", lang="en")] == 0).all()
+    assert (different[t("one_hot.col_learned", lang="en")] > 0.2).all()
+
+
+def test_picking_other_words_moves_every_figure():
+    at = open_page(PAGE, "en")
+    at.multiselect(key="oh_words").set_value(["tiger", "lion", "red", "blue", "car"]).run()
+    assert not at.exception
+    assert rows_of(at, "one_hot_sim_learned") == ["tiger", "lion", "red", "blue", "car"]
+    learned = z_of(at, "one_hot_sim_learned")
+    assert learned[0, 1] > learned[0, 2] and learned[2, 3] > learned[2, 4]  # animals together, colours together
+    np.testing.assert_array_equal(z_of(at, "one_hot_sim_onehot"), np.eye(5))
+    picked = figures(at)["one_hot_map"]["data"][-1]
+    assert [s.replace("<b>", "").replace("</b>", "") for s in picked["text"]] == ["tiger", "lion", "red", "blue", "car"]
+    assert at.query_params["oh_words"] == ["tiger", "lion", "red", "blue", "car"]  # the view is a link
+
+
+def test_fewer_than_two_words_show_the_defaults_with_a_note_and_keep_the_choice():
+    at = open_page(PAGE, "en")
+    at.multiselect(key="oh_words").set_value(["cat"]).run()
+    assert not at.exception
+    assert any(t("one_hot.need_two", lang="en", words=", ".join(DEFAULT_WORDS)) == i.value for i in at.info)
+    assert rows_of(at, "one_hot_sim_onehot") == DEFAULT_WORDS
+    assert at.multiselect(key="oh_words").value == ["cat"]  # what the student picked stays picked
+    at.multiselect(key="oh_words").set_value([]).run()
+    assert not at.exception and rows_of(at, "one_hot_sim_onehot") == DEFAULT_WORDS
+
+
+def test_map_states_the_variance_the_core_computes():
+    at = open_page(PAGE, "en")
+    result = pca(voc.vectors, 2)
+    layout = figures(at)["one_hot_map"]["layout"]
+    for k, axis in ((0, "xaxis"), (1, "yaxis")):
+        share = 100 * result.explained_variance_ratio[k]
+        assert layout[axis]["title"]["text"] == t("one_hot.pc_axis", lang="en", k=k + 1, share=share)
+    assert f"**{100 * result.explained_variance_ratio.sum():.1f}%**" in texts(at)
+    traces = figures(at)["one_hot_map"]["data"]
+    groups = traces[:-1]
+    assert [g["name"] for g in groups] == [safe_label(t(f"one_hot.group_{g}", lang="en"), 24) for g in voc.group_ids]
+    assert sum(len(g["x"]) for g in groups) == len(voc.words)
+    cat = voc.index("cat")
+    np.testing.assert_allclose([traces[-1]["x"][0], traces[-1]["y"][0]], result.coords[cat], atol=1e-5)
+    assert len({(g["marker"]["color"], g["marker"]["symbol"]) for g in groups}) == len(groups)  # all distinct
+
+
+def test_map_of_the_picked_groups_only_explains_more():
+    at = open_page(PAGE, "en")
+    at.segmented_control(key="oh_map").set_value("picked").run()
+    traces = figures(at)["one_hot_map"]["data"]
+    assert [g["name"] for g in traces[:-1]] == [safe_label(t(f"one_hot.group_{g}", lang="en"), 24)
+                                                for g in ("animals", "fruit_plants", "motion_verbs")]  # fmt: skip
+    rows = [i for i, g in enumerate(voc.groups) if g in ("animals", "fruit_plants", "motion_verbs")]
+    ratio = pca(voc.vectors[rows], 2).explained_variance_ratio
+    assert ratio.sum() > pca(voc.vectors, 2).explained_variance_ratio.sum()
+    assert f"**{100 * ratio.sum():.1f}%**" in texts(at)
+    table = open_table(at, "oh_x_map").dataframe[0].value
+    assert len(table) == len(rows)
+    np.testing.assert_allclose(table["PC 1"], pca(voc.vectors[rows], 2).coords[:, 0])
+
+
+@pytest.mark.parametrize(("V", "d", "T"), [(30_522, 384, 6), (1_000_000, 4096, 2048), (10, 2, 1), (200, 384, 3)])
+def test_sizes_follow_the_sliders(V, d, T):
+    at = open_page(PAGE, "en")
+    at.select_slider(key="oh_V").set_value(V)
+    at.select_slider(key="oh_d").set_value(d)
+    at.slider(key="oh_T").set_value(T).run()
+    s = representation_sizes(V, d, T)
+    assert metric(at, "metric_onehot_len") == f"{V:,}" and metric(at, "metric_embedding_len") == f"{d:,}"
+    assert metric(at, "metric_ratio") == f"{V / d:,.1f}×"
+    bars = figures(at)["one_hot_sizes"]["data"]
+    assert bars[0]["text"] == [f"{V:,}", f"{s.one_hot_sentence:,}", "0"]
+    assert bars[1]["text"] == [f"{d:,}", f"{s.embedding_sentence:,}", f"{s.table_parameters:,}"]
+    assert bars[0]["y"][2] is None  # no bar for one-hot's zero parameters on a log axis...
+    assert figures(at)["one_hot_sizes"]["layout"]["annotations"][0]["text"] == t("one_hot.zero_params", lang="en")
+    table = next(df.value for df in at.dataframe if t("one_hot.onehot", lang="en") in df.value.columns)
+    assert list(table[t("one_hot.embedding", lang="en")])[4] == f"{V * d:,}"
+    assert list(table[t("one_hot.onehot", lang="en")])[1] == f"{T * V:,}"
+    # and the same view opens from a link
+    again = open_page(PAGE, "en", oh_V=str(V), oh_d=str(d), oh_T=str(T))
+    assert not again.toast and metric(again, "metric_ratio") == f"{V / d:,.1f}×"
+    assert figures(again)["one_hot_sizes"]["data"][1]["text"] == bars[1]["text"]
+
+
+def test_lookup_by_one_hot_equals_the_table_rows():
+    at = open_page(PAGE, "en")
+    line = next(c.value for c in at.caption if c.value.startswith("Checked on the 6 picked words"))
+    assert line.endswith("largest difference 0.")
+
+
+@pytest.mark.parametrize("ms", [1000, 25, 5000, 995])
+def test_a_sound_becomes_about_100_vectors_a_second(ms):
+    at = open_page(PAGE, "en", oh_seq="sound")
+    at.slider(key="oh_ms").set_value(ms).run()
+    assert not at.exception
+    n = frame_count(ms)
+    assert metric(at, "metric_frames") == f"{n:,}"
+    assert metric(at, "metric_rate") == f"{n / ms * 1000:.1f}"
+    windows = figures(at)["one_hot_sound"]["data"][4]["text"]  # the numbers over the window bars
+    assert windows == [str(k + 1) for k in range(frame_count(min(ms, 100)))]
+
+
+def test_one_second_of_sound_is_98_whole_windows_and_too_short_a_sound_none():
+    at = open_page(PAGE, "en", oh_seq="sound")
+    assert metric(at, "metric_frames") == str(frame_count(1000)) == "98"
+    at.slider(key="oh_ms").set_value(20).run()
+    assert metric(at, "metric_frames") == "0"
+    assert t("one_hot.sound_too_short", lang="en", window=25) in [i.value for i in at.info]
+
+
+@pytest.mark.parametrize("mol", list(MOLECULES))
+def test_each_atom_is_a_one_hot_row(mol):
+    at = open_page(PAGE, "en", oh_seq="molecule", oh_mol=mol)
+    assert not at.exception
+    np.testing.assert_array_equal(z_of(at, "one_hot_molecule"), atom_vectors(MOLECULES[mol]))
+    table = at.dataframe[-1].value
+    np.testing.assert_array_equal(table.to_numpy(), atom_vectors(MOLECULES[mol]))
+
+
+def test_each_person_is_their_row_of_friends():
+    at = open_page(PAGE, "zh", oh_seq="network")
+    A = adjacency_vectors(NETWORK_PEOPLE, NETWORK_FRIENDSHIPS)
+    np.testing.assert_array_equal(z_of(at, "one_hot_adjacency"), A)
+    edges = figures(at)["one_hot_network"]["data"][0]["x"]
+    assert edges.count(None) == len(NETWORK_FRIENDSHIPS)  # one line per friendship
+    assert t("one_hot.net_text", lang="zh", n=6, links=7) in texts(at)
+
+
+def test_sentence_is_T_rows_of_384():
+    at = open_page(PAGE, "en")
+    z = z_of(at, "one_hot_sentence")
+    idx = [voc.index(w) for w in DEFAULT_WORDS]
+    np.testing.assert_allclose(z, voc.vectors[idx], atol=1e-6)
+    df = next(d.value for d in open_table(at, "oh_x_sentence").dataframe if len(d.value) == 384)
+    assert list(df.columns) == DEFAULT_WORDS
+    np.testing.assert_allclose(df.to_numpy().T, voc.vectors[idx])
+
+
+def test_check_yourself_cosine_of_one_hot_vectors():
+    at = open_page(PAGE, "en")
+    assert t("one_hot.quiz_cos", lang="en", a="cat", b="dog") in texts(at)
+    at.number_input(key="oh_q_cos").set_value(0.5).run()
+    assert at.error and "0.5000" in at.error[0].value
+    at.number_input(key="oh_q_cos").set_value(0.0).run()
+    assert t("common.correct", lang="en", answer="0.0000") in [s.value for s in at.success]
+
+
+def test_check_yourself_frames_counted_by_the_core():
+    at = open_page(PAGE, "en", oh_seq="sound")
+    at.number_input(key="oh_q_frames").set_value(300.0).run()  # "100 a second" is not a count of whole windows
+    assert at.error
+    at.number_input(key="oh_q_frames").set_value(float(frame_count(3000))).run()
+    assert t("common.correct", lang="en", answer=f"{frame_count(3000):.4f}") in [s.value for s in at.success]
+    at.toggle(key="oh_q_frames_show").set_value(True).run()
+    assert "2970 ms" in texts(at)
+
+
+def test_presets_set_the_controls():
+    at = open_page(PAGE, "en")
+    at.button(key="oh_preset_seeds").click().run()
+    assert at.multiselect(key="oh_words").value == ["cat", "dog", "apple", "run"]
+    assert (at.select_slider(key="oh_V").value, at.select_slider(key="oh_d").value) == (200, 4)
+    np.testing.assert_array_equal(z_of(at, "one_hot_sim_onehot"), np.eye(4))
+    at.button(key="oh_preset_groups").click().run()
+    assert len(at.multiselect(key="oh_words").value) == 8
+    learned = z_of(at, "one_hot_sim_learned")
+    off = ~np.eye(4, dtype=bool)
+    between = learned[:4, 4:].mean()  # two blocks: animals with animals, fruit with fruit
+    assert learned[:4, :4][off].mean() > between + 0.15 and learned[4:, 4:][off].mean() > between + 0.15
+    assert at.segmented_control(key="oh_map").value == "picked"
+    at.button(key="oh_preset_many").click().run()
+    assert not at.exception
+    assert len(rows_of(at, "one_hot_sim_learned")) == 20
+    assert metric(at, "metric_onehot_len") == "1,000,000"
+
+
+def test_chinese_mode_shows_glosses_and_translated_groups():
+    at = open_page(PAGE, "zh")
+    assert rows_of(at, "one_hot_sim_onehot")[:3] == ["cat 猫", "dog 狗", "apple 苹果"]
+    names = [tr["name"] for tr in figures(at)["one_hot_map"]["data"][:-1]]
+    assert names[0] == "动物" and names[1] == "水果与植物"
+    ms = at.multiselect(key="oh_words")
+    assert ms.format_func("cat") == "cat 猫"
+    ms.set_value(["tiger", "cat"]).run()
+    assert at.query_params["oh_words"] == ["tiger", "cat"]  # the link holds the ASCII word, not the label
+    assert rows_of(at, "one_hot_sim_learned") == ["tiger 老虎", "cat 猫"]
+
+
+def test_lecture_mode_folds_the_controls_and_enlarges_the_figures():
+    at = open_page(PAGE, "en", lecture="1")
+    assert not at.exception
+    assert t("one_hot.controls", lang="en") in [e.label for e in at.expander]
+    normal = open_page(PAGE, "en")
+    big, small = figures(at)["one_hot_sim_learned"], figures(normal)["one_hot_sim_learned"]
+    assert big["layout"]["height"] > small["layout"]["height"]
+    assert big["layout"]["font"]["size"] >= 20
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [("oh_words", "xylophone"), ("oh_words", "<b>cat</b>"), ("oh_words", "😀"), ("oh_words", "猫"),
+     ("oh_V", "abc"), ("oh_V", "12345"), ("oh_d", "-1"), ("oh_T", "99999"), ("oh_T", "nan"),
+     ("oh_ms", "-5"), ("oh_ms", "1e9"), ("oh_seq", "video"), ("oh_map", "‮all"), ("oh_mol", "uranium")],
+)  # fmt: skip
+def test_a_bad_link_value_falls_back_with_a_notice(key, value):
+    example = {"oh_ms": "sound", "oh_mol": "molecule"}.get(key, "sentence")
+    at = open_page(PAGE, "en", **({"oh_seq": example} | {key: value}))
+    assert not at.exception
+    assert at.toast and key in at.toast[0].value
+    assert set(figures(at)) >= {"one_hot_vectors", "one_hot_sim_onehot", "one_hot_map", "one_hot_sizes"}
+
+
+def test_a_bad_value_loses_nothing_else_from_the_link():
+    at = open_page(PAGE, "en", oh_words=["tiger", "lion", "apple"], oh_V="oops", oh_d="768", oh_seq="network")
+    assert not at.exception
+    assert at.toast and "oh_V" in at.toast[0].value
+    assert at.multiselect(key="oh_words").value == ["tiger", "lion", "apple"]
+    assert at.select_slider(key="oh_d").value == 768 and at.select_slider(key="oh_V").value == 30_522
+    assert "one_hot_network" in figures(at)
