@@ -47,6 +47,16 @@ def random_weights(d_model: int, d_k: int, rng: np.random.Generator, decimals: i
     return np.round(w, decimals) + 0.0  # [d_model, d_k]; + 0.0 turns -0.0 into 0.0
 
 
+def walkthrough_weights(d_model: int, d_k: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """W_q, W_k, W_v ([d_model, d_k] each, from random_weights) and the additive model's vector w
+    ([d_k], N(0, 1), rounded to 2 places), all drawn from one generator seeded with `seed`, in that
+    order, so a seed in a link always gives the same four."""
+    rng = np.random.default_rng(seed)
+    w_q, w_k, w_v = (random_weights(d_model, d_k, rng) for _ in range(3))  # [d_model, d_k] each
+    w_additive = np.round(rng.standard_normal(d_k), 2) + 0.0  # [d_k]
+    return w_q, w_k, w_v, w_additive
+
+
 def project(x: np.ndarray, w: np.ndarray, name: str = "W") -> np.ndarray:
     """One projection in the row convention: x @ W.  [T, d_model] @ [d_model, d_k] -> [T, d_k]"""
     x = np.asarray(x, dtype=np.float64)  # [T, d_model]

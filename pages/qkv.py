@@ -7,7 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from attention_core import additive_attention_scores, scaled_dot_product_attention
-from attention_core.steps import project, qkv_walkthrough, query_step, random_weights, sentence_matrix
+from attention_core.steps import project, qkv_walkthrough, query_step, sentence_matrix, walkthrough_weights
 from lab_ui import controls, widgets
 from lab_ui.figures import qkv as fq
 from lab_ui.i18n import current_lang, t
@@ -16,18 +16,11 @@ from lab_ui.lecture import is_lecture, stepper
 DEFAULT_TEXT = "I saw a saw"  # seed 001's own example: two "saw"s, one word, two meanings
 MAX_TOKENS = 16
 D_MAX = 8
-TYPED_MAX = 4  # weights can be typed by hand up to d_model, d_k <= 4: a grid a student can fill in
-TYPED_LIMIT = 99.0  # typed weights beyond ±99 are refused: exp() of such scores means nothing to read
 W_NAMES = ("wq", "wk", "wv")
 W_TEX = {"wq": "W_q", "wk": "W_k", "wv": "W_v"}
 N_STEPS = 9
 SQUARE_MAX = 8  # up to 8 tokens a T × T matrix is printed (if it fits); beyond, A' is drawn as a heatmap
-
 DEFAULT_SEED = 3  # with this seed, token 1 of the default sentence attends clearly to one key
-
-
-def _eye(n: int, scale: float = 1.0) -> tuple[tuple[float, ...], ...]:
-    return tuple(tuple(scale * float(r == c) for c in range(n)) for r in range(n))
 
 
 PRESETS = {
@@ -41,84 +34,29 @@ PRESETS = {
     # query finds the keys most like itself. The two "saw"s are one vector: "saw" finds both.
     "match": {
         "qkv_text": DEFAULT_TEXT, "qkv_dm": 4, "qkv_dk": 4, "qkv_seed": 0, "qkv_w": "typed", "qkv_q": 2,
-        "qkv_wq": _eye(4, 2.0), "qkv_wk": _eye(4, 2.0), "qkv_wv": _eye(4),
+        "qkv_wq": fq.eye_matrix(4, 2.0), "qkv_wk": fq.eye_matrix(4, 2.0), "qkv_wv": fq.eye_matrix(4),
     },
     "chars": {"qkv_text": "机器学习", "qkv_dm": 4, "qkv_dk": 2, "qkv_seed": DEFAULT_SEED, "qkv_w": "random",
               "qkv_q": 1},
 }  # fmt: skip
 
 
-# --- typed weights in the URL: "0.5~-1.2_0.3~0.8" (rows joined by _, numbers by ~, all unreserved) --
-
-
-def matrix_to_text(m: tuple[tuple[float, ...], ...]) -> str:
-    return "_".join("~".join(format(v, ".6g") for v in row) for row in m)
-
-
-def parse_matrix(raw: list[str]) -> tuple[tuple[float, ...], ...]:
-    """A typed matrix from the link; anything that is not a small grid of sensible numbers is refused."""
-    if len(raw) != 1:
-        raise ValueError(raw)
-    rows = [row.split("~") for row in raw[0].split("_")]
-    if not 1 <= len(rows) <= TYPED_MAX or len({len(r) for r in rows}) != 1 or not 1 <= len(rows[0]) <= TYPED_MAX:
-        raise ValueError(raw)
-    m = tuple(tuple(float(v) for v in row) for row in rows)  # float() raises ValueError on junk
-    if not all(np.isfinite(v) and abs(v) <= TYPED_LIMIT for row in m for v in row):
-        raise ValueError(raw)
-    return m
-
-
-def as_tuple(w) -> tuple[tuple[float, ...], ...]:
-    """A matrix as the link writes it: within ±99 and to 6 significant digits, so that the numbers
-    computed with are exactly the numbers a copied link restores."""
-    return tuple(tuple(float(format(min(max(float(v), -TYPED_LIMIT), TYPED_LIMIT), ".6g")) for v in row) for row in w)
-
-
-def fit_shape(m: tuple | None, fallback: np.ndarray) -> tuple[tuple[float, ...], ...]:
-    """The typed matrix at the current d_model × d_k: what was typed is kept where it still fits,
-    new cells come from the random weights."""
-    out = np.array(fallback, dtype=np.float64)  # [d_model, d_k]
-    if m is not None:
-        typed = np.array(m, dtype=np.float64)  # [rows, cols]
-        r, c = min(typed.shape[0], out.shape[0]), min(typed.shape[1], out.shape[1])
-        out[:r, :c] = typed[:r, :c]
-    return as_tuple(out)
-
-
 # --- one cached core call, and the figures built from it -------------------------------------------
 
 
-def random_set(d_model: int, d_k: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """W_q, W_k, W_v and the additive model's w, all from one seed."""
-    rng = np.random.default_rng(seed)
-    w_q, w_k, w_v = (random_weights(d_model, d_k, rng) for _ in range(3))  # [d_model, d_k] each
-    w_add = np.round(rng.standard_normal(d_k), 2) + 0.0  # [d_k]
-    return w_q, w_k, w_v, w_add
-
-
 def walkthrough(tokens: tuple[str, ...], d_model: int, d_k: int, seed: int, typed: str, i: int):
-    w_q, w_k, w_v, w_add = random_set(d_model, d_k, seed)
+    w_q, w_k, w_v, w_add = walkthrough_weights(d_model, d_k, seed)
     if typed:
-        w_q, w_k, w_v = (np.array(parse_matrix([m])) for m in typed.split("|"))  # [d_model, d_k] each
+        w_q, w_k, w_v = (np.array(fq.parse_matrix([m])) for m in typed.split("|"))  # [d_model, d_k] each
     return qkv_walkthrough(sentence_matrix(list(tokens), d_model, seed), w_q, w_k, w_v, i, w_add)
 
 
 def build_figures(tokens: tuple[str, ...], d_model: int, d_k: int, seed: int, typed: str, i: int, lang: str):
-    r = compute(tokens, d_model, d_k, seed, typed, i)
-    s = r.query
-    key, query, value = t("qkv.key_axis", lang), t("qkv.query_axis", lang), t("qkv.value_axis", lang)
-    figs = {
-        "scores": fq.score_bars(
-            tokens, s.alpha, s.alpha_scaled, s.alpha_prime, x_title=key, y_title=value,
-            names=(t("qkv.bar_alpha", lang), t("qkv.bar_scaled", lang), t("qkv.bar_weight", lang)),
-        ),
-        "sum": fq.weighted_sum_figure(tokens, s.alpha_prime, r.V, s.contributions, s.b_i, b_name=f"b{i + 1}",
-                                      x_title=t("qkv.component_axis", lang), y_title=value),
-        "weights": fq.attention_map(r.matrix.weights, tokens, i, x_title=key, y_title=query, value_name="α'"),
-        "both": fq.side_by_side_maps(r.matrix.weights, r.additive_weights, tokens, i, x_title=key, y_title=query,
-                                     titles=(t("qkv.dot_map", lang), t("qkv.add_map", lang)), value_name="α'"),
-    }  # fmt: skip
-    return figs
+    names = ("key", "query", "value", "component", "alpha", "scaled", "weight", "dot", "additive")
+    keys = ("key_axis", "query_axis", "value_axis", "component_axis", "bar_alpha", "bar_scaled", "bar_weight",
+            "dot_map", "add_map")  # fmt: skip
+    text = {name: t(f"qkv.{key}", lang) for name, key in zip(names, keys, strict=True)}
+    return fq.page_figures(compute(tokens, d_model, d_k, seed, typed, i), tokens, i, text)
 
 
 # Both caches hold shared objects (cache_resource): nothing is modified after it is built, and a
@@ -142,11 +80,11 @@ def typed_weights(source: str, random: tuple[np.ndarray, ...], d_model: int, d_k
         for name in W_NAMES:  # typed numbers stay in the session for a return to "typed"
             st.query_params.pop(f"qkv_{name}", None)
         return ""
-    if d_model > TYPED_MAX or d_k > TYPED_MAX:
-        st.info(t("qkv.typed_too_big", max=TYPED_MAX), icon=":material/info:")
+    if d_model > fq.TYPED_MAX or d_k > fq.TYPED_MAX:
+        st.info(t("qkv.typed_too_big", max=fq.TYPED_MAX), icon=":material/info:")
         return ""
     st.caption(t("qkv.typed_help"))
-    defaults = {name: as_tuple(w) for name, w in zip(W_NAMES, random, strict=True)}
+    defaults = {name: fq.link_matrix(w) for name, w in zip(W_NAMES, random, strict=True)}
 
     def reset() -> None:
         st.session_state.update({f"qkv_{name}": m for name, m in defaults.items()})
@@ -154,31 +92,23 @@ def typed_weights(source: str, random: tuple[np.ndarray, ...], d_model: int, d_k
     texts = []
     for col, name in zip(st.columns(3), W_NAMES, strict=True):
         key = f"qkv_{name}"
-        controls.restore_from_url(key, None, parse_matrix)
-        m = fit_shape(st.session_state[key], defaults[name])
+        controls.restore_from_url(key, None, fq.parse_matrix)
+        m = fq.fit_shape(st.session_state[key], defaults[name])
         if st.session_state.get(f"_{key}_seen") != m:  # set from outside (link, preset, resize): a fresh grid
             st.session_state[f"_{key}_ver"] = st.session_state.get(f"_{key}_ver", 0) + 1
         frame = pd.DataFrame(m, index=[str(r + 1) for r in range(d_model)], columns=[str(c + 1) for c in range(d_k)])
-        number = st.column_config.NumberColumn(min_value=-TYPED_LIMIT, max_value=TYPED_LIMIT, step=0.01, format="%.2f")
+        limit = fq.TYPED_LIMIT
+        number = st.column_config.NumberColumn(min_value=-limit, max_value=limit, step=0.01, format="%.2f")
         with col:
             st.markdown(f"${W_TEX[name]}$ · [{d_model} × {d_k}]")
             edited = st.data_editor(frame, key=f"{key}_ed{st.session_state[f'_{key}_ver']}", num_rows="fixed",
                                     column_config=dict.fromkeys(frame.columns, number))  # fmt: skip
-        m = as_tuple(np.nan_to_num(edited.to_numpy(dtype=np.float64), nan=0.0))  # an emptied cell counts as 0
+        m = fq.link_matrix(np.nan_to_num(edited.to_numpy(dtype=np.float64), nan=0.0))  # an emptied cell counts as 0
         st.session_state[key] = st.session_state[f"_{key}_seen"] = m
-        controls.publish_to_url(key, m, defaults[name], serialize=matrix_to_text)
-        texts.append(matrix_to_text(m))
+        controls.publish_to_url(key, m, defaults[name], serialize=fq.matrix_to_text)
+        texts.append(fq.matrix_to_text(m))
     st.button(t("qkv.reset_typed"), key="qkv_wreset", on_click=reset, icon=":material/restart_alt:")
     return "|".join(texts)
-
-
-def short(token: str, n: int = 14) -> str:
-    return token if len(token) <= n else token[: n - 1] + "…"
-
-
-def key_labels(tokens: list[str]) -> list[str]:
-    """Row names for tables: position and token, so the two "saw"s stay two rows."""
-    return [f"{j + 1} · {short(tok)}" for j, tok in enumerate(tokens)]
 
 
 def math(tex: str) -> str:
@@ -212,9 +142,9 @@ with st.expander(t("qkv.controls"), expanded=not is_lecture(), icon=":material/t
         seed = widgets.seed_input(key="qkv_seed", value=DEFAULT_SEED)
     source = controls.segmented(
         t("qkv.w_source"), ["random", "typed"], key="qkv_w", format_func=lambda s: t(f"qkv.w_{s}"),
-        help=t("qkv.w_source_help", max=TYPED_MAX),
+        help=t("qkv.w_source_help", max=fq.TYPED_MAX),
     )  # fmt: skip
-    typed = typed_weights(source, random_set(d_model, d_k, seed)[:3], d_model, d_k)
+    typed = typed_weights(source, walkthrough_weights(d_model, d_k, seed)[:3], d_model, d_k)
     tables = controls.toggle(t("qkv.show_tables"), key="qkv_tables", help=t("qkv.show_tables_help"))
 
 T = len(tokens)
@@ -222,7 +152,7 @@ if isinstance(st.session_state.get("qkv_q"), int) and st.session_state["qkv_q"] 
     st.session_state["qkv_q"] = T  # the sentence got shorter: keep the last token rather than fail
 query = controls.segmented(
     t("qkv.query"), list(range(1, T + 1)), key="qkv_q", default=1,
-    format_func=lambda j: f"{j} · {widgets.escape_markdown(short(tokens[j - 1]))}", help=t("qkv.query_help"),
+    format_func=lambda j: f"{j} · {widgets.escape_markdown(fq.short(tokens[j - 1]))}", help=t("qkv.query_help"),
 )  # fmt: skip
 i = query - 1
 
@@ -235,7 +165,7 @@ except ValueError as error:
     widgets.friendly_error(error)
     st.stop()
 s = r.query
-labels = key_labels(tokens)
+labels = fq.key_labels(tokens)
 repeats = [(a, b) for a in range(T) for b in range(a + 1, T) if tokens[a] == tokens[b]]
 
 visible = stepper("qkv_step", [t(f"qkv.step{n}") for n in range(1, N_STEPS + 1)])
@@ -246,20 +176,20 @@ a_labels, q_labels, k_labels = fq.row_labels("a", T), fq.row_labels("q", T), fq.
 
 if visible(1):
     chips = "\u2003".join(
-        f"$a_{{{j + 1}}}$ = **{widgets.escape_markdown(short(tok, 24))}**" for j, tok in enumerate(tokens)
+        f"$a_{{{j + 1}}}$ = **{widgets.escape_markdown(fq.short(tok, 24))}**" for j, tok in enumerate(tokens)
     )
     show(t("qkv.step1_body", T=T, d_model=d_model), chips,
          math(fq.matrix_tex(r.x, name="I", row_labels=a_labels, highlight_row=i)), step=1)  # fmt: skip
     if repeats:
         a, b = repeats[0]
-        st.info(t("qkv.repeated", a=a + 1, b=b + 1, token=widgets.escape_markdown(short(tokens[a], 24))),
+        st.info(t("qkv.repeated", a=a + 1, b=b + 1, token=widgets.escape_markdown(fq.short(tokens[a], 24))),
                 icon=":material/content_copy:")  # fmt: skip
 
 # --- 2. three weight matrices -----------------------------------------------------------------------
 
 if visible(2):
     parts = [fq.matrix_tex(getattr(r, f"w_{n[1]}"), name=W_TEX[n]) for n in W_NAMES]
-    typed_now = source == "typed" and max(d_model, d_k) <= TYPED_MAX
+    typed_now = source == "typed" and max(d_model, d_k) <= fq.TYPED_MAX
     note = t("qkv.weights_typed") if typed_now else t("qkv.weights_random", seed=seed)
     show(t("qkv.step2_body", d_model=d_model, d_k=d_k),
          *map(math, fq.matrices_tex(parts, [fq.matrix_px(d_k)] * 3, width)), f"*{note}*", step=2)  # fmt: skip
@@ -286,7 +216,7 @@ if visible(3):
 
 if visible(4):
     parts = [rf"q_{{{i + 1}}} = {fq.vector_tex(s.q_i)}", fq.matrix_tex(r.K, name="K", row_labels=k_labels)]
-    show(t("qkv.step4_body", i=i + 1, token=widgets.escape_markdown(short(tokens[i], 24))),
+    show(t("qkv.step4_body", i=i + 1, token=widgets.escape_markdown(fq.short(tokens[i], 24))),
          *map(math, fq.matrices_tex(parts, [fq.matrix_px(d_k) + 60, fq.matrix_px(d_k, True)], width)),
          math(fq.dot_terms_tex(i, s.q_i, r.K, s.products, s.alpha)), step=4)  # fmt: skip
     with st.container(border=True):
@@ -325,7 +255,7 @@ if visible(6):
         st.markdown(t("qkv.even", i=i + 1, w=f"{s.alpha_prime[best]:.3f}", avg=f"{1 / T:.3f}"))
     else:
         st.markdown(t("qkv.leans", i=i + 1, j=best + 1, w=f"{s.alpha_prime[best]:.3f}",
-                      token=widgets.escape_markdown(short(tokens[best], 24))))  # fmt: skip
+                      token=widgets.escape_markdown(fq.short(tokens[best], 24))))  # fmt: skip
     if tables:
         index = [*(f"α'·v {lab}" for lab in labels), f"b{i + 1}"]
         columns = [f"[{c + 1}]" for c in range(d_k)]

@@ -1,4 +1,5 @@
-"""Figures and typeset matrices for the Q, K, V page: arrays in, go.Figure or LaTeX text out.
+"""Figures and typeset matrices for the Q, K, V page: arrays in, go.Figure or LaTeX text out; and
+the text form of a typed weight matrix in a link. No Streamlit calls: everything here is pure.
 
 Small matrices are typeset (KaTeX) rather than drawn: a student reads them like a textbook and
 can redo the arithmetic, the shape sits under each bracket, and the chosen query's row is marked
@@ -14,7 +15,15 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from lab_ui.figures.common import QUALITATIVE, SEQUENTIAL, base_layout, heatmap, safe_label, token_ticks
+from lab_ui.figures.common import (
+    MAX_LABEL_CHARS,
+    QUALITATIVE,
+    SEQUENTIAL,
+    base_layout,
+    heatmap,
+    safe_label,
+    token_ticks,
+)
 
 HIGHLIGHT = "#D55E00"  # Okabe-Ito vermillion: 3:1 or better on light and dark backgrounds when bold
 _PATTERNS = ("", "/", "x")  # a second cue when more than eight tokens share the eight colours
@@ -357,3 +366,81 @@ def side_by_side_maps(
     fig = base_layout(fig, height=min(520, 200 + 30 * T))
     fig.update_layout(margin=dict(t=60))
     return _lean(fig)
+
+
+def page_figures(r, tokens: Sequence[str], i: int, text: dict[str, str]) -> dict[str, go.Figure]:
+    """Every figure of the page for one walkthrough `r` (attention_core.steps.QKVWalkthrough) and
+    query i. `text` holds the translated titles: key, query, value, component, alpha, scaled,
+    weight, dot, additive."""
+    s = r.query
+    key, query, value = text["key"], text["query"], text["value"]
+    return {
+        "scores": score_bars(tokens, s.alpha, s.alpha_scaled, s.alpha_prime, x_title=key, y_title=value,
+                             names=(text["alpha"], text["scaled"], text["weight"])),
+        "sum": weighted_sum_figure(tokens, s.alpha_prime, r.V, s.contributions, s.b_i, b_name=f"b{i + 1}",
+                                   x_title=text["component"], y_title=value),
+        "weights": attention_map(r.matrix.weights, tokens, i, x_title=key, y_title=query, value_name="α'"),
+        "both": side_by_side_maps(r.matrix.weights, r.additive_weights, tokens, i, x_title=key, y_title=query,
+                                  titles=(text["dot"], text["additive"]), value_name="α'"),
+    }  # fmt: skip
+
+
+# --- names for tables and buttons -------------------------------------------------------------------
+
+
+def short(token: str, n: int = MAX_LABEL_CHARS) -> str:
+    """A token shortened with … for a button or a table row (markdown escaping is the caller's)."""
+    return token if len(token) <= n else token[: n - 1] + "…"
+
+
+def key_labels(tokens: Sequence[str]) -> list[str]:
+    """Row names for tables: position and token, so the two "saw"s stay two rows."""
+    return [f"{j + 1} · {short(tok)}" for j, tok in enumerate(tokens)]
+
+
+# --- typed weights in a link: "0.5~-1.2_0.3~0.8" (rows joined by _, numbers by ~; all four
+# characters are unreserved in a URL, so the link stays readable) -------------------------------------
+
+TYPED_MAX = 4  # weights can be typed by hand up to d_model, d_k <= 4: a grid a student can fill in
+TYPED_LIMIT = 99.0  # typed weights beyond ±99 are refused: exp() of such scores means nothing to read
+
+Matrix = tuple[tuple[float, ...], ...]
+
+
+def matrix_to_text(m: Matrix) -> str:
+    return "_".join("~".join(format(v, ".6g") for v in row) for row in m)
+
+
+def parse_matrix(raw: list[str]) -> Matrix:
+    """A typed matrix from the link; anything but a small grid of sensible numbers raises ValueError."""
+    if len(raw) != 1:
+        raise ValueError(raw)
+    rows = [row.split("~") for row in raw[0].split("_")]
+    if not 1 <= len(rows) <= TYPED_MAX or len({len(r) for r in rows}) != 1 or not 1 <= len(rows[0]) <= TYPED_MAX:
+        raise ValueError(raw)
+    m = tuple(tuple(float(v) for v in row) for row in rows)  # float() raises ValueError on junk
+    if not all(np.isfinite(v) and abs(v) <= TYPED_LIMIT for row in m for v in row):
+        raise ValueError(raw)
+    return m
+
+
+def link_matrix(w) -> Matrix:
+    """A matrix as the link writes it: within ±99 and to 6 significant digits, so that the numbers
+    computed with are exactly the numbers a copied link restores."""
+    return tuple(tuple(float(format(min(max(float(v), -TYPED_LIMIT), TYPED_LIMIT), ".6g")) for v in row) for row in w)
+
+
+def fit_shape(m: Matrix | None, fallback: np.ndarray) -> Matrix:
+    """The typed matrix at the current d_model × d_k: what was typed is kept where it still fits,
+    new cells come from `fallback` (the random weights)."""
+    out = np.array(fallback, dtype=np.float64)  # [d_model, d_k]
+    if m is not None:
+        typed = np.array(m, dtype=np.float64)  # [rows, cols]
+        r, c = min(typed.shape[0], out.shape[0]), min(typed.shape[1], out.shape[1])
+        out[:r, :c] = typed[:r, :c]
+    return link_matrix(out)
+
+
+def eye_matrix(n: int, scale: float = 1.0) -> Matrix:
+    """scale × the n × n identity, as a typed matrix (for presets)."""
+    return tuple(tuple(scale * float(r == c) for c in range(n)) for r in range(n))

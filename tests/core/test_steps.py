@@ -6,7 +6,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from attention_core.steps import project, qkv_walkthrough, query_step, random_weights, sentence_matrix
+from attention_core.steps import (
+    project,
+    qkv_walkthrough,
+    query_step,
+    random_weights,
+    sentence_matrix,
+    walkthrough_weights,
+)
 
 
 def test_query_step_worked_by_hand():
@@ -127,3 +134,13 @@ def test_sentence_matrix_repeats_rows_for_repeated_tokens():
     assert not np.array_equal(x[0], x[1])
     with pytest.raises(ValueError, match="at least one word"):
         sentence_matrix([], 3)
+
+
+def test_walkthrough_weights_come_from_one_seed_in_order():
+    w_q, w_k, w_v, w = walkthrough_weights(3, 2, seed=5)
+    rng = np.random.default_rng(5)
+    for got in (w_q, w_k, w_v):
+        np.testing.assert_array_equal(got, random_weights(3, 2, rng))
+    np.testing.assert_array_equal(w, np.round(rng.standard_normal(2), 2))
+    assert not np.array_equal(w_q, w_k)
+    np.testing.assert_array_equal(walkthrough_weights(3, 2, seed=5)[3], w)

@@ -1,7 +1,10 @@
 """lab_ui.figures.qkv: the typeset matrices and the figures hold the numbers they were given, and a
 line that would not fit is laid out another way."""
 
+import re
+
 import numpy as np
+import pytest
 
 from lab_ui.figures import qkv as fq
 
@@ -101,3 +104,31 @@ def test_additive_tex_writes_the_pair_out():
     score = float(w @ np.tanh(q + k))  # 2·tanh(1) − tanh(1) = tanh(1) = 0.762
     tex = fq.additive_tex(0, 1, q, k, w, score)
     assert "1.00 & 1.00" in tex and "0.76 & 0.76" in tex and r"\boldsymbol{0.762}" in tex
+
+
+def test_a_typed_matrix_survives_the_link():
+    m = fq.link_matrix(np.array([[0.5, -1.25], [1 / 3, 99.5], [0.0, -0.0]]))
+    assert m == ((0.5, -1.25), (0.333333, 99.0), (0.0, -0.0))  # 6 significant digits, within ±99
+    text = fq.matrix_to_text(m)
+    assert text == "0.5~-1.25_0.333333~99_0~-0"
+    assert re.fullmatch(r"[0-9.~_e+-]+", text)  # unreserved characters only: the link stays readable
+    assert fq.parse_matrix([text]) == m
+
+
+@pytest.mark.parametrize("raw", [["1~2_3"], ["a~1"], ["1~2", "3~4"], ["inf~1"], ["100~0"], ["1~2~3~4~5"], [""]])
+def test_a_bad_typed_matrix_is_refused(raw):
+    with pytest.raises(ValueError):
+        fq.parse_matrix(raw)
+
+
+def test_a_typed_matrix_keeps_what_fits_when_the_size_changes():
+    typed = ((1.0, 2.0), (3.0, 4.0))
+    grown = fq.fit_shape(typed, np.full((3, 3), 9.0))
+    assert grown == ((1.0, 2.0, 9.0), (3.0, 4.0, 9.0), (9.0, 9.0, 9.0))
+    assert fq.fit_shape(typed, np.zeros((1, 1))) == ((1.0,),)
+    assert fq.fit_shape(None, np.eye(2)) == fq.eye_matrix(2)
+
+
+def test_labels_keep_repeated_tokens_apart_and_long_ones_short():
+    assert fq.key_labels(["saw", "a", "saw"]) == ["1 · saw", "2 · a", "3 · saw"]
+    assert fq.short("x" * 30) == "x" * 13 + "…"
