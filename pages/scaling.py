@@ -251,6 +251,7 @@ st.markdown(t("scaling.s4_body"))
 widgets.formula_and_code(
     r"\begin{aligned} s &= q \cdot k = \textstyle\sum_{i=1}^{d_k} q_i k_i \\ q_i, k_i &\sim N(0, 1) \\"
     r" \operatorname{Var}(s) &= d_k \\ \operatorname{Var}\big(s / \sqrt{d_k}\big) &= 1 \end{aligned}",
+    dot_product_variance,
     sample_scores,
 )
 widgets.formula_and_code(
