@@ -192,8 +192,9 @@ if box.open:
         )  # fmt: skip
 
 st.subheader(t("one_hot.sim_header"))
-# Side by side on a screen; one under the other on a projector, where the numbers are larger.
-left, right = st.columns(2) if not is_lecture() else (st.container(), st.container())
+# Side by side on a screen; one under the other on a projector or for many words.
+stacked = is_lecture() or len(words) > figs.SIDE_BY_SIDE_MAX
+left, right = (st.container(), st.container()) if stacked else st.columns(2)
 with left:
     widgets.show_figure(sim_onehot_fig, key="one_hot_sim_onehot", alt=t("one_hot.sim_onehot_alt"))
 with right:
@@ -272,7 +273,10 @@ s = representation_sizes(V, d, T)
 m1, m2, m3 = st.columns(3)
 m1.metric(t("one_hot.metric_onehot_len"), f"{s.V:,}")
 m2.metric(t("one_hot.metric_embedding_len"), f"{s.d:,}")
-m3.metric(t("one_hot.metric_ratio"), f"{s.length_ratio:,.1f}×")
+if s.length_ratio >= 1:
+    m3.metric(t("one_hot.metric_ratio"), f"{s.length_ratio:,.1f}×")
+else:  # a tiny vocabulary: for once the one-hot vector is the shorter one
+    m3.metric(t("one_hot.metric_ratio_embedding"), f"{1 / s.length_ratio:,.1f}×")
 widgets.show_figure(sizes_figure(V, d, T, LANG), key="one_hot_sizes", alt=t("one_hot.sizes_alt", V=V, d=d, T=T))
 
 

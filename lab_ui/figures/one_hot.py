@@ -17,6 +17,7 @@ BINARY_SCALE = [[0.0, "#F2F2F2"], [1.0, "#0072B2"]]
 GROUP_SYMBOLS = ("circle", "square", "diamond", "triangle-up", "cross", "triangle-down", "star", "x", "pentagon",
                  "hexagon", "star-diamond", "hourglass")  # fmt: skip
 PICKED_COLOUR = "#000000"
+SIDE_BY_SIDE_MAX = 10  # words up to which two similarity matrices fit side by side
 HALO = "0 0 3px #fff, 0 0 3px #fff, 0 0 2px #fff"  # a white glow keeps a label readable over markers
 
 
@@ -121,7 +122,7 @@ def one_hot_rows(
         shapes=borders,
         annotations=marks,
         xaxis=dict(title=dict(text=x_title), type="category", tickmode="array", tickfont=dict(size=17 if big else 12),
-                   tickangle=-30 if big else 0,
+                   **({"tickangle": -30} if big else {}),  # unset: Plotly slants them only if they collide
                    tickvals=[cols[(a + b) // 2] for _, a, b in spans],
                    ticktext=[safe_label(group_names.get(g, g), 18) for g, _, _ in spans],
                    showgrid=False, zeroline=False, side="top"),
@@ -135,12 +136,13 @@ def similarity(
     big: bool = False,
 ) -> go.Figure:  # fmt: skip
     """A cosine-similarity matrix; both of the page's matrices share zmin..1 so equal colours
-    mean equal numbers. `big`: cells large enough for a projector's 18 px numbers."""
+    mean equal numbers. `big`: cells large enough for a projector's 18 px numbers. More than
+    SIDE_BY_SIDE_MAX words need the page's full width, and the figure is made taller for it."""
     n = len(labels)
     fig = heatmap(
         sim, labels, labels, x_title=axis_title, y_title=axis_title, value_name=value_name,
         colorscale=SEQUENTIAL, zmin=zmin, zmax=1.0, value_format=".2f", show_values=n <= 12,
-        height=min(820, 220 + 66 * n) if big else min(640, 190 + 34 * n),
+        height=min(820, 220 + 66 * n) if big else (190 + 34 * n if n <= SIDE_BY_SIDE_MAX else min(900, 200 + 28 * n)),
     )  # fmt: skip
     # The title goes above the top axis (its word labels and title), pushing the margin as needed.
     fig.update_layout(title=dict(text=title, x=0, xanchor="left", y=1, yref="container", yanchor="top",

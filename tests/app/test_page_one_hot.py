@@ -179,7 +179,8 @@ def test_sizes_follow_the_sliders(V, d, T):
     at.slider(key="oh_T").set_value(T).run()
     s = representation_sizes(V, d, T)
     assert metric(at, "metric_onehot_len") == f"{V:,}" and metric(at, "metric_embedding_len") == f"{d:,}"
-    assert metric(at, "metric_ratio") == f"{V / d:,.1f}×"
+    ratio_key, ratio = ("metric_ratio", V / d) if d <= V else ("metric_ratio_embedding", d / V)  # the longer one
+    assert metric(at, ratio_key) == f"{ratio:,.1f}×"
     bars = figures(at)["one_hot_sizes"]["data"]
     assert bars[0]["text"] == [f"{V:,}", f"{s.one_hot_sentence:,}", "0"]
     assert bars[1]["text"] == [f"{d:,}", f"{s.embedding_sentence:,}", f"{s.table_parameters:,}"]
@@ -190,7 +191,7 @@ def test_sizes_follow_the_sliders(V, d, T):
     assert list(table[t("one_hot.onehot", lang="en")])[1] == f"{T * V:,}"
     # and the same view opens from a link
     again = open_page(PAGE, "en", oh_V=str(V), oh_d=str(d), oh_T=str(T))
-    assert not again.toast and metric(again, "metric_ratio") == f"{V / d:,.1f}×"
+    assert not again.toast and metric(again, ratio_key) == f"{ratio:,.1f}×"
     assert figures(again)["one_hot_sizes"]["data"][1]["text"] == bars[1]["text"]
 
 
