@@ -22,9 +22,10 @@ its next move only after its previous rerun finished, as a student who waits to 
 picture; when a move was due before that, it counts as "late" (the server fell behind).
 
 Reported: reruns per second, latency (send -> script_finished) median / p95 / max, the first
-page load's latency, errors (connection, timeout, exception element on the page, compile error),
-the server's RSS (no sessions, sessions idle, during the run, after they left), idle memory per
-session, and the CPU the server and this client used (both share the machine's cores).
+page load's latency, errors (connection, rerun slower than --timeout, exception element on the
+page, compile error, page not found), the server's RSS (no sessions, sessions idle, during the
+run, after they left), idle memory per session, and the CPU the server and this client used
+(both share the machine's cores).
 """
 
 from __future__ import annotations
@@ -136,6 +137,10 @@ class Hall:
 
 class RunFailed(Exception):
     pass
+
+
+class NoAnswer(RunFailed):
+    """The server did not finish the run at all: this session leaves."""
 
 
 def fetch_xsrf_cookie(base: str) -> str | None:
@@ -267,10 +272,16 @@ class Session:
         start = time.perf_counter()
         await self.ws.send(msg.SerializeToString())
         try:
-            await asyncio.wait_for(self._pending, self.hall.timeout)
+            # A rerun slower than --timeout is an error, but the session waits for it all the same:
+            # sending the next move on top would make the server stop and restart the run, and an
+            # overloaded server would then finish nothing at all. It gives up at 4x --timeout.
+            await asyncio.wait_for(self._pending, 4 * self.hall.timeout)
         except TimeoutError as e:
-            raise RunFailed("timeout") from e
-        return (time.perf_counter() - start) * 1000
+            raise NoAnswer(f"no answer within {4 * self.hall.timeout:.0f} s") from e
+        ms = (time.perf_counter() - start) * 1000
+        if ms > self.hall.timeout * 1000:
+            self.hall.errors[f"slower than {self.hall.timeout:.0f} s"] += 1
+        return ms
 
     # --- a student -----------------------------------------------------------------------------
 
@@ -319,6 +330,9 @@ class Session:
             try:
                 hall.move_ms.append(await self.move())
                 hall.done_at.append(time.perf_counter())
+            except NoAnswer as e:
+                hall.errors[str(e)] += 1
+                break
             except RunFailed as e:
                 hall.errors[str(e)] += 1
             except ConnectionClosed:
@@ -468,7 +482,7 @@ def main() -> None:
     parser.add_argument("--idle", type=float, default=5.0, help="seconds all sit idle before memory is read")
     parser.add_argument("--slider", choices=("first", "random"), default="first", help="which slider moves")
     parser.add_argument("--lang", default="en")
-    parser.add_argument("--timeout", type=float, default=30.0, help="seconds before a rerun counts as failed")
+    parser.add_argument("--timeout", type=float, default=30.0, help="a rerun slower than this is an error")
     parser.add_argument("--sample", type=float, default=1.0, help="seconds between memory samples")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
