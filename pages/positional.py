@@ -218,6 +218,7 @@ def section_why() -> None:
             key=f"positional_outputs_{name}",
             alt=t(f"positional.outputs_{name}_alt", error=fmt_error(check.max_error)),
         )  # fmt: skip
+    st.caption(t("positional.panels_caption"))
     box = numbers("pe_x_outputs")
     if box.open:
         with box:

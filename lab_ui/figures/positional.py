@@ -20,8 +20,10 @@ from lab_ui.figures.common import DIVERGING, QUALITATIVE, base_layout, token_tic
 MAX_DRAWN = 200  # rows or columns a heatmap draws at most; more are thinned (see thinning_step)
 BAND_ALPHA = 0.2
 PANEL_GAP = 0.08
+PANEL_TITLE_ROOM = 48  # px above two side-by-side panels for their titles
 DASHES = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot")
 GREY = "rgba(120,120,120,0.5)"
+CLEAR = "rgba(0,0,0,0)"  # band edges: invisible even when lecture mode thickens every line
 MARKERS_UP_TO = 128  # positions: beyond this the dots merge into the line
 
 
@@ -58,6 +60,11 @@ def _panels(titles: Sequence[str], *, x_title: str, y_title: str, square: bool) 
     return layout, notes
 
 
+def _room_for_panel_titles(fig: go.Figure) -> go.Figure:
+    """The panel titles sit above the plots: keep room for them at lecture-mode size too."""
+    return fig.update_layout(margin_t=PANEL_TITLE_ROOM)
+
+
 def _index_heatmap(z: np.ndarray, *, x_title: str, y_title: str, value_name: str, zmax: float, **kwargs) -> go.Heatmap:
     """A [rows, cols] table with index axes, thinned to at most MAX_DRAWN a side; the axes keep the
     true indices, so a thinned figure still reads position 300 at 300."""
@@ -89,13 +96,11 @@ def matrix_heatmap(
         zmax = float(np.max(np.abs(z))) if z.size else 1.0
     trace = _index_heatmap(z, x_title=x_title, y_title=y_title, value_name=value_name, zmax=zmax)
     layout = dict(
-        xaxis=dict(title=dict(text=x_title), side="top", showgrid=False, zeroline=False),
+        # the column axis goes on top like a table's header, unless a title needs that place
+        xaxis=dict(title=dict(text=x_title), side="bottom" if title else "top", showgrid=False, zeroline=False),
         yaxis=dict(title=dict(text=y_title), autorange="reversed", showgrid=False, zeroline=False),
     )
-    fig = base_layout(go.Figure(trace, layout), title=title, height=height)
-    if title:  # the x axis sits on top, under the title: make room for both
-        fig.update_layout(margin_t=100, title_y=0.98, title_yanchor="top")
-    return fig
+    return base_layout(go.Figure(trace, layout), title=title, height=height)
 
 
 def matrix_pair(
@@ -116,7 +121,7 @@ def matrix_pair(
         for i, z in enumerate((left, right))
     ]  # fmt: skip
     layout, notes = _panels(titles, x_title=x_title, y_title=y_title, square=True)
-    return base_layout(go.Figure(traces, dict(layout, annotations=notes)), height=height)
+    return _room_for_panel_titles(base_layout(go.Figure(traces, dict(layout, annotations=notes)), height=height))
 
 
 def token_matrix_pair(
@@ -142,7 +147,7 @@ def token_matrix_pair(
         go.Heatmap(
             z=np.asarray(z, dtype=np.float32)[:, ::col_step], x=cols, y=ticks, **_diverging(zmax),
             xaxis="x" if i == 0 else "x2", yaxis="y" if i == 0 else "y2", showscale=i == 1, customdata=hover_rows,
-            colorbar=_colorbar(value_name), xgap=1, ygap=1,
+            colorbar=_colorbar(value_name), ygap=2,
             hovertemplate=f"{y_title}: %{{customdata}} (%{{y}})<br>{x_title}: %{{x}}<br>{value_name}: %{{z:.6f}}"
             "<extra></extra>",
             texttemplate="%{z:.2f}" if T * len(cols) <= 48 else None,
@@ -150,9 +155,10 @@ def token_matrix_pair(
         for i, z in enumerate((left, right))
     ]  # fmt: skip
     layout, notes = _panels(titles, x_title=x_title, y_title=y_title, square=False)
-    for axis in ("yaxis", "yaxis2"):
-        layout[axis].update(tickmode="array", tickvals=ticks, ticktext=text)
-    return base_layout(go.Figure(traces, dict(layout, annotations=notes)), height=max(240, 90 + 24 * T))
+    layout["yaxis"].update(tickmode="array", tickvals=ticks, ticktext=text)
+    layout["yaxis2"].update(matches="y", showticklabels=False)  # the same rows: labelled once, on the left
+    fig = base_layout(go.Figure(traces, dict(layout, annotations=notes)), height=max(260, 110 + 24 * T))
+    return _room_for_panel_titles(fig)
 
 
 def curves(
@@ -181,7 +187,7 @@ def curves(
     layout = dict(
         xaxis=dict(title=dict(text=x_title), zeroline=False),
         yaxis=dict(title=dict(text=y_title), range=[-1.1, 1.1]),
-        legend=dict(orientation="h", yanchor="top", y=-0.18, x=0),
+        legend=dict(orientation="v", x=1.02, y=1, yanchor="top"),
     )
     return base_layout(go.Figure(traces, layout), title=title, height=height)
 
@@ -205,9 +211,9 @@ def offset_profiles(
         x = np.arange(len(mean))
         band = np.stack([low, high], axis=-1).astype(np.float32)  # [n, 2]
         traces += [
-            go.Scatter(x=x, y=band[:, 1], mode="lines", line=dict(width=0), showlegend=False, hoverinfo="skip",
-                       legendgroup=name),
-            go.Scatter(x=x, y=band[:, 0], mode="lines", line=dict(width=0), fill="tonexty",
+            go.Scatter(x=x, y=band[:, 1], mode="lines", line=dict(width=0, color=CLEAR), showlegend=False,
+                       hoverinfo="skip", legendgroup=name),
+            go.Scatter(x=x, y=band[:, 0], mode="lines", line=dict(width=0, color=CLEAR), fill="tonexty",
                        fillcolor=f"rgba({r},{g},{b},{BAND_ALPHA})", name=f"{name}: {band_name}", hoverinfo="skip",
                        legendgroup=name),
             go.Scatter(x=x, y=np.asarray(mean, dtype=np.float32), mode="lines", name=name, legendgroup=name,
@@ -218,7 +224,8 @@ def offset_profiles(
     layout = dict(
         xaxis=dict(title=dict(text=x_title), zeroline=False),
         yaxis=dict(title=dict(text=y_title)),
-        legend=dict(orientation="h", yanchor="top", y=-0.18, x=0),
+        # below everything, in the figure's own coordinates: Plotly then makes room for it
+        legend=dict(orientation="h", yref="container", y=0, yanchor="bottom", x=0),
     )
     return base_layout(go.Figure(traces, layout), title=title, height=height)
 
