@@ -368,8 +368,9 @@ class Result:
     rss_idle: float | None
     rss_after: float | None
     series: list[Sample]
-    server_cpu: float | None  # share of one core, during the moves
-    client_cpu: float
+    server_cpu: float | None  # CPU seconds the server used while the sessions moved
+    wall: float  # seconds the sessions moved (until the last rerun came back)
+    client_cpu: float  # share of one core this client used meanwhile
 
 
 async def run_hall(args, base: str, pid: int | None, label: str) -> Result:
@@ -409,15 +410,16 @@ async def run_hall(args, base: str, pid: int | None, label: str) -> Result:
         series.append(Sample(time.perf_counter() - start, len(hall.move_ms), rss() or 0.0))
         await asyncio.wait(tasks, timeout=args.sample)
     end = hall.done_at[-1] if hall.done_at else time.perf_counter()
-    server_cpu = (cpu_seconds(pid) - cpu_start) / (time.perf_counter() - start) if pid else None
-    client_cpu = (time.process_time() - client_start) / (time.perf_counter() - start)
+    wall = time.perf_counter() - start
+    server_cpu = (cpu_seconds(pid) - cpu_start) if pid else None
+    client_cpu = (time.process_time() - client_start) / wall
     series.append(Sample(time.perf_counter() - start, len(hall.move_ms), rss() or 0.0))
 
     await asyncio.gather(*(s.close() for s in sessions), return_exceptions=True)
     await asyncio.sleep(3)
     return Result(
         label, n, end - start, len(hall.move_ms), hall.move_ms, hall.load_ms, hall.errors, hall.late,
-        rss_none, rss_idle, rss(), series, server_cpu, client_cpu,
+        rss_none, rss_idle, rss(), series, server_cpu, wall, client_cpu,
     )  # fmt: skip
 
 
@@ -445,7 +447,10 @@ def report(r: Result) -> None:
             f"server RSS    no sessions {_mb(r.rss_none)}, {r.sessions} idle {_mb(r.rss_idle)} "
             f"({per:.0f} kB per idle session), peak {_mb(peak)}, after they left {_mb(r.rss_after)}"
         )
-    cpu = f"server {r.server_cpu * 100:.0f}% of a core, " if r.server_cpu is not None else ""
+    cpu = ""
+    if r.server_cpu is not None:
+        per_rerun = r.server_cpu / r.reruns * 1000 if r.reruns else 0
+        cpu = f"server {r.server_cpu / r.wall * 100:.0f}% of a core ({per_rerun:.0f} ms CPU per rerun), "
     print(f"CPU           {cpu}this client {r.client_cpu * 100:.0f}% of a core")
 
 
