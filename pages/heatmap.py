@@ -15,7 +15,7 @@ from attention_core.pretrained import INSTALL_COMMAND, load_minilm, minilm_avail
 from attention_core.shipped import load_examples
 from lab_ui import controls, widgets
 from lab_ui.figures import heatmap as figures
-from lab_ui.i18n import t
+from lab_ui.i18n import current_lang, t
 from lab_ui.lecture import is_lecture
 
 MAX_TOKENS = 64  # the most tokens drawn: a 64 x 64 heatmap is still readable on a projector
@@ -82,24 +82,19 @@ def random_view(tokens: tuple[str, ...], d: int, seed: int, mask: str, window: i
 
 
 @st.cache_resource(max_entries=8)
-def encode(text: str):
-    """The full model's pass over the text (kept as an object, not copied: its arrays are large)."""
-    return load_minilm().encode(text)
-
-
-@st.cache_data(max_entries=32)
-def cut_to_pieces(text: str, limit: int) -> tuple[str, int]:
-    """The longest start of `text` that the model splits into at most `limit` pieces ([CLS] and
-    [SEP] included), and how many pieces the whole text has."""
-    tokenizer = load_minilm().tokenizer
-    encoding = tokenizer.encode(text)
+def encode(text: str, limit: int = MAX_TOKENS):
+    """The full model's pass over the longest start of `text` that it splits into at most `limit`
+    word pieces ([CLS] and [SEP] included), and how many pieces the whole text has. Kept as an
+    object, not copied on every rerun: its arrays are large."""
+    encoder = load_minilm()
+    encoding = encoder.tokenizer.encode(text)
     total = len(encoding.tokens)
-    if total <= limit:
-        return text, total
-    end = encoding.offsets[limit - 2][1]  # piece limit-2 is the last word piece before [SEP]
-    while end > 0 and len(tokenizer.encode(text[:end]).tokens) > limit:
-        end -= 1
-    return text[:end], total
+    if total > limit:
+        end = encoding.offsets[limit - 2][1]  # piece limit-2 is the last word piece before [SEP]
+        while end > 0 and len(encoder.tokenizer.encode(text[:end]).tokens) > limit:
+            end -= 1  # a cut inside a word can re-split it into more pieces
+        text = text[:end]
+    return encoder.encode(text), total
 
 
 @st.cache_data(max_entries=64)
@@ -112,7 +107,7 @@ def model_view(
     `full_model` is an argument so that the cache tells the two cases apart."""
     example = EXAMPLES.get(example_id)
     if full_model:
-        result = encode(example.text if example else text)
+        result, _ = encode(example.text if example else text)
         att = result.layers[layer]
         allowed = make_mask(mask, len(result.tokens), window)
         q, k, v = att.q_heads[head], att.k_heads[head], att.v_heads[head]  # [T, d_head] each
@@ -123,10 +118,9 @@ def model_view(
     return _fields(example.tokens, weights, allowed, None, "softmax")
 
 
-@st.cache_data
 def animal_head() -> tuple[int, int, int]:
-    """The head in which "it" looks most at "animal" in the shipped sentence, found by computing,
-    and the 1-based position of "it"."""
+    """The head in which "it" looks most at "animal" in the shipped sentence, found by computing
+    (an argmax over 72 numbers), and the 0-based position of "it"."""
     example = EXAMPLES[ANIMAL]
     it, animal = example.tokens.index("it"), example.tokens.index("animal")
     layer, head = strongest_head(example.attentions, it, animal)
@@ -134,10 +128,12 @@ def animal_head() -> tuple[int, int, int]:
 
 
 @st.cache_resource(max_entries=48)
-def figure(name: str, *args, **kwargs):
-    """A figure from lab_ui/figures/heatmap.py, built once per content: building a Plotly figure
-    costs more than the attention itself. Shared, never modified (show_figure copies before styling)."""
-    return getattr(figures, name)(*args, **kwargs)
+def figure(name: str, key: tuple, _args: tuple, _kwargs: dict):
+    """A figure from lab_ui/figures/heatmap.py, built once per `key`: the settings it shows (view,
+    language, query). Building a Plotly figure costs more than the attention itself, and hashing
+    the arrays (_args, _kwargs: not hashed) would cost about as much. Shared between sessions and
+    never modified: show_figure copies a figure before restyling it for lecture mode."""
+    return getattr(figures, name)(*_args, **_kwargs)
 
 
 def keep_valid(key: str, options, default) -> None:
@@ -240,35 +236,36 @@ with box:
 model_cut = None
 try:
     if source == "random":
-        view = View(**random_view(tuple(tokens), d, seed, mask, window, tau, norm))
+        settings = (tuple(tokens), d, seed, mask, window, tau, norm)
+        view = View(**random_view(*settings))
     else:
         if choice == OWN:
-            text, total = cut_to_pieces(text, MAX_TOKENS)
+            total = encode(text)[1]
             model_cut = total if total > MAX_TOKENS else None
-        view = View(**model_view(choice, text, layer - 1, head - 1, mask, window, tau, norm, has_model))
+        settings = (choice, text, layer - 1, head - 1, mask, window, tau, norm, has_model)
+        view = View(**model_view(*settings))
 except ValueError as error:
     with figure_area:
         widgets.friendly_error(error)
     st.stop()
 tokens, T = view.tokens, len(view.tokens)
+drawn = (source, *settings, current_lang())  # what the figures depend on, for their cache
 
 # --- figures ------------------------------------------------------------------------------------
 
 relu = view.normalisation == "relu"
 sums = view.weights.sum(axis=1)  # [T]
-allowed_any = view.allowed if view.allowed is not None else np.ones((T, T), dtype=bool)
-live = allowed_any.any(axis=1)  # [T]: rows with at least one key to look at
+live = view.allowed.any(axis=1) if view.allowed is not None else np.ones(T, dtype=bool)  # rows with a key to see
 weight_name = t("heatmap.weight")
 with figure_area:
     if norm == "relu" and not relu:
         st.info(t("heatmap.relu_unavailable"), icon=":material/info:")
-    fig = figure(
-        "weights_heatmap",
-        view.weights, tokens, mask=view.allowed, query_title=t("heatmap.query"), key_title=t("heatmap.key"),
+    fig = figure("weights_heatmap", drawn, (view.weights, tokens), dict(
+        mask=view.allowed, query_title=t("heatmap.query"), key_title=t("heatmap.key"),
         value_name=weight_name, sum_label=t("heatmap.row_sum"), zmax=None if relu else 1.0,
         title=t("heatmap.heatmap_title", source=t(f"heatmap.source_{source}"), mask=t(f"heatmap.mask_{mask}")),
         subtitle=t("heatmap.heatmap_subtitle"),
-    )  # fmt: skip
+    ))  # fmt: skip
     widgets.show_figure(fig, key="heatmap_weights", alt=t("heatmap.heatmap_alt", n=T))
     lo, hi = float(sums[live].min()), float(sums[live].max())
     if relu:
@@ -290,7 +287,10 @@ st.caption(t("heatmap.rows_not_columns"))
 # --- numbers --------------------------------------------------------------------------------------
 
 names = [label(i, tokens) for i in range(1, T + 1)]
-table = pd.DataFrame(np.where(allowed_any, view.weights, np.nan), index=names, columns=names).round(4)
+cells = view.weights.round(4)  # [T, T]
+if view.allowed is not None:  # a masked cell says so in words, for a screen reader and in the CSV
+    cells = np.where(view.allowed, np.char.mod("%.4f", cells), t("heatmap.masked_cell"))  # [T, T] text
+table = pd.DataFrame(cells, index=names, columns=names)
 table.insert(0, t("heatmap.row_sum"), sums.round(4))
 widgets.show_table(table, key="heatmap_table", filename="attention_weights.csv", caption=t("heatmap.table_caption"))
 
@@ -306,11 +306,10 @@ row = view.weights[i - 1]  # [T]
 best = int(np.argmax(row))
 left, right = st.columns(2)
 with left:
-    fig = figure(
-        "row_bars",
-        row, tokens, allowed=view.allowed[i - 1] if view.allowed is not None else None, x_title=t("heatmap.key"),
+    fig = figure("row_bars", (*drawn, i), (row, tokens), dict(
+        allowed=view.allowed[i - 1] if view.allowed is not None else None, x_title=t("heatmap.key"),
         y_title=weight_name, masked_text="×", title=t("heatmap.row_title", query=label(i, tokens)),
-    )  # fmt: skip
+    ))  # fmt: skip
     widgets.show_figure(fig, key="heatmap_row", alt=t("heatmap.row_alt", query=label(i, tokens)))
     st.markdown(
         t("heatmap.row_summary", weight=f"{row[best]:.3f}", best=widgets.escape_markdown(label(best + 1, tokens)),
@@ -320,13 +319,12 @@ with right:
     if view.values is None:
         st.info(t("heatmap.no_values", command=INSTALL_COMMAND), icon=":material/info:")
     else:
-        fig = figure(
-            "weighted_sum",
-            row, view.values, tokens, allowed=view.allowed[i - 1] if view.allowed is not None else None,
+        fig = figure("weighted_sum", (*drawn, i, is_lecture()), (row, view.values, tokens), dict(
+            allowed=view.allowed[i - 1] if view.allowed is not None else None,
             output_label=t("heatmap.output_label", i=i), component_title=t("heatmap.component"),
             term_title=t("heatmap.term"), value_name=t("heatmap.contribution"),
-            title=t("heatmap.sum_title", i=i),
-        )  # fmt: skip
+            title=t("heatmap.sum_title", i=i), show_values=False if is_lecture() else None,
+        ))  # fmt: skip
         widgets.show_figure(fig, key="heatmap_output", alt=t("heatmap.sum_alt", i=i, d=view.values.shape[1]))
         st.caption(t("heatmap.sum_caption", i=i))
 

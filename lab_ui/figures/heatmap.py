@@ -11,12 +11,27 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from lab_ui.figures.common import DIVERGING, MASKED_COLOUR, QUALITATIVE, bars, heatmap, safe_label
+from lab_ui.figures.common import DIVERGING, MASKED_COLOUR, bars, heatmap, safe_label
 
 
 def _height(rows: int) -> int:
     """Tall enough for readable rows, short enough to fit a 720 px projector screen."""
     return int(np.clip(200 + 30 * rows, 360, 700))
+
+
+def _without_template(fig: go.Figure) -> go.Figure:
+    """Drop the Plotly template (Streamlit's, set as the default): the browser applies the
+    Streamlit theme itself, so the picture is the same, while the template is half of the JSON
+    and half of the cost of every rerun's serialisation."""
+    fig.layout.template = go.layout.Template()
+    return fig
+
+
+def _drop_crosses_when_crowded(fig: go.Figure, rows: int, cols: int, limit: int = 32) -> None:
+    """Past `limit` rows or columns a × in every masked cell turns the grey into noise; grey alone
+    then marks them."""
+    if max(rows, cols) > limit:
+        fig.data = tuple(tr for tr in fig.data if not (tr.type == "scatter" and tr.mode == "markers"))
 
 
 def _title(fig: go.Figure, subtitle: str | None) -> None:
@@ -67,24 +82,35 @@ def weights_heatmap(
         zmin=0.0, zmax=zmax, mask=mask, value_format=".2f", height=_height(T),
     )  # fmt: skip
     _one_based_hover(fig, _positions(tokens), _positions(tokens), query_title, key_title, value_name)
+    _drop_crosses_when_crowded(fig, T, T)
     sums = weights.sum(axis=1)  # [T]
     fig.add_trace(
         go.Scatter(
-            x=np.full(T, T + 0.4),
+            x=np.full(T, T + 0.5),
             y=np.arange(T),
             mode="text",
             text=[f"{s:.2f}" for s in sums],
-            textfont=dict(size=max(8, min(13, 300 // max(T, 1)))),
+            textfont=dict(size=max(8, 300 // T)) if T > 24 else None,  # else the figure's font, larger in lecture mode
             customdata=_positions(tokens),
             hovertemplate=f"{query_title}: %{{customdata}}<br>{sum_label}: %{{text}}<extra></extra>",
             showlegend=False,
+            cliponaxis=False,
             name=sum_label,
         )
     )
-    ticks = [*range(T), T + 0.4]
-    texts = [*fig.layout.xaxis.ticktext, "Σ"]
-    fig.update_xaxes(tickvals=ticks, ticktext=texts, range=[-0.5, T + 1.0], tickangle=-60 if T > 8 else 0)
-    fig.update_layout(plot_bgcolor=MASKED_COLOUR if mask is not None else "rgba(0,0,0,0)")
+    step = int(np.ceil(T / 32))  # past 32 tokens label every other one, or the labels overlap
+    shown = list(range(0, T, step))
+    labels = fig.layout.xaxis.ticktext
+    fig.update_xaxes(tickvals=[*shown, T + 0.5], ticktext=[*(labels[j] for j in shown), "Σ"], range=[-0.5, T + 1.2],
+                     tickangle=-60 if T > 8 else 0)  # fmt: skip
+    fig.update_yaxes(tickvals=shown, ticktext=[labels[j] for j in shown])
+    if mask is not None:
+        # Grey masked cells as a trace of their own rather than the plot background the shared
+        # heatmap uses, so the Σ column beside the matrix does not look masked.
+        fig.update_layout(plot_bgcolor="rgba(0,0,0,0)")
+        grey = np.where(np.asarray(mask, dtype=bool), np.nan, 1.0)  # [T, T]
+        fig.add_trace(go.Heatmap(z=grey, x=list(range(T)), y=list(range(T)), colorscale=[[0, MASKED_COLOUR],
+                                 [1, MASKED_COLOUR]], showscale=False, hoverinfo="skip", xgap=1, ygap=1))  # fmt: skip
     # Keys along the bottom (the title sits on top), no axis titles (the title names rows and
     # columns), a thin colour bar: the width goes to the cells, which may be oblong.
     fig.update_xaxes(side="bottom", title=None)
@@ -93,7 +119,7 @@ def weights_heatmap(
     fig.update_traces(selector=dict(type="heatmap"), textfont=dict(size=10), colorbar=dict(thickness=10))
     _title(fig, subtitle)
     fig.add_vline(x=T - 0.5, line_width=1, line_color="rgba(120,120,120,0.8)")
-    return fig
+    return _without_template(fig)
 
 
 def row_bars(
@@ -106,19 +132,30 @@ def row_bars(
     masked_text: str,
     title: str | None = None,
 ) -> go.Figure:
-    """One query's weights over the keys as bars; a masked key's bar is grey and says so.
+    """One query's weights over the keys as bars; behind a masked key stands a grey band marked
+    ×, so "masked" and "weight 0" look different. Values are printed on the bars up to 24 keys.
     row: [T], allowed: bool [T] or None."""
     row = np.asarray(row, dtype=np.float32)  # [T]
-    fig = bars(row, tokens, x_title=x_title, y_title=y_title, title=title, value_format=".2f", height=320)
-    if allowed is not None and not np.all(allowed):
-        fig.update_traces(
-            marker_color=[QUALITATIVE[0] if a else "rgba(128,128,128,0.6)" for a in allowed],
-            text=[f"{w:.2f}" if a else masked_text for w, a in zip(row, allowed, strict=True)],
-        )
-    fig.update_traces(customdata=_positions(tokens), textposition="outside", cliponaxis=False)
-    fig.update_yaxes(rangemode="tozero", range=[0, max(1.0, float(row.max()) * 1.15)])
-    fig.update_xaxes(tickangle=-60 if len(tokens) > 10 else 0)
-    return fig
+    T = len(tokens)
+    allowed = np.ones(T, dtype=bool) if allowed is None else np.asarray(allowed, dtype=bool)  # [T]
+    top = max(1.0, float(row.max()) * 1.15)
+    fig = bars(row, tokens, x_title=x_title, y_title=y_title, title=title, value_format=".2f", height=360)
+    on_bars = [f"{w:.2f}" if a else "" for w, a in zip(row, allowed, strict=True)] if T <= 24 else None
+    fig.update_traces(customdata=_positions(tokens), text=on_bars, textposition="outside", cliponaxis=False,
+                      name=y_title, showlegend=False)  # fmt: skip
+    masked = np.flatnonzero(~allowed)  # [n_masked]
+    if masked.size:
+        band = go.Bar(
+            x=masked, y=np.full(masked.size, top), marker_color=MASKED_COLOUR, text=[masked_text] * masked.size,
+            textposition="inside", insidetextanchor="start", textfont=dict(size=14, color="rgb(90,90,90)"),
+            hoverinfo="skip", showlegend=False, name=masked_text,
+        )  # fmt: skip
+        fig.add_trace(band)
+        fig.data = (fig.data[1], fig.data[0])  # the band behind the bars
+        fig.update_layout(barmode="overlay")
+    fig.update_yaxes(rangemode="tozero", range=[0, top])
+    fig.update_xaxes(tickangle=-60 if T > 10 else 0)
+    return _without_template(fig)
 
 
 def weighted_sum(
@@ -132,6 +169,7 @@ def weighted_sum(
     term_title: str,
     value_name: str,
     title: str | None = None,
+    show_values: bool | None = None,
 ) -> go.Figure:
     """The output of one query as the sum of its weighted value vectors: one row per key j holding
     alpha'_ij · v_j, then the sum b_i below a line. row: [T], values: [T, d_v], allowed: bool [T]."""
@@ -148,11 +186,15 @@ def weighted_sum(
     fig = heatmap(
         z, [str(c + 1) for c in range(d_v)], labels, x_title=component_title, y_title=term_title,
         value_name=value_name, title=title, colorscale=DIVERGING, zmin=-limit, zmax=limit, zmid=0.0, mask=mask,
-        show_values=z.size <= 120, value_format=".2f", height=_height(T + 1),
+        show_values=z.size <= 120 if show_values is None else show_values, value_format=".2f", height=_height(T + 1),
     )  # fmt: skip
     y_text = [*_positions(tokens), safe_label(output_label)]
     _one_based_hover(fig, y_text, [str(c + 1) for c in range(d_v)], term_title, component_title, value_name)
+    _drop_crosses_when_crowded(fig, T + 1, d_v, limit=16)
     fig.layout.yaxis.scaleanchor = None
-    fig.update_xaxes(side="bottom")  # the title sits on top
+    step = int(np.ceil(d_v / 16))  # at most 16 component numbers, or they run into each other
+    fig.update_xaxes(
+        side="bottom", tickvals=list(range(0, d_v, step)), ticktext=[str(c + 1) for c in range(0, d_v, step)]
+    )
     fig.add_hline(y=T - 0.5, line_width=3, line_color="black")
-    return fig
+    return _without_template(fig)

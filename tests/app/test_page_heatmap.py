@@ -32,7 +32,13 @@ def weights_z(at) -> np.ndarray:
 
 
 def key_labels(at) -> list[str]:
+    """The column labels as drawn (HTML-escaped); past 32 tokens only every other one is labelled."""
     return figures(at)["heatmap_weights"]["layout"]["xaxis"]["ticktext"][:-1]  # the last tick is Σ
+
+
+def table_tokens(at) -> list[str]:
+    """Every token, from the table's row names "i · token"."""
+    return [name.split(" · ", 1)[1] for name in weights_table(at).index]
 
 
 def crosses(at) -> set[tuple[int, int]]:
@@ -41,6 +47,11 @@ def crosses(at) -> set[tuple[int, int]]:
     if not traces:
         return set()
     return {(int(r), int(c)) for r, c in zip(arr(traces[0]["y"]), arr(traces[0]["x"]), strict=True)}
+
+
+def row_bar(at) -> dict:
+    """The bars of the picked query's weights (behind them may stand the grey band of masked keys)."""
+    return next(tr for tr in figures(at)["heatmap_row"]["data"] if tr["name"] == t("heatmap.weight", lang="en"))
 
 
 def row_sum_texts(at) -> list[str]:
@@ -117,7 +128,9 @@ def test_causal_mask_empties_and_marks_the_upper_triangle():
     assert crosses(at) == {(int(r), int(c)) for r, c in zip(*np.nonzero(upper), strict=True)}
     np.testing.assert_allclose(z[~upper], random_weights(DEFAULT_TEXT, mask=causal_mask(T)).weights[~upper], atol=1e-6)
     np.testing.assert_allclose(np.nansum(z, axis=1), 1.0, atol=1e-5)  # still a share-out per row
-    assert weights_table(at).isna().to_numpy()[:, 1:][upper].all()  # the table leaves masked cells empty
+    cells = weights_table(at).to_numpy()[:, 1:]
+    assert (cells[upper] == "masked").all()  # the table says so in words
+    np.testing.assert_allclose(cells[~upper].astype(float), z[~upper], atol=1e-4)
 
 
 def test_local_window_width():
@@ -150,7 +163,7 @@ def test_query_row_bars_and_output_are_the_weighted_sum_of_values():
     at = open_page(PAGE, hm_q="8")
     r = random_weights(DEFAULT_TEXT)
     tokens = split_tokens(DEFAULT_TEXT)
-    np.testing.assert_allclose(arr(figures(at)["heatmap_row"]["data"][0]["y"]), r.weights[7], atol=1e-6)
+    np.testing.assert_allclose(arr(row_bar(at)["y"]), r.weights[7], atol=1e-6)
     out = arr(figures(at)["heatmap_output"]["data"][0]["z"])
     v = random_qkv(token_vectors(tokens, 8, 0), 8, 0)[2]
     np.testing.assert_allclose(out[:-1], r.weights[7][:, None] * v, atol=1e-5)  # alpha'_8j v_j, one row per key
@@ -160,9 +173,9 @@ def test_query_row_bars_and_output_are_the_weighted_sum_of_values():
 
 def test_a_masked_key_is_grey_in_the_row_bars():
     at = open_page(PAGE, hm_mask="causal", hm_q="2")
-    bar = figures(at)["heatmap_row"]["data"][0]
-    assert bar["text"][2:] == ["×"] * (len(split_tokens(DEFAULT_TEXT)) - 2)
-    assert len(set(bar["marker"]["color"])) == 2
+    band = next(tr for tr in figures(at)["heatmap_row"]["data"] if tr["name"] == "×")
+    assert list(arr(band["x"])) == list(range(2, len(split_tokens(DEFAULT_TEXT))))  # keys 3 ... T, 0-based
+    np.testing.assert_allclose(arr(row_bar(at)["y"])[2:], 0.0)
 
 
 # --- the real model ----------------------------------------------------------------------------------
@@ -226,7 +239,7 @@ def test_it_to_animal_preset_finds_the_head_by_computing():
     layer, head = strongest_head(example.attentions, it, animal)
     assert at.slider(key="hm_layer").value == layer + 1 and at.slider(key="hm_head").value == head + 1
     assert at.selectbox(key="hm_q").value == it + 1
-    row = arr(figures(at)["heatmap_row"]["data"][0]["y"])
+    row = arr(row_bar(at)["y"])
     assert int(np.argmax(row)) == animal  # in this head "it" looks most at "animal"
 
 
@@ -235,8 +248,9 @@ def test_model_word_pieces_are_cut_at_64_with_a_note():
         pytest.skip("the optional model package is not installed")
     text = "Transformers read unbelievably long sentences. " * 20
     at = open_page(PAGE, hm_src="model", hm_ex="own", hm_text=text)
-    labels = key_labels(at)
+    labels = table_tokens(at)
     assert len(labels) == 64 and labels[0] == "[CLS]" and labels[-1] == "[SEP]"
+    assert key_labels(at) == labels[::2]  # the axis labels every other token
     assert any(label.startswith("##") for label in labels)
     assert "only the first 64 are drawn" in texts(at)
     np.testing.assert_allclose(np.nansum(weights_z(at), axis=1), 1.0, atol=1e-5)

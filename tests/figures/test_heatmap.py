@@ -57,10 +57,21 @@ def test_labels_are_escaped_and_hover_counts_from_one():
 
 def test_row_bars_grey_out_masked_keys():
     fig = row_bars(W[1], TOKENS, allowed=causal_mask(4)[1], x_title="key", y_title="weight", masked_text="×")
-    bar = _trace(fig, type="bar")
+    bar, band = _trace(fig, name="weight"), _trace(fig, name="×")
     np.testing.assert_allclose(bar.y, W[1])
-    assert list(bar.text) == ["0.50", "0.50", "×", "×"]
-    assert bar.marker.color[0] == bar.marker.color[1] != bar.marker.color[2] == bar.marker.color[3]
+    assert list(band.x) == [2, 3] and list(band.text) == ["×", "×"]  # a grey band behind each masked key
+    assert fig.data[0] is band  # drawn behind the bars
+
+
+def test_crowded_masks_are_grey_without_crosses():
+    T = 40
+    fig = weights_heatmap(
+        np.full((T, T), 1 / T), [f"w{i}" for i in range(T)], mask=causal_mask(T), query_title="query",
+        key_title="key", value_name="weight", sum_label="Σ",
+    )  # fmt: skip
+    assert not list(fig.select_traces(selector=dict(mode="markers")))
+    grey = np.array(list(fig.select_traces(selector=dict(type="heatmap")))[1].z, dtype=float)
+    np.testing.assert_array_equal(~np.isnan(grey), ~causal_mask(T))  # the masked cells, painted grey
 
 
 def test_weighted_sum_rows_are_the_terms_and_the_last_row_is_their_sum():
