@@ -2,6 +2,8 @@
 meaning that one-hot vectors cannot (seed 001's cat, dog and apple), what each costs, and how a
 sentence, a sound, a molecule or a network all become a sequence of vectors."""
 
+from types import FunctionType
+
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -59,24 +61,33 @@ def controls_box():
     return st.expander(t("one_hot.controls"), icon=":material/tune:") if is_lecture() else st.container()
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
+# A builder is known by its name and code, so editing one invalidates what it built.
+@st.cache_resource(show_spinner=False, max_entries=256,
+                   hash_funcs={FunctionType: lambda f: (f.__qualname__, hash(f.__code__))})  # fmt: skip
+def cached(builder: FunctionType, *key):
+    """builder(*key), computed once per key for all sessions. The core results and the figures of
+    this page are cached on small keys (words, sizes, the language, lecture mode): with Plotly,
+    building a figure costs more than sending it, and moving one slider should not rebuild the
+    figures it does not change. One cache for all of them, because declaring each cache costs a
+    little on every rerun. Nothing returned is ever changed (show_figure copies a figure before
+    restyling it for lecture mode; the arrays are made read-only)."""
+    return builder(*key)
+
+
 def words_as_vectors(words: tuple[str, ...]):
     """One-hot and learned vectors of the picked words and their cosine similarities."""
     idx = np.array([voc.index(w) for w in words], dtype=int)  # [n]
     onehots = one_hot(idx, len(voc.words))  # [n, V]
     learned = voc.vectors[idx]  # [n, d]
     looked_up = embedding_lookup(idx, voc.vectors)  # [n, d], the same rows by matrix product
-    return idx, onehots, cosine_similarity(onehots), learned, cosine_similarity(learned), looked_up
+    out = idx, onehots, cosine_similarity(onehots), learned, cosine_similarity(learned), looked_up
+    for a in out:
+        a.setflags(write=False)
+    return out
 
 
-# Figures are cached on small keys (the language among them, since their labels are translated):
-# with Plotly, building a figure costs more than sending it, and moving one slider should not
-# rebuild the figures it does not change. Each returns a new go.Figure that nobody mutates
-# (show_figure copies before restyling for lecture mode).
-
-
-@st.cache_resource(show_spinner=False, max_entries=64)
 def word_figures(words: tuple[str, ...], lang: str, big: bool):
+    """The one-hot rows and the two similarity matrices (lang only keys the cache)."""
     _, onehots, oh_sim, _, learned_sim, _ = words_as_vectors(words)
     labels = [word_label(w) for w in words]
     zmin = min(0.0, float(oh_sim.min()), float(learned_sim.min()))  # one colour scale for both
@@ -94,7 +105,6 @@ def word_figures(words: tuple[str, ...], lang: str, big: bool):
     return vectors, *sims
 
 
-@st.cache_resource(show_spinner=False, max_entries=32)
 def vocabulary_map(groups: tuple[str, ...], words: tuple[str, ...], lang: str, big: bool):
     """PCA of the vectors of the words in `groups`, and its map with `words` ringed."""
     rows = np.array([i for i, g in enumerate(voc.groups) if g in groups], dtype=int)  # [n]
@@ -111,7 +121,6 @@ def vocabulary_map(groups: tuple[str, ...], words: tuple[str, ...], lang: str, b
     return rows, result, fig
 
 
-@st.cache_resource(show_spinner=False, max_entries=64)
 def sizes_figure(V: int, d: int, T: int, lang: str):
     s = representation_sizes(V, d, T)
     return figs.sizes(
@@ -122,11 +131,10 @@ def sizes_figure(V: int, d: int, T: int, lang: str):
     )  # fmt: skip
 
 
-@st.cache_resource(show_spinner=False, max_entries=64)
 def sequence_figures(kind: str, choice, words: tuple[str, ...], lang: str):
     """The figure(s) of one example of section 4; `choice` is the sound's length or the molecule."""
     if kind == "sentence":
-        learned = words_as_vectors(words)[3]  # [T, d]
+        learned = cached(words_as_vectors, words)[3]  # [T, d]
         return (figs.wide_heatmap(learned, [word_label(w) for w in words], x_title=t("one_hot.dimension"),
                                   y_title=t("one_hot.word"), value_name=t("one_hot.value")),)  # fmt: skip
     if kind == "sound":
@@ -175,8 +183,8 @@ if len(words) < 2:
     st.info(t("one_hot.need_two", words=", ".join(DEFAULT_WORDS)), icon=":material/info:")
     words = tuple(DEFAULT_WORDS)
 labels = [word_label(w) for w in words]
-idx, onehots, oh_sim, learned, learned_sim, looked_up = words_as_vectors(words)
-vectors_fig, sim_onehot_fig, sim_learned_fig = word_figures(words, LANG, is_lecture())
+idx, onehots, oh_sim, learned, learned_sim, looked_up = cached(words_as_vectors, words)
+vectors_fig, sim_onehot_fig, sim_learned_fig = cached(word_figures, words, LANG, is_lecture())
 
 widgets.show_figure(vectors_fig, key="one_hot_vectors", alt=t("one_hot.vectors_alt", n=len(words), V=len(voc.words)))
 box = numbers_box("one_hot.vectors_table", "oh_x_vectors")
@@ -239,7 +247,7 @@ scope = controls.segmented(
     t("one_hot.map_scope"), ["all", "picked"], key="oh_map", format_func=lambda s: t(f"one_hot.map_{s}")
 )
 groups = voc.group_ids if scope == "all" else tuple(g for g in voc.group_ids if g in {voc.groups[i] for i in idx})
-rows, result, map_fig = vocabulary_map(groups, words, LANG, is_lecture())
+rows, result, map_fig = cached(vocabulary_map, groups, words, LANG, is_lecture())
 widgets.show_figure(map_fig, key="one_hot_map", alt=t("one_hot.map_alt", n=len(rows), groups=len(groups)))
 share = 100 * result.explained_variance_ratio.sum()
 st.markdown(t("one_hot.map_reading", n=len(rows), share=share, d=voc.vectors.shape[1]))
@@ -277,7 +285,7 @@ if s.length_ratio >= 1:
     m3.metric(t("one_hot.metric_ratio"), f"{s.length_ratio:,.1f}×")
 else:  # a tiny vocabulary: for once the one-hot vector is the shorter one
     m3.metric(t("one_hot.metric_ratio_embedding"), f"{1 / s.length_ratio:,.1f}×")
-widgets.show_figure(sizes_figure(V, d, T, LANG), key="one_hot_sizes", alt=t("one_hot.sizes_alt", V=V, d=d, T=T))
+widgets.show_figure(cached(sizes_figure, V, d, T, LANG), key="one_hot_sizes", alt=t("one_hot.sizes_alt", V=V, d=d, T=T))
 
 
 def mem(n_numbers: int) -> str:
@@ -289,21 +297,22 @@ def mem(n_numbers: int) -> str:
     return f"{size:,} B"
 
 
-size_rows = [
-    (t("one_hot.row_length"), f"{s.V:,}", f"{s.d:,}"),
-    (t("one_hot.row_sentence", T=T), f"{s.one_hot_sentence:,}", f"{s.embedding_sentence:,}"),
-    (t("one_hot.row_nonzero", T=T), f"{s.one_hot_nonzero:,}", f"{s.embedding_sentence:,}"),
-    (t("one_hot.row_sentence_mem", T=T), mem(s.one_hot_sentence), mem(s.embedding_sentence)),
-    (t("one_hot.row_parameters"), f"{s.one_hot_parameters:,}", f"{s.table_parameters:,}"),
-    (t("one_hot.row_parameters_mem"), mem(s.one_hot_parameters), mem(s.table_parameters)),
-]
-widgets.show_table(
-    pd.DataFrame(size_rows, columns=[t("one_hot.col_quantity"), t("one_hot.onehot"), t("one_hot.embedding")]).set_index(
-        t("one_hot.col_quantity")
-    ),
-    key="oh_sizes",
-    filename="one_hot_vs_embedding_sizes.csv",
-)
+st.markdown(t("one_hot.size_memory", T=T, one_hot=mem(s.one_hot_sentence), embedding=mem(s.embedding_sentence),
+              table=mem(s.table_parameters)))  # fmt: skip
+box = numbers_box("one_hot.sizes_table", "oh_x_sizes")
+if box.open:
+    size_rows = [
+        (t("one_hot.row_length"), f"{s.V:,}", f"{s.d:,}"),
+        (t("one_hot.row_sentence", T=T), f"{s.one_hot_sentence:,}", f"{s.embedding_sentence:,}"),
+        (t("one_hot.row_nonzero", T=T), f"{s.one_hot_nonzero:,}", f"{s.embedding_sentence:,}"),
+        (t("one_hot.row_sentence_mem", T=T), mem(s.one_hot_sentence), mem(s.embedding_sentence)),
+        (t("one_hot.row_parameters"), f"{s.one_hot_parameters:,}", f"{s.table_parameters:,}"),
+        (t("one_hot.row_parameters_mem"), mem(s.one_hot_parameters), mem(s.table_parameters)),
+    ]
+    columns = [t("one_hot.col_quantity"), t("one_hot.onehot"), t("one_hot.embedding")]
+    with box:
+        widgets.show_table(pd.DataFrame(size_rows, columns=columns).set_index(columns[0]), key="oh_sizes",
+                           filename="one_hot_vs_embedding_sizes.csv")  # fmt: skip
 st.markdown(t("one_hot.size_reading", V=s.V, d=s.d, table=s.table_parameters))
 widgets.formula_and_code(
     r"\begin{aligned}\mathbf{x}_i &= \mathbf{e}_i^\top E = E_{i,:}\\ E &\in \mathbb{R}^{V \times d}\end{aligned}",
@@ -319,7 +328,7 @@ kind = controls.segmented(
 )
 if kind == "sentence":
     st.markdown(t("one_hot.sentence_text", T=len(words), d=learned.shape[1], sentence=" ".join(words)))
-    (fig,) = sequence_figures(kind, None, words, LANG)
+    (fig,) = cached(sequence_figures, kind, None, words, LANG)
     widgets.show_figure(fig, key="one_hot_sentence", alt=t("one_hot.sentence_alt", T=len(words), d=learned.shape[1]))
     box = numbers_box("one_hot.sentence_table", "oh_x_sentence")
     if box.open:
@@ -337,7 +346,7 @@ elif kind == "sound":
     st.markdown(t("one_hot.sound_text", window=WINDOW_MS, hop=HOP_MS, rate=1000 // HOP_MS, n=n_frames, ms=duration))
     if duration < WINDOW_MS:
         st.info(t("one_hot.sound_too_short", window=WINDOW_MS), icon=":material/info:")
-    (fig,) = sequence_figures(kind, duration, (), LANG)
+    (fig,) = cached(sequence_figures, kind, duration, (), LANG)
     widgets.show_figure(fig, key="one_hot_sound", alt=t("one_hot.sound_alt", shown=min(duration, SHOWN_MS), k=n_shown))
     if duration > SHOWN_MS:
         st.caption(t("one_hot.sound_shown", shown=SHOWN_MS, k=n_shown, n=n_frames))
@@ -357,7 +366,7 @@ elif kind == "molecule":
     )
     atoms, name = MOLECULES[mol], t(f"one_hot.mol_{mol}")
     st.markdown(t("one_hot.mol_text", name=name, n=len(atoms), k=len(ELEMENTS)))
-    (fig,) = sequence_figures(kind, mol, (), LANG)
+    (fig,) = cached(sequence_figures, kind, mol, (), LANG)
     widgets.show_figure(fig, key="one_hot_molecule", alt=t("one_hot.mol_alt", name=name, n=len(atoms)))
     widgets.show_table(
         pd.DataFrame(atom_vectors(atoms).astype(int), index=atom_labels(atoms),
@@ -367,7 +376,7 @@ elif kind == "molecule":
 else:
     people, links = NETWORK_PEOPLE, NETWORK_FRIENDSHIPS
     st.markdown(t("one_hot.net_text", n=len(people), links=len(links)))
-    graph_fig, table_fig = sequence_figures(kind, None, (), LANG)
+    graph_fig, table_fig = cached(sequence_figures, kind, None, (), LANG)
     g1, g2 = st.columns(2)
     with g1:
         widgets.show_figure(graph_fig, key="one_hot_network", alt=t("one_hot.net_alt", n=len(people), links=len(links)))

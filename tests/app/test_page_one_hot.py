@@ -171,8 +171,12 @@ def test_map_of_the_picked_groups_only_explains_more():
     np.testing.assert_allclose(table["PC 1"], pca(voc.vectors[rows], 2).coords[:, 0])
 
 
-@pytest.mark.parametrize(("V", "d", "T"), [(30_522, 384, 6), (1_000_000, 4096, 2048), (10, 2, 1), (200, 384, 3)])
-def test_sizes_follow_the_sliders(V, d, T):
+@pytest.mark.parametrize(
+    ("V", "d", "T", "memory"),
+    [(30_522, 384, 6, ("732.5 kB", "9.2 kB", "46.9 MB")), (1_000_000, 4096, 2048, ("8.2 GB", "33.6 MB", "16.4 GB")),
+     (10, 2, 1, ("40 B", "8 B", "80 B")), (200, 384, 3, ("2.4 kB", "4.6 kB", "307.2 kB"))],
+)  # fmt: skip
+def test_sizes_follow_the_sliders(V, d, T, memory):
     at = open_page(PAGE, "en")
     at.select_slider(key="oh_V").set_value(V)
     at.select_slider(key="oh_d").set_value(d)
@@ -186,7 +190,11 @@ def test_sizes_follow_the_sliders(V, d, T):
     assert bars[1]["text"] == [f"{d:,}", f"{s.embedding_sentence:,}", f"{s.table_parameters:,}"]
     assert bars[0]["y"][2] is None  # no bar for one-hot's zero parameters on a log axis...
     assert figures(at)["one_hot_sizes"]["layout"]["annotations"][0]["text"] == t("one_hot.zero_params", lang="en")
-    table = next(df.value for df in at.dataframe if t("one_hot.onehot", lang="en") in df.value.columns)
+    one_hot_mem, embedding_mem, table_mem = memory  # float32: 4 bytes a number, worked out by hand
+    line = t("one_hot.size_memory", lang="en", T=T, one_hot=one_hot_mem, embedding=embedding_mem, table=table_mem)
+    assert line in texts(at)
+    table = next(df.value for df in open_table(at, "oh_x_sizes").dataframe
+                 if t("one_hot.onehot", lang="en") in df.value.columns)  # fmt: skip
     assert list(table[t("one_hot.embedding", lang="en")])[4] == f"{V * d:,}"
     assert list(table[t("one_hot.onehot", lang="en")])[1] == f"{T * V:,}"
     # and the same view opens from a link
