@@ -75,7 +75,14 @@ def heads_control(d_model: int, notes: list[str]) -> int:
         try:
             wanted = int(raw[0])
         except ValueError:
-            notes.append(t("multi_head.heads_not_number", value=raw[0][:40], fallback=default, choices=choices))
+            notes.append(
+                t(
+                    "multi_head.heads_not_number",
+                    value=widgets.escape_markdown(raw[0][:40]),
+                    fallback=default,
+                    choices=choices,
+                )
+            )
             st.session_state["mh_h"] = wanted = default
     if wanted is not None and wanted not in options:
         fallback = max([o for o in options if o <= wanted], default=default)

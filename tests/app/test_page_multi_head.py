@@ -161,10 +161,12 @@ def test_a_non_divisor_in_the_link_is_explained_and_the_rest_is_kept(lang):
         ("64", "32", 16, lambda: t("multi_head.heads_too_many", wanted=32, d_model=64, max_heads=16, fallback=16,
                                    choices="1, 2, 4, 8, 16")),
         ("8", "abc", 2, lambda: t("multi_head.heads_not_number", value="abc", fallback=2, choices="1, 2, 4, 8")),
-        ("8", "2.5", 2, lambda: t("multi_head.heads_not_number", value="2.5", fallback=2, choices="1, 2, 4, 8")),
+        ("8", "2.5", 2, lambda: t("multi_head.heads_not_number", value=r"2\.5", fallback=2, choices="1, 2, 4, 8")),
         ("8", "0", 2, lambda: t("multi_head.heads_not_number", value="0", fallback=2, choices="1, 2, 4, 8")),
+        ("8", "**[x](y)**", 2,
+         lambda: t("multi_head.heads_not_number", value=r"\*\*\[x\]\(y\)\*\*", fallback=2, choices="1, 2, 4, 8")),
     ],
-    ids=["divides but too many", "not a number", "not whole", "zero"],
+    ids=["divides but too many", "not a number", "not whole", "zero", "markdown stays text"],
 )  # fmt: skip
 def test_other_impossible_head_counts_in_the_link(d_model, raw, fallback, expected):
     at = open_page(PAGE, mh_d=d_model, mh_h=raw)
