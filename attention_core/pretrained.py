@@ -18,7 +18,7 @@ from __future__ import annotations
 import functools
 import importlib.util
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -49,7 +49,7 @@ class MiniLMConfig:
     eps: float  # layer-norm ε (1e-12)
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)  # repr=False: printing 12 million numbers helps nobody
 class EmbeddingWeights:
     """What turns token ids into the first hidden state."""
 
@@ -60,7 +60,7 @@ class EmbeddingWeights:
     ln_beta: np.ndarray  # layer-norm shift                                            [d_model]
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class BlockWeights:
     """One encoder block, every matrix in the core's row convention (out = x @ w + b)."""
 
@@ -145,9 +145,9 @@ class MiniLMEncoder:
     """all-MiniLM-L6-v2 with its weights in memory; build it with load_minilm()."""
 
     config: MiniLMConfig  # sizes and ε
-    embeddings: EmbeddingWeights  # token ids -> first hidden state
-    blocks: tuple[BlockWeights, ...]  # the n_layers encoder blocks, first to last
-    tokenizer: object  # tokenizers.Tokenizer from the model's tokenizer.json: no padding, truncation at max_tokens
+    embeddings: EmbeddingWeights = field(repr=False)  # token ids -> first hidden state
+    blocks: tuple[BlockWeights, ...] = field(repr=False)  # the n_layers encoder blocks, first to last
+    tokenizer: object = field(repr=False)  # tokenizers.Tokenizer: no padding, truncation at max_tokens
     path: Path  # the folder the model was read from
 
     @property

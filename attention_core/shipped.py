@@ -121,7 +121,7 @@ def group_cohesion(vectors: np.ndarray, groups, group_ids) -> tuple[np.ndarray, 
 def _read(path: Path, name: str) -> np.ndarray:
     from safetensors.numpy import load_file
 
-    return load_file(path)[name].astype(np.float64)
+    return load_file(path)[name].astype(np.float64)  # [...], float16 on disk
 
 
 def _read_only(a: np.ndarray) -> np.ndarray:
