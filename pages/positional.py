@@ -246,6 +246,9 @@ def section_sinusoids() -> None:
     st.header(t("positional.s2_title"))
     st.markdown(t("positional.s2_body"))
     pe = encoding(n_positions, d_model, base)  # [n, d]
+    periods = 2 * np.pi / omega  # [ceil(d_model/2)] positions per full turn of each pair
+    st.markdown(t("positional.range_now", fastest=f"{periods[0]:.3g}", last=len(omega) - 1,
+                  slowest=f"{periods[-1]:,.0f}"))  # fmt: skip
     dims = controls.multiselect(
         t("positional.dims_label"), list(range(MAX_D_MODEL)), key="pe_dims", default=[0, 1, 8, 20],
         format_func=dim_label.__getitem__, max_selections=MAX_DIMS, help=t("positional.dims_help"),
@@ -255,7 +258,7 @@ def section_sinusoids() -> None:
         missing = ", ".join(str(dim) for dim in dims if dim >= d_model)
         st.caption(t("positional.dims_missing", dims=missing, d=d_model, last=d_model - 1))
     if shown:
-        periods = [2 * np.pi / omega[dim // 2] for dim in shown]
+        shown_periods = [periods[dim // 2] for dim in shown]
         widgets.show_figure(
             figure(
                 ("curves", lang, n_positions, d_model, base, tuple(shown)),
@@ -264,10 +267,10 @@ def section_sinusoids() -> None:
             ),
             key="positional_curves",
             alt=t("positional.curves_alt", dims=", ".join(map(str, shown)), n=n_positions - 1,
-                  periods=", ".join(f"{period:.1f}" for period in periods)),
+                  periods=", ".join(f"{period:.1f}" for period in shown_periods)),
         )  # fmt: skip
         each = [t("positional.period", dim=dim, omega=f"{omega[dim // 2]:.4g}", period=f"{period:.4g}")
-                for dim, period in zip(shown, periods, strict=True)]  # fmt: skip
+                for dim, period in zip(shown, shown_periods, strict=True)]  # fmt: skip
         st.caption(f"{t('positional.curves_note')} {' · '.join(each)}")
         box = numbers("pe_x_curves")
         if box.open:

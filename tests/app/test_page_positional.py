@@ -186,6 +186,11 @@ def test_tabs_and_next_button_keep_the_section_in_the_link():
     at.button(key="pe_next").click().run()
     assert set(figures(at)) == FIGURES[2]
     assert at.query_params["pe_step"] == "2"
+    at.sidebar.radio(key="lang_pick").set_value("zh").run()  # the tabs are relabelled; the section stays
+    assert set(figures(at)) == FIGURES[2]
+    assert at.header[0].value == t("positional.s2_title", lang="zh")
+    at.sidebar.toggle(key="lecture").set_value(True).run()  # and lecture mode starts at that step
+    assert set(figures(at)) == FIGURES[2] and not at.tabs
 
 
 def test_lecture_mode_shows_one_step_with_its_buttons():
