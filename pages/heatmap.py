@@ -21,7 +21,7 @@ from lab_ui.lecture import is_lecture
 MAX_TOKENS = 64  # the most tokens drawn: a 64 x 64 heatmap is still readable on a projector
 DEFAULT_TEXT = "The animal didn't cross the street because it was too tired."
 SEEDS_TEXT = "I saw a saw"  # the seeds' four tokens: two "saw"s that only context can tell apart
-TAUS = (0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 1.0, 1.5, 2.0, 3.0, 5.0, 10.0)
+TAUS = (0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 1, 1.5, 2, 3, 5, 10)  # whole numbers as ints: the link reads tau=10
 MASKS = ("none", "causal", "local")
 NORMS = ("softmax", "relu")
 OWN = "own"  # the sentence choice "my own text"
@@ -155,7 +155,7 @@ n_layers, n_heads = EXAMPLES[ANIMAL].attentions.shape[:2]
 
 a_layer, a_head, a_it = animal_head()
 base = {"hm_ex": OWN, "hm_text": DEFAULT_TEXT, "hm_src": "random", "hm_mask": "none", "hm_norm": "softmax",
-        "hm_tau": 1.0}  # fmt: skip
+        "hm_tau": 1}  # fmt: skip
 widgets.presets(
     {
         "seeds": {**base, "hm_text": SEEDS_TEXT, "hm_d": 4, "hm_q": 2},
@@ -218,7 +218,7 @@ with box:
             layer = controls.slider(t("heatmap.layer"), 1, n_layers, 1, key="hm_layer", help=t("heatmap.layer_help"))
         with c2:
             head = controls.slider(t("heatmap.head"), 1, n_heads, 1, key="hm_head", help=t("heatmap.head_help"))
-    tau = controls.select_slider(t("heatmap.tau"), TAUS, 1.0, key="hm_tau", help=t("heatmap.tau_help"))
+    tau = controls.select_slider(t("heatmap.tau"), TAUS, 1, key="hm_tau", help=t("heatmap.tau_help"))
     mask = controls.segmented(
         t("heatmap.mask"), MASKS, key="hm_mask", format_func=lambda m: t(f"heatmap.mask_{m}"),
         help=t("heatmap.mask_help"),
@@ -272,7 +272,7 @@ with figure_area:
         st.markdown(t("heatmap.sums_relu", lo=f"{lo:.3f}", hi=f"{hi:.3f}"))
     else:
         st.markdown(t("heatmap.sums_softmax", lo=f"{lo:.4f}", hi=f"{hi:.4f}"))
-    if view.allowed is not None:
+    if view.allowed is not None and not view.allowed.all():
         st.caption(t("heatmap.masked_note"))
     if source == "random" and len(set(tokens)) < T:
         st.caption(t("heatmap.same_vectors"))
@@ -344,13 +344,14 @@ if source == "random" or has_model:
 
 # --- check yourself --------------------------------------------------------------------------------
 
-k = min(3, T)
-seen = [label(j + 1, tokens) for j in np.flatnonzero(causal_mask(T)[k - 1])]
+# A sentence of three tokens or fewer would make two of the answers the same: ask about five then.
+n = T if T >= 4 else 5
+seen = [label(j + 1, tokens) for j in np.flatnonzero(causal_mask(T)[2])] if T >= 4 else ["1", "2", "3"]
 widgets.check_choice(
-    t("heatmap.check_question", k=k),
+    t("heatmap.check_question", k=3),
     ["only_self", "up_to", "from_on", "all"],
     "up_to",
     key="hm_check",
-    format_func=lambda o: t(f"heatmap.check_{o}", k=k, T=T),
-    explanation=t("heatmap.check_explanation", k=k, seen=widgets.escape_markdown(", ".join(seen))),
+    format_func=lambda o: t(f"heatmap.check_{o}", k=3, T=n),
+    explanation=t("heatmap.check_explanation", k=3, seen=widgets.escape_markdown(", ".join(seen))),
 )

@@ -146,14 +146,14 @@ def test_local_window_width():
 def test_temperature_sharpens_as_it_falls_and_flattens_as_it_rises():
     at = open_page(PAGE)
     peaks = {}
-    for tau in (10.0, 1.0, 0.3, 0.05):
+    for tau in (10, 1, 0.3, 0.05):
         at.select_slider(key="hm_tau").set_value(tau).run()
         z = weights_z(at)
         np.testing.assert_allclose(z, random_weights(DEFAULT_TEXT, tau=tau).weights, atol=1e-5)
         peaks[tau] = z.max(axis=1).mean()
-    assert peaks[10.0] < peaks[1.0] < peaks[0.3] < peaks[0.05]
+    assert peaks[10] < peaks[1] < peaks[0.3] < peaks[0.05]
     assert peaks[0.05] > 0.9  # nearly one key per row
-    assert peaks[10.0] < 1.5 / len(split_tokens(DEFAULT_TEXT))  # nearly even
+    assert peaks[10] < 1.5 / len(split_tokens(DEFAULT_TEXT))  # nearly even
 
 
 # --- one query: its row and its output ---------------------------------------------------------------
@@ -293,6 +293,28 @@ def test_awkward_text_never_breaks_the_page(text):
     assert at.text_input(key="hm_text").value == text  # what was typed stays in the box
 
 
+@pytest.mark.parametrize(
+    "params",
+    [
+        dict(hm_text="hello", hm_mask="causal"),  # one token
+        dict(hm_d="1", hm_seed="2147483647", hm_tau="0.05", hm_norm="relu"),
+        dict(hm_d="64", hm_tau="10", hm_mask="local", hm_win="32", hm_q="12"),
+        dict(hm_src="model", hm_ex="cat_river_zh", hm_layer="6", hm_head="12", hm_mask="local", hm_win="0"),
+    ],
+)
+def test_every_control_at_its_extremes(params):
+    at = open_page(PAGE, **params)
+    assert not at.exception and not at.toast
+    z = weights_z(at)
+    assert np.all(np.isnan(z) | (z >= 0))
+    if params.get("hm_norm") != "relu":
+        np.testing.assert_allclose(np.nansum(z, axis=1), 1.0, atol=1e-5)
+    if params.get("hm_win") == "0":
+        np.testing.assert_array_equal(~np.isnan(z), np.eye(len(z), dtype=bool))  # each token sees only itself
+    options = [at.radio(key="hm_check").format_func(o) for o in at.radio(key="hm_check").options[1:]]
+    assert len(set(options)) == 4  # four different answers, even for a one-token sentence
+
+
 # --- links, presets, check yourself -----------------------------------------------------------------------
 
 
@@ -301,7 +323,7 @@ def test_awkward_text_never_breaks_the_page(text):
     [
         ({"hm_d": "abc"}, "hm_d", 8),
         ({"hm_d": "999"}, "hm_d", 8),
-        ({"hm_tau": "7"}, "hm_tau", 1.0),
+        ({"hm_tau": "7"}, "hm_tau", 1),
         ({"hm_mask": "sideways"}, "hm_mask", "none"),
         ({"hm_norm": "sigmoid"}, "hm_norm", "softmax"),
         ({"hm_src": "oracle"}, "hm_src", "random"),
