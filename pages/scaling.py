@@ -23,7 +23,7 @@ from lab_ui.lecture import is_lecture
 D_VALUES = [2**i for i in range(13)]  # 1, 2, 4, ..., 4096: the slider's stops and the animation's frames
 N_SAMPLES = [500, 1000, 2000, 5000]
 T_MAX = 64
-ROW_NUMBERS = 4096  # rows x keys per d_k in section 2: enough rows for smooth averages, few enough to be quick
+ROW_NUMBERS = 2048  # rows x keys per d_k in section 2 (at least 64 rows): smooth averages, a quick first load
 
 widgets.page_header("scaling")
 
@@ -58,12 +58,12 @@ def _rng(seed: int, stream: int) -> np.random.Generator:
     return np.random.default_rng([stream, seed])
 
 
-@st.cache_data(max_entries=8, show_spinner=False)
+@st.cache_data(max_entries=8, show_spinner=t("scaling.sampling"))
 def variance_sweep(seed: int, n: int):
     return dot_product_variance(D_VALUES, n, _rng(seed, 1))
 
 
-@st.cache_data(max_entries=8, show_spinner=False)
+@st.cache_data(max_entries=8, show_spinner=t("scaling.sampling"))
 def softmax_sweep(seed: int, T: int):
     return saturation_sweep(D_VALUES, T, max(64, ROW_NUMBERS // T), _rng(seed, 2))
 
