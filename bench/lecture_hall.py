@@ -406,8 +406,13 @@ async def run_hall(args, base: str, pid: int | None, label: str) -> Result:
         hall.stop_at = start + args.duration
     hall.go.set()
     series = []
+    next_progress = 60.0
     while not all(t.done() for t in tasks):
         series.append(Sample(time.perf_counter() - start, len(hall.move_ms), rss() or 0.0))
+        if series[-1].t >= next_progress:  # a long run says how it is getting on, once a minute
+            s = series[-1]
+            print(f"  {s.t:5.0f} s  {s.reruns:6d} reruns  {s.reruns / s.t:5.1f}/s  RSS {s.rss:.0f} MB", flush=True)
+            next_progress += 60
         await asyncio.wait(tasks, timeout=args.sample)
     end = hall.done_at[-1] if hall.done_at else time.perf_counter()
     wall = time.perf_counter() - start
