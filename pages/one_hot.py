@@ -211,10 +211,13 @@ n = len(words)
 pairs = [(i, j) for i in range(n) for j in range(i + 1, n)]
 best = max(pairs, key=lambda p: learned_sim[p])
 worst = min(pairs, key=lambda p: learned_sim[p])
-st.markdown(
-    t("one_hot.sim_reading", pairs=len(pairs), a=labels[best[0]], b=labels[best[1]], best=learned_sim[best],
-      c=labels[worst[0]], e=labels[worst[1]], worst=learned_sim[worst])
-)  # fmt: skip
+if len(pairs) == 1:  # two words: one pair, no "closest" and "least alike" to tell apart
+    st.markdown(t("one_hot.sim_reading_two", a=labels[0], b=labels[1], learned=learned_sim[0, 1]))
+else:
+    st.markdown(
+        t("one_hot.sim_reading", pairs=len(pairs), a=labels[best[0]], b=labels[best[1]], best=learned_sim[best],
+          c=labels[worst[0]], e=labels[worst[1]], worst=learned_sim[worst])
+    )  # fmt: skip
 order = sorted(((i, j) for i in range(n) for j in range(i, n)), key=lambda p: -learned_sim[p])  # most alike first
 box = numbers_box("one_hot.pairs_table", "oh_x_pairs")
 if box.open:
@@ -257,7 +260,8 @@ if box.open:
         widgets.show_table(
             pd.DataFrame({t("one_hot.word"): [word_label(voc.words[r]) for r in rows],
                           t("one_hot.group"): [GROUP_NAMES[voc.groups[r]] for r in rows],
-                          "PC 1": result.coords[:, 0], "PC 2": result.coords[:, 1]}),
+                          t("one_hot.pc_col", k=1): result.coords[:, 0],
+                          t("one_hot.pc_col", k=2): result.coords[:, 1]}),
             key="oh_map_coords", filename="vocabulary_map.csv",
         )  # fmt: skip
 widgets.formula_and_code(

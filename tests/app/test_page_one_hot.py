@@ -137,6 +137,10 @@ def test_fewer_than_two_words_show_the_defaults_with_a_note_and_keep_the_choice(
     assert at.multiselect(key="oh_words").value == ["cat"]  # what the student picked stays picked
     at.multiselect(key="oh_words").set_value([]).run()
     assert not at.exception and rows_of(at, "one_hot_sim_onehot") == DEFAULT_WORDS
+    at.multiselect(key="oh_words").set_value(["dog", "cat"]).run()  # two words: one pair
+    assert t(
+        "one_hot.sim_reading_two", lang="en", a="dog", b="cat", learned=z_of(at, "one_hot_sim_learned")[0, 1]
+    ) in texts(at)
 
 
 def test_map_states_the_variance_the_core_computes():
@@ -168,7 +172,7 @@ def test_map_of_the_picked_groups_only_explains_more():
     assert f"**{100 * ratio.sum():.1f}%**" in texts(at)
     table = open_table(at, "oh_x_map").dataframe[0].value
     assert len(table) == len(rows)
-    np.testing.assert_allclose(table["PC 1"], pca(voc.vectors[rows], 2).coords[:, 0])
+    np.testing.assert_allclose(table[t("one_hot.pc_col", lang="en", k=1)], pca(voc.vectors[rows], 2).coords[:, 0])
 
 
 @pytest.mark.parametrize(
@@ -320,6 +324,7 @@ def test_lecture_mode_folds_the_controls_and_enlarges_the_figures():
 @pytest.mark.parametrize(
     ("key", "value"),
     [("oh_words", "xylophone"), ("oh_words", "<b>cat</b>"), ("oh_words", "😀"), ("oh_words", "猫"),
+     ("oh_words", "cat\u200b"), ("oh_words", "a" * 5000), ("oh_words", "  "),
      ("oh_V", "abc"), ("oh_V", "12345"), ("oh_d", "-1"), ("oh_T", "99999"), ("oh_T", "nan"),
      ("oh_ms", "-5"), ("oh_ms", "1e9"), ("oh_seq", "video"), ("oh_map", "‮all"), ("oh_mol", "uranium")],
 )  # fmt: skip
