@@ -264,4 +264,10 @@ widgets.formula_and_code(
     jacobian_norm,
 )
 
-widgets.check_number(t("scaling.check_question"), 8.0, key="sc_check", explanation=t("scaling.check_explanation"))
+
+@st.fragment  # typing an answer reruns this box only, not the figures above
+def check_yourself() -> None:
+    widgets.check_number(t("scaling.check_question"), 8.0, key="sc_check", explanation=t("scaling.check_explanation"))
+
+
+check_yourself()
