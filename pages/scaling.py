@@ -137,6 +137,7 @@ widgets.show_figure(
     alt=t("scaling.hist_alt", n=n, d=d_k, spread=f"{3 * np.sqrt(d_k):.0f}", var=f"{var.variance[j]:.2f}",
           scaled=f"{var.scaled_variance[j]:.3f}"),
 )  # fmt: skip
+st.caption(t("scaling.hist_caption"))
 widgets.show_figure(
     fig["variance"],
     key="scaling_variance",

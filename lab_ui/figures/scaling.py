@@ -102,8 +102,9 @@ def dot_product_histogram(
     theory_names: tuple[str, str],
     height: int = 380,
 ) -> go.Figure:
-    """Histograms of q·k (left) and q·k/√d_k (right) over the samples, each with the normal
-    density the derivation predicts: N(0, d_k) and N(0, 1).  scores: [n_samples]"""
+    """Histograms of q·k (left) and q·k/√d_k (right) over the samples, each beside a normal
+    density with the variance the derivation predicts, d_k and 1 (the shape itself is normal only
+    for large d_k, by the central limit theorem).  scores: [n_samples]"""
     scores = np.asarray(scores, dtype=np.float64)  # [n_samples]
     data = []
     for i, (values, variance) in enumerate(((scores, float(d_k)), (scores / np.sqrt(d_k), 1.0))):
