@@ -356,7 +356,7 @@ elif kind == "sound":
         st.caption(t("one_hot.sound_shown", shown=SHOWN_MS, k=n_shown, n=n_frames))
     widgets.formula_and_code(
         r"\begin{gathered}n = \begin{cases} 1 + \left\lfloor \dfrac{L - 25}{10} \right\rfloor & L \ge 25 \\[4pt]"
-        r" 0 & L < 25\end{cases}\\[6pt] \text{(}L\text{ in ms)}\end{gathered}",
+        r" 0 & L < 25\end{cases}\\[6pt] [L] = \text{ms}\end{gathered}",
         frame_count,
     )
     widgets.check_number(

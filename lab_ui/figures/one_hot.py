@@ -332,7 +332,7 @@ def audio_windows(
     traces.append(
         go.Scatter(
             x=[float(s) + window_ms / 2 for s in starts_ms],
-            y=[level_y[k % levels] for k in range(len(starts_ms))],
+            y=[level_y[k % levels] + 0.06 for k in range(len(starts_ms))],  # just clear of the thick bar
             mode="text",
             text=[str(k + 1) for k in range(len(starts_ms))],
             textposition="top center",
