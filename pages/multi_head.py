@@ -75,14 +75,8 @@ def heads_control(d_model: int, notes: list[str]) -> int:
         try:
             wanted = int(raw[0])
         except ValueError:
-            notes.append(
-                t(
-                    "multi_head.heads_not_number",
-                    value=widgets.escape_markdown(raw[0][:40]),
-                    fallback=default,
-                    choices=choices,
-                )
-            )
+            value = widgets.escape_markdown(raw[0][:40])  # the link's text is shown as text, never as markdown
+            notes.append(t("multi_head.heads_not_number", value=value, fallback=default, choices=choices))
             st.session_state["mh_h"] = wanted = default
     if wanted is not None and wanted not in options:
         fallback = max([o for o in options if o <= wanted], default=default)
@@ -174,7 +168,8 @@ def summarise(tokens, weights, mh=None) -> dict:
     return view
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+# Entry limits keep memory bounded on a shared server: a view at d_model = 512 holds about 2 MB.
+@st.cache_data(max_entries=16, show_spinner=False)
 def random_view(tokens: tuple[str, ...], d_model: int, n_heads: int, seed: int) -> dict:
     x = token_vectors(list(tokens), d_model, seed)  # [T, d_model]
     w = random_projections(d_model, np.random.default_rng(seed))
@@ -182,7 +177,7 @@ def random_view(tokens: tuple[str, ...], d_model: int, n_heads: int, seed: int) 
     return summarise(tokens, mh.weights, mh)
 
 
-@st.cache_resource(max_entries=8, show_spinner=False)
+@st.cache_resource(max_entries=2, show_spinner=False)  # all six layers of a text: about 12 MB
 def encode(text: str) -> dict:
     """Run the real model; a text longer than MAX_PIECES word pieces is cut where piece MAX_PIECES - 1 ends."""
     encoder = load_minilm()
@@ -194,7 +189,7 @@ def encode(text: str) -> dict:
     return {"tokens": result.tokens, "layers": result.layers, "cut": cut}
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@st.cache_data(max_entries=8, show_spinner=False)
 def model_view(text: str, layer: int) -> dict:
     encoded = encode(text)
     mh = encoded["layers"][layer - 1]
@@ -296,7 +291,7 @@ FIGURES = {"split": split_fig, "maps": maps_fig, "focus": focus_fig, "concat": c
            "entropy": entropy_fig, "overlap": overlap_fig}  # fmt: skip
 
 
-@st.cache_resource(max_entries=128, show_spinner=False)
+@st.cache_resource(max_entries=64, show_spinner=False)
 def figure(kind: str, view_key: tuple, lang: str, option=None):
     """Building a Plotly figure costs more than sending it, so each is built once per view,
     language and option; a rerun that changes nothing it shows reuses it (nothing edits a figure
