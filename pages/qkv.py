@@ -28,7 +28,7 @@ PRESETS = {
               "qkv_q": 1},
     "long": {
         "qkv_text": "the animal did not cross the street because it was too tired to walk any further",
-        "qkv_dm": 8, "qkv_dk": 4, "qkv_seed": DEFAULT_SEED, "qkv_w": "random", "qkv_q": 8,
+        "qkv_dm": 8, "qkv_dk": 4, "qkv_seed": DEFAULT_SEED, "qkv_w": "random", "qkv_q": 9,
     },
     # W_q = W_k = 2·identity: a score is then (twice) the similarity of two input vectors, so each
     # query finds the keys most like itself. The two "saw"s are one vector: "saw" finds both.
@@ -127,9 +127,8 @@ def show(*blocks: str, step: int | None = None) -> None:
 # --- text, then controls ----------------------------------------------------------------------------
 
 widgets.page_header("qkv")
-widgets.presets(PRESETS, key="qkv_preset", format_func=lambda p: t(f"qkv.preset_{p}"))
-
-with st.expander(t("qkv.controls"), expanded=not is_lecture(), icon=":material/tune:"):
+with st.expander(t("qkv.controls"), expanded=not is_lecture(), icon=":material/tune:"):  # tucked away in lecture mode
+    widgets.presets(PRESETS, key="qkv_preset", format_func=lambda p: t(f"qkv.preset_{p}"))
     tokens = widgets.sentence_tokens(
         t("qkv.sentence"), DEFAULT_TEXT, key="qkv_text", max_tokens=MAX_TOKENS, help=t("qkv.sentence_help")
     )
@@ -169,7 +168,7 @@ labels = fq.key_labels(tokens)
 repeats = [(a, b) for a in range(T) for b in range(a + 1, T) if tokens[a] == tokens[b]]
 
 visible = stepper("qkv_step", [t(f"qkv.step{n}") for n in range(1, N_STEPS + 1)])
-width = 600 if is_lecture() else fq.WIDTH  # lecture mode's text is 1.4x larger
+width = 630 if is_lecture() else fq.WIDTH  # lecture mode's text is 1.4x larger
 a_labels, q_labels, k_labels = fq.row_labels("a", T), fq.row_labels("q", T), fq.row_labels("k", T)
 
 # --- 1. tokens become vectors -----------------------------------------------------------------------
@@ -204,7 +203,7 @@ if visible(3):
         for X, x, m in (("Q", "q", r.Q), ("K", "k", r.K), ("V", "v", r.V))
     ]
     show(t("qkv.step3_body", T=T, d_model=d_model, d_k=d_k), math(full) if full else "",
-         math(fq.entry_tex("q", i, 0, r.x[i], r.w_q[:, 0], r.Q[i, 0], "W_q")), t("qkv.step3_all"),
+         math(fq.entry_tex("q", i, 0, r.x[i], r.w_q[:, 0], r.Q[i, 0], "W_q", width)), t("qkv.step3_all"),
          *map(math, fq.matrices_tex(parts, [max(fq.matrix_px(d_k, True), 190)] * 3, width)), step=3)  # fmt: skip
     st.info(t("qkv.rows_vs_columns"), icon=":material/swap_horiz:")
     if tables:
@@ -218,7 +217,7 @@ if visible(4):
     parts = [rf"q_{{{i + 1}}} = {fq.vector_tex(s.q_i)}", fq.matrix_tex(r.K, name="K", row_labels=k_labels)]
     show(t("qkv.step4_body", i=i + 1, token=widgets.escape_markdown(fq.short(tokens[i], 24))),
          *map(math, fq.matrices_tex(parts, [fq.matrix_px(d_k) + 60, fq.matrix_px(d_k, True)], width)),
-         math(fq.dot_terms_tex(i, s.q_i, r.K, s.products, s.alpha)), step=4)  # fmt: skip
+         math(fq.dot_terms_tex(i, s.q_i, r.K, s.products, s.alpha, width)), step=4)  # fmt: skip
     with st.container(border=True):
         j = min(1, T - 1)
         st.markdown(t("qkv.seed_mistake", d_k=d_k, k2=fq.vector_tex(r.K[j]), j=j + 1))
@@ -262,7 +261,7 @@ if visible(6):
         frame = pd.DataFrame(np.vstack([s.contributions, s.b_i]), index=index, columns=columns)
         widgets.show_table(frame, key="qkv_parts", filename="qkv_weighted_sum.csv", caption=t("qkv.table_sum"))
     widgets.formula_and_code(
-        r"Q = I\,W_q \quad K = I\,W_k \quad V = I\,W_v \\[6pt] \alpha_{i,j} = q_i \cdot k_j \\[6pt]"
+        r"Q = I\,W_q,\; K = I\,W_k,\; V = I\,W_v \\[6pt] \alpha_{i,j} = q_i \cdot k_j \\[6pt]"
         r"\alpha'_{i,j} = \frac{e^{\alpha_{i,j}/\sqrt{d_k}}}{\sum_m e^{\alpha_{i,m}/\sqrt{d_k}}} \\[6pt]"
         r"b_i = \sum_j \alpha'_{i,j}\, v_j",
         project,

@@ -26,7 +26,8 @@ from lab_ui.figures.common import (
 )
 
 HIGHLIGHT = "#D55E00"  # Okabe-Ito vermillion: 3:1 or better on light and dark backgrounds when bold
-_PATTERNS = ("", "/", "x")  # a second cue when more than eight tokens share the eight colours
+_PIECES = QUALITATIVE[:7]  # Okabe-Ito without its black, which marks the sum b_i
+_PATTERNS = ("", "/", "x")  # a second cue when more tokens than colours share them
 
 # How wide typeset maths comes out, in CSS pixels at Streamlit's body size, measured in Chromium:
 # a column of two-decimal numbers, a pair of brackets, a column of row names, the gap between
@@ -133,29 +134,43 @@ def _pairs(a: np.ndarray, b: np.ndarray) -> str:
     return " + ".join(f"({num(x)})({num(y)})" for x, y in zip(a, b, strict=True))
 
 
-def entry_tex(letter: str, i: int, c: int, a_i: np.ndarray, w_col: np.ndarray, value: float, w_name: str) -> str:
-    """One entry of a projection by hand: q_{i,c} = a_i · (column c of W_q) = (a)(w) + … = value.
-    The factor pairs are written out while d_model ≤ 4 (a longer line would not fit)."""
-    head = rf"{letter}_{{{i + 1},{c + 1}}} = a_{{{i + 1}}} \cdot {w_name}[:, {c + 1}]"
-    if len(a_i) <= 4:
-        head += " = " + _pairs(a_i, w_col)
-    return head + " = " + _mark(num(value, 4))
+PAIR_PX, TERM_PX, HEAD_PX = 130, 85, 230  # "(−0.52)(1.10) + ", "(−0.57) + ", "α_{1,2} = q_1 · k_2 = … = 2.178"
 
 
-def dot_terms_tex(i: int, q_i: np.ndarray, K: np.ndarray, products: np.ndarray, alpha: np.ndarray) -> str:
-    """One line per key: α_{i,j} = q_i · k_j = (q)(k) + … = p + … = α, from the arrays given.
+def entry_tex(
+    letter: str, i: int, c: int, a_i: np.ndarray, w_col: np.ndarray, value: float, w_name: str, budget: int = WIDTH
+) -> str:
+    """One entry of a projection by hand: q_{i,c} = a_i · (column c of W_q) = (a)(w) + … = value,
+    on one line when it fits in `budget`, else one step a line."""
+    head = rf"{letter}_{{{i + 1},{c + 1}}} &= a_{{{i + 1}}} \cdot {w_name}[:, {c + 1}]"
+    if len(a_i) > 4:  # eight factor pairs would not fit any line: the product is the formula above
+        return r"\begin{aligned}" + head + " = " + _mark(num(value, 4)) + r"\end{aligned}"
+    joint = r" \\ &= " if HEAD_PX + PAIR_PX * len(a_i) > budget else " = "
+    return r"\begin{aligned}" + head + joint + _pairs(a_i, w_col) + joint + _mark(num(value, 4)) + r"\end{aligned}"
 
-    What fits on a line decides the form: factor pairs and products while d_k ≤ 2, factor pairs
-    alone up to d_k = 4, products alone beyond.
+
+def dot_terms_tex(
+    i: int, q_i: np.ndarray, K: np.ndarray, products: np.ndarray, alpha: np.ndarray, budget: int = WIDTH
+) -> str:
+    """Per key: α_{i,j} = q_i · k_j = (q)(k) + … = p + … = α, from the arrays given.
+
+    What fits in `budget` decides the form: the factor pairs while d_k ≤ 4, then the products
+    they give when there is room; beyond d_k = 4 the products alone, wrapped onto as many lines
+    as they need, so that every term stays in view.
     """
     d_k = len(q_i)
+    pairs = d_k <= 4
+    terms = d_k > 1 and (not pairs or HEAD_PX + (PAIR_PX + TERM_PX) * d_k <= budget)
+    per_line = max(1, (budget - HEAD_PX) // TERM_PX)
     lines = []
     for j in range(len(alpha)):
         line = rf"\alpha_{{{i + 1},{j + 1}}} &= q_{{{i + 1}}} \cdot k_{{{j + 1}}} = "
-        if d_k <= 4:
+        if pairs:
             line += _pairs(q_i, K[j]) + " = "
-        if d_k > 1 and (d_k <= 2 or d_k > 4):
-            line += " + ".join(_signed(p) for p in products[j]) + " = "
+        if terms:
+            parts = [_signed(p) for p in products[j]]
+            chunks = [" + ".join(parts[k : k + per_line]) for k in range(0, d_k, per_line)]
+            line += r" \\ &\quad + ".join(chunks) + " = "
         lines.append(line + _mark(num(alpha[j], 3)))
     return r"\begin{aligned}" + r" \\ ".join(lines) + r"\end{aligned}"
 
@@ -246,7 +261,8 @@ def score_bars(
         fig.add_trace(
             go.Bar(
                 x=ticks, y=values, name=name, marker_color=colour, customdata=text,
-                text=[f"{v:.2f}" for v in values], textposition="outside", cliponaxis=False,
+                text=[f"{v:.2f}" for v in values] if len(values) <= 8 else None,  # beyond 8 keys: on hover
+                textposition="outside", cliponaxis=False,
                 hovertemplate=f"{x_title}: %{{customdata}}<br>{name}: %{{y:.4f}}<extra></extra>",
             )
         )  # fmt: skip
@@ -282,8 +298,8 @@ def weighted_sum_figure(
         fig.add_trace(
             go.Bar(
                 x=comps, y=contributions[j], name=label, width=0.5,
-                marker=dict(color=QUALITATIVE[j % len(QUALITATIVE)],
-                            pattern_shape=_PATTERNS[(j // len(QUALITATIVE)) % len(_PATTERNS)]),
+                marker=dict(color=_PIECES[j % len(_PIECES)],
+                            pattern_shape=_PATTERNS[(j // len(_PIECES)) % len(_PATTERNS)]),
                 customdata=np.stack([np.full(d_v, alpha_prime[j]), V[j]], axis=-1).astype(np.float32),
                 hovertemplate=(f"{label}<br>α' = %{{customdata[0]:.4f}}<br>v = %{{customdata[1]:.4f}}"
                                "<br>α'·v = %{y:.4f}<extra></extra>"),
