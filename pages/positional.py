@@ -231,7 +231,7 @@ def section_why() -> None:
                         caption=f"{t(f'positional.outputs_{name}')} · {t(f'positional.panel_{what}')}",
                     )  # fmt: skip
     widgets.formula_and_code(
-        r"\begin{aligned}\mathrm{Attn}(X) &= \mathrm{softmax}\!\Big(\tfrac{XW_q\,(XW_k)^\top}{\sqrt{d}}\Big)\,XW_v"
+        r"\begin{aligned}Q, K, V &= XW_q,\ XW_k,\ XW_v\\ \mathrm{Attn}(X) &= \mathrm{softmax}(QK^\top/\sqrt{d})\,V"
         r"\\ \mathrm{Attn}(PX) &= P\,\mathrm{Attn}(X)\\ \mathrm{Attn}(PX + E) &\neq P\,\mathrm{Attn}(X + E)"
         r"\end{aligned}",
         permutation_check,
@@ -420,10 +420,12 @@ def section_similarity() -> None:
                     key="positional_t_rotation", filename="pe_rotation_check.csv",
                 )  # fmt: skip
         widgets.formula_and_code(
-            r"\begin{pmatrix} PE_{(p+k,\,2i)} \\ PE_{(p+k,\,2i+1)} \end{pmatrix} = "
-            r"\begin{pmatrix} \cos k\omega_i & \sin k\omega_i \\ -\sin k\omega_i & \cos k\omega_i \end{pmatrix}"
-            r"\begin{pmatrix} PE_{(p,\,2i)} \\ PE_{(p,\,2i+1)} \end{pmatrix}"
-            r"\\[1ex] PE_p \cdot PE_q = \sum_i \cos\!\big(\omega_i\,(p-q)\big)",
+            r"\begin{aligned} x_p &= \begin{pmatrix} PE_{(p,\,2i)} \\ PE_{(p,\,2i+1)} \end{pmatrix}"
+            r"\\[1ex]"
+            r" x_{p+k} &= R_i(k)\, x_p\\[1ex]"
+            r" R_i(k) &= \begin{pmatrix} \cos k\omega_i & \sin k\omega_i \\"
+            r" -\sin k\omega_i & \cos k\omega_i \end{pmatrix}"
+            r"\\[1ex] PE_p \cdot PE_q &= \textstyle\sum_i \cos\big(\omega_i\,(p-q)\big)\end{aligned}",
             shift_rotations,
             position_similarity,
         )
