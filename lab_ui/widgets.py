@@ -101,7 +101,7 @@ def show_table(df: pd.DataFrame, *, key: str, filename: str, caption: str | None
     st.dataframe(df, key=f"{key}_df", width="stretch")
     st.download_button(
         t("common.download_csv"),
-        csv_safe(df).to_csv().encode("utf-8-sig"),  # BOM: Excel then reads Chinese labels correctly
+        lambda: csv_safe(df).to_csv().encode("utf-8-sig"),  # built only on click; BOM: Excel reads Chinese
         file_name=filename,
         mime="text/csv",
         key=f"{key}_csv",

@@ -13,8 +13,11 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-# Noto Sans CJK ships with Debian (fonts-noto-cjk); the others cover macOS and Windows.
-FONT_FAMILY = '"Source Sans Pro", "Noto Sans CJK SC", "Noto Sans SC", "PingFang SC", "Microsoft YaHei", sans-serif'
+# Streamlit 1.67 serves its text font as "Source Sans" (Latin only); Noto Sans CJK (Debian:
+# fonts-noto-cjk), PingFang and YaHei draw the Chinese on Linux, macOS and Windows.
+FONT_FAMILY = (
+    '"Source Sans", "Source Sans Pro", "Noto Sans CJK SC", "Noto Sans SC", "PingFang SC", "Microsoft YaHei", sans-serif'
+)
 SEQUENTIAL = "Viridis"
 SEQUENTIAL_ALT = "Cividis"
 DIVERGING = "RdBu"  # reversed where positive should read warm: see diverging_scale()

@@ -8,17 +8,19 @@ import time
 APP_SELECTOR = "[data-testid=stApp]"
 
 
-def wait_until_idle(page, timeout_ms: int = 20000) -> None:
-    """Until the script run has finished: the status widget ("Running...") is gone and the
-    page has stopped changing for a moment."""
+def wait_until_idle(page, timeout_ms: int = 30000) -> None:
+    """Until the script run has finished: Streamlit marks the app element with
+    data-test-script-state = initial -> running -> notRunning."""
     page.wait_for_selector(APP_SELECTOR, timeout=timeout_ms)
     page.wait_for_function(
-        "() => !document.querySelector('[data-testid=stStatusWidget]') && "
-        "document.querySelector('[data-testid=stMain]') !== null",
+        "() => document.querySelector('[data-testid=stApp]')?.dataset.testScriptState === 'notRunning'",
         timeout=timeout_ms,
     )
-    page.wait_for_timeout(300)
-    page.wait_for_function("() => !document.querySelector('[data-testid=stStatusWidget]')", timeout=timeout_ms)
+    page.wait_for_timeout(200)  # a rerun the finished run asked for (st.rerun) starts within this
+    page.wait_for_function(
+        "() => document.querySelector('[data-testid=stApp]')?.dataset.testScriptState === 'notRunning'",
+        timeout=timeout_ms,
+    )
 
 
 def open_page(page, url: str) -> None:
