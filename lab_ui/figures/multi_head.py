@@ -114,8 +114,10 @@ def _stack(parts: list[_Part], tokens: Sequence[str], labels: dict, scales: dict
     }  # fmt: skip
     for k, p in enumerate(parts):
         xa, ya, (bottom, top) = f"x{k + 1}" if k else "x", f"y{k + 1}" if k else "y", domains[k]
-        layout[xa.replace("x", "xaxis")] = dict(anchor=ya, domain=[0, 1], range=[-0.5, p.width - 0.5],
-                                                showticklabels=False, showgrid=False, zeroline=False)  # fmt: skip
+        layout[xa.replace("x", "xaxis")] = dict(
+            anchor=ya, domain=[0, 1], range=[-0.5, p.width - 0.5], showticklabels=False, ticks="", showgrid=False,
+            zeroline=False,
+        )  # fmt: skip
         layout[ya.replace("y", "yaxis")] = dict(
             anchor=xa, domain=[bottom, top], type="category", categoryorder="array", categoryarray=rows,
             autorange="reversed", tickmode="array", tickvals=rows[::every], ticktext=tick_text[::every],
