@@ -324,10 +324,11 @@ if visible(8):
     show(t("qkv.step8_body"), side_by_side, step=8)
     show(t("qkv.add_worked", i=i + 1, j=j + 1),
          math(fq.additive_tex(i, j, s.q_i, r.K[j], r.w_additive, r.additive_scores[i, j])))  # fmt: skip
-    widgets.show_figure(figs["both"], key="qkv_dot_vs_add", alt=t("qkv.alt_dot_vs_add", T=T))
-    index = [f"{t('qkv.dot_short')} · {lab}" for lab in labels] + [f"{t('qkv.add_short')} · {lab}" for lab in labels]
-    both = pd.DataFrame(np.vstack([r.matrix.weights, r.additive_weights]), index=index, columns=labels)
-    widgets.show_table(both, key="qkv_both", filename="qkv_dot_vs_additive.csv", caption=t("qkv.table_both"))
+    widgets.show_figure(figs["both"], key="qkv_dot_vs_add", alt=t("qkv.alt_dot_vs_add", i=i + 1))
+    if tables:
+        index = [f"{t(f'qkv.{m}_short')} · {lab}" for m in ("dot", "add") for lab in labels]
+        both = pd.DataFrame(np.vstack([r.matrix.weights, r.additive_weights]), index=index, columns=labels)
+        widgets.show_table(both, key="qkv_both", filename="qkv_dot_vs_additive.csv", caption=t("qkv.table_both"))
     widgets.formula_and_code(r"\alpha_{i,j} = w \cdot \tanh(q_i + k_j)", additive_attention_scores)
 
 # --- 9. check yourself ------------------------------------------------------------------------------

@@ -13,12 +13,10 @@ from collections.abc import Sequence
 
 import numpy as np
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 from lab_ui.figures.common import (
     MAX_LABEL_CHARS,
     QUALITATIVE,
-    SEQUENTIAL,
     base_layout,
     heatmap,
     safe_label,
@@ -238,6 +236,7 @@ def _lean(fig: go.Figure) -> go.Figure:
         for name in ("x", "y", "z", "text", "customdata"):
             value = getattr(trace, name, None)
             if isinstance(value, np.ndarray):
+                trace[name] = None  # Plotly keeps a NumPy property NumPy unless it is cleared first
                 trace[name] = value.tolist()
     return fig
 
@@ -347,39 +346,32 @@ def attention_map(
     return _lean(fig)
 
 
-def side_by_side_maps(
-    left: np.ndarray,
-    right: np.ndarray,
+def compare_bars(
     tokens: Sequence[str],
-    i: int,
+    dot: np.ndarray,
+    additive: np.ndarray,
     *,
-    titles: tuple[str, str],
+    names: tuple[str, str],
     x_title: str,
     y_title: str,
-    value_name: str,
+    height: int = 320,
 ) -> go.Figure:
-    """Two attention maps on one colour scale (0 to 1), the chosen query's row outlined in both."""
-    T = len(tokens)
-    fig = make_subplots(rows=1, cols=2, subplot_titles=titles, horizontal_spacing=0.12)
+    """One query's weights over the keys from the two scoring models, bar beside bar."""
     ticks, text = token_ticks(tokens)
-    for col, z in ((1, left), (2, right)):
-        single = heatmap(
-            z, tokens, tokens, x_title=x_title, y_title=y_title, value_name=value_name, value_format=".2f",
-            show_values=T <= 8,
+    fig = go.Figure()
+    for values, name, colour in zip((dot, additive), names, (QUALITATIVE[0], QUALITATIVE[5]), strict=True):
+        values = np.asarray(values, dtype=np.float32)  # [T]
+        fig.add_trace(
+            go.Bar(
+                x=ticks, y=values, name=name, marker_color=colour, customdata=text,
+                text=[f"{v:.2f}" for v in values] if len(values) <= 8 else None, textposition="outside",
+                cliponaxis=False, hovertemplate=f"{x_title}: %{{customdata}}<br>{name}: %{{y:.4f}}<extra></extra>",
+            )
         )  # fmt: skip
-        trace = single.data[0]
-        trace.update(coloraxis="coloraxis", colorbar=None)
-        fig.add_trace(trace, row=1, col=col)
-        fig.update_xaxes(title=x_title, tickmode="array", tickvals=ticks, ticktext=text, showgrid=False,
-                         zeroline=False, row=1, col=col)  # fmt: skip
-        fig.update_yaxes(title=y_title if col == 1 else None, tickmode="array", tickvals=ticks, ticktext=text,
-                         autorange="reversed", showgrid=False, zeroline=False, row=1, col=col)  # fmt: skip
-        _outline_row(fig, i, T, xref=f"x{'' if col == 1 else col}", yref=f"y{'' if col == 1 else col}")
-    fig.update_layout(
-        coloraxis=dict(colorscale=SEQUENTIAL, cmin=0.0, cmax=1.0,
-                       colorbar=dict(title=dict(text=value_name, side="right"), thickness=14)),
-    )  # fmt: skip
-    fig = base_layout(fig, height=min(520, 200 + 30 * T))
+    fig.update_xaxes(title=x_title, tickmode="array", tickvals=ticks, ticktext=text)
+    fig.update_yaxes(title=y_title, range=[0, 1.08])
+    fig.update_layout(barmode="group", legend=dict(orientation="h", y=1.02, yanchor="bottom", x=0))
+    fig = base_layout(fig, height=height)
     fig.update_layout(margin=dict(t=60))
     return _lean(fig)
 
@@ -396,8 +388,8 @@ def page_figures(r, tokens: Sequence[str], i: int, text: dict[str, str]) -> dict
         "sum": weighted_sum_figure(tokens, s.alpha_prime, r.V, s.contributions, s.b_i, b_name=f"b{i + 1}",
                                    x_title=text["component"], y_title=value),
         "weights": attention_map(r.matrix.weights, tokens, i, x_title=key, y_title=query, value_name="α'"),
-        "both": side_by_side_maps(r.matrix.weights, r.additive_weights, tokens, i, x_title=key, y_title=query,
-                                  titles=(text["dot"], text["additive"]), value_name="α'"),
+        "both": compare_bars(tokens, r.matrix.weights[i], r.additive_weights[i], x_title=key, y_title=text["weight"],
+                             names=(text["dot"], text["additive"])),
     }  # fmt: skip
 
 

@@ -88,15 +88,15 @@ def test_score_bars_hold_the_three_stages():
     assert fig.layout.xaxis.ticktext[3] == "&lt;b&gt;saw&lt;/b&gt;"  # escaped: shown as text, never HTML
 
 
-def test_side_by_side_maps_share_one_scale_and_outline_the_query():
-    left = np.full((4, 4), 0.25)
-    right = np.eye(4)
-    fig = fq.side_by_side_maps(left, right, TOKENS, 2, titles=("dot", "add"), x_title="k", y_title="q", value_name="w")
-    assert [tr.coloraxis for tr in fig.data] == ["coloraxis", "coloraxis"]
-    assert (fig.layout.coloraxis.cmin, fig.layout.coloraxis.cmax) == (0.0, 1.0)
-    np.testing.assert_array_equal(fig.data[1].z, right)
-    outlines = [(s.xref, s.y0, s.y1) for s in fig.layout.shapes]
-    assert outlines == [("x", 1.5, 2.5), ("x2", 1.5, 2.5)]
+def test_compare_bars_hold_both_models_weights():
+    dot, additive = np.array([0.1, 0.2, 0.3, 0.4]), np.array([0.25, 0.25, 0.25, 0.25])
+    fig = fq.compare_bars(TOKENS, dot, additive, names=("dot", "add"), x_title="k", y_title="w")
+    assert [tr.name for tr in fig.data] == ["dot", "add"] and fig.layout.barmode == "group"
+    np.testing.assert_allclose(fig.data[0].y, dot, atol=1e-7)
+    np.testing.assert_allclose(fig.data[1].y, additive, atol=1e-7)
+    assert fig.data[0].marker.color != fig.data[1].marker.color
+    assert isinstance(fig.data[0].y, tuple | list)  # plain lists: cheaper to send on every rerun
+    assert fig.layout.template.layout.to_plotly_json() == {}
 
 
 def test_additive_tex_writes_the_pair_out():
