@@ -14,7 +14,7 @@ ROOT = Path(__file__).resolve().parents[1]
 class PageInfo:
     path: str  # script, relative to the project root
     ns: str  # catalog namespace: lab_ui/locales/<ns>.toml holds nav, title, intro, summary
-    url_path: str  # stable ASCII address: links in slides point here
+    url_path: str  # stable ASCII address, links in slides point here; equal to the file's stem (lab_ui/shell.py)
     icon: str  # Material icon shown in the navigation (drawn from a font bundled with Streamlit)
     section: str  # catalog key of the navigation section
 
@@ -22,13 +22,13 @@ class PageInfo:
 HOME = PageInfo("pages/home.py", "home", "", ":material/home:", "")
 
 _ALL = (
-    PageInfo("pages/one_hot.py", "one_hot", "one-hot", ":material/grid_on:", "app.section_basics"),
+    PageInfo("pages/one_hot.py", "one_hot", "one_hot", ":material/grid_on:", "app.section_basics"),
     PageInfo("pages/qkv.py", "qkv", "qkv", ":material/calculate:", "app.section_basics"),
     PageInfo("pages/heatmap.py", "heatmap", "heatmap", ":material/grid_view:", "app.section_basics"),
-    PageInfo("pages/multi_head.py", "multi_head", "multi-head", ":material/view_column:", "app.section_deeper"),
+    PageInfo("pages/multi_head.py", "multi_head", "multi_head", ":material/view_column:", "app.section_deeper"),
     PageInfo("pages/positional.py", "positional", "positional", ":material/waves:", "app.section_deeper"),
     PageInfo("pages/scaling.py", "scaling", "scaling", ":material/functions:", "app.section_deeper"),
-    PageInfo("pages/real_model.py", "real_model", "real-model", ":material/psychology:", "app.section_real"),
+    PageInfo("pages/real_model.py", "real_model", "real_model", ":material/psychology:", "app.section_real"),
 )
 
 PAGES: tuple[PageInfo, ...] = tuple(p for p in _ALL if (ROOT / p.path).is_file())

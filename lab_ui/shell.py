@@ -6,6 +6,8 @@ requested page script directly and skips app.py. A student opening an instructor
 (/qkv?...) on a freshly started server would get the page without its language or sidebar. Every
 AppTest run after the first does the same. Once app.py has called st.navigation the server stays
 in the current mode, so the guard below switches it and reruns: one extra run, once per process.
+That older mode finds a page by its file name, so every page's url_path equals its file's stem
+(pages/multi_head.py is /multi_head); otherwise it would show "Page not found" first.
 """
 
 from __future__ import annotations
