@@ -20,7 +20,7 @@ FONT_FAMILY = (
 )
 SEQUENTIAL = "Viridis"
 SEQUENTIAL_ALT = "Cividis"
-DIVERGING = "RdBu"  # reversed where positive should read warm: see diverging_scale()
+DIVERGING = "RdBu"  # Plotly's RdBu runs red (low) to blue (high); add "_r" for positive = red
 # Okabe-Ito: eight colours told apart by every common kind of colour blindness.
 QUALITATIVE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
 MASKED_COLOUR = "rgba(128,128,128,0.35)"
@@ -44,14 +44,22 @@ def token_ticks(labels: Sequence[str]) -> tuple[list[int], list[str]]:
     return list(range(len(labels))), [safe_label(s) for s in labels]
 
 
-def base_layout(fig: go.Figure, *, title: str | None = None, height: int | None = None) -> go.Figure:
-    fig.update_layout(
+def layout_dict(*, title: str | None = None, height: int | None = None, **more) -> dict:
+    """The layout every figure shares, as a plain dict: building a figure's layout in one go is
+    several times faster than a chain of update_layout / update_xaxes calls."""
+    return dict(
         title=dict(text=title, x=0, xanchor="left") if title else None,
         font=dict(family=FONT_FAMILY),
         margin=dict(l=10, r=10, t=50 if title else 20, b=10),
         height=height,
         hoverlabel=dict(font=dict(family=FONT_FAMILY)),
+        **more,
     )
+
+
+def base_layout(fig: go.Figure, *, title: str | None = None, height: int | None = None) -> go.Figure:
+    """Apply the shared layout to a figure built elsewhere."""
+    fig.update_layout(**layout_dict(title=title, height=height))
     return fig
 
 
@@ -88,7 +96,7 @@ def heatmap(
     hover_x = np.broadcast_to(np.array(x_text, dtype=object), (rows, cols))
     hover_y = np.broadcast_to(np.array(y_text, dtype=object)[:, None], (rows, cols))
     shown = z if mask is None else np.where(mask, z, np.nan)  # masked cells left empty
-    fig = go.Figure(
+    data = [
         go.Heatmap(
             z=shown,
             x=x_ticks,
@@ -107,26 +115,22 @@ def heatmap(
             xgap=1,
             ygap=1,
         )
-    )
+    ]
     if mask is not None and not np.all(mask):
         r, c = np.nonzero(~np.asarray(mask, dtype=bool))
-        fig.add_trace(
-            go.Scatter(
-                x=c,
-                y=r,
-                mode="markers",
-                marker=dict(symbol="x-thin", size=max(6, min(18, 240 // max(rows, cols))),
-                            line=dict(width=2, color="rgba(110,110,110,0.9)")),
-                hoverinfo="skip",
-                showlegend=False,
-            )
-        )  # fmt: skip
-    fig.update_xaxes(title=x_title, tickmode="array", tickvals=x_ticks, ticktext=x_text, side="top",
-                     showgrid=False, zeroline=False, constrain="domain")  # fmt: skip
-    fig.update_yaxes(title=y_title, tickmode="array", tickvals=y_ticks, ticktext=y_text, autorange="reversed",
-                     showgrid=False, zeroline=False, scaleanchor="x" if rows == cols else None)  # fmt: skip
-    fig.update_layout(plot_bgcolor=MASKED_COLOUR if mask is not None else None)
-    return base_layout(fig, title=title, height=height)
+        marker = dict(symbol="x-thin", size=max(6, min(18, 240 // max(rows, cols))),
+                      line=dict(width=2, color="rgba(110,110,110,0.9)"))  # fmt: skip
+        data.append(go.Scatter(x=c, y=r, mode="markers", marker=marker, hoverinfo="skip", showlegend=False))
+    layout = layout_dict(
+        title=title,
+        height=height,
+        xaxis=dict(title=x_title, tickmode="array", tickvals=x_ticks, ticktext=x_text, side="top",
+                   showgrid=False, zeroline=False, constrain="domain"),
+        yaxis=dict(title=y_title, tickmode="array", tickvals=y_ticks, ticktext=y_text, autorange="reversed",
+                   showgrid=False, zeroline=False, scaleanchor="x" if rows == cols else None),
+        plot_bgcolor=MASKED_COLOUR if mask is not None else None,
+    )  # fmt: skip
+    return go.Figure(data=data, layout=layout)
 
 
 def bars(
@@ -143,17 +147,19 @@ def bars(
     """One bar per token, the exact value printed on the bar and on hover."""
     values = np.asarray(values, dtype=np.float32)  # [n]
     ticks, text = token_ticks(labels)
-    fig = go.Figure(
-        go.Bar(
-            x=ticks,
-            y=values,
-            marker_color=colour,
-            text=[format(v, value_format) for v in values],
-            textposition="auto",
-            customdata=text,
-            hovertemplate=f"{x_title}: %{{customdata}}<br>{y_title}: %{{y:.6f}}<extra></extra>",
-        )
+    bar = go.Bar(
+        x=ticks,
+        y=values,
+        marker_color=colour,
+        text=[format(v, value_format) for v in values],
+        textposition="auto",
+        customdata=text,
+        hovertemplate=f"{x_title}: %{{customdata}}<br>{y_title}: %{{y:.6f}}<extra></extra>",
     )
-    fig.update_xaxes(title=x_title, tickmode="array", tickvals=ticks, ticktext=text)
-    fig.update_yaxes(title=y_title)
-    return base_layout(fig, title=title, height=height)
+    layout = layout_dict(
+        title=title,
+        height=height,
+        xaxis=dict(title=x_title, tickmode="array", tickvals=ticks, ticktext=text),
+        yaxis=dict(title=y_title),
+    )
+    return go.Figure(data=[bar], layout=layout)
