@@ -24,11 +24,14 @@ def softmax(x: np.ndarray, axis: int = -1) -> np.ndarray:
     x = np.asarray(x, dtype=np.float64)  # [..., n]
     m = np.max(x, axis=axis, keepdims=True)  # [..., 1]
     with np.errstate(invalid="ignore", over="ignore"):
-        shifted = np.where(
-            m == np.inf,
-            np.where(x == np.inf, 0.0, -np.inf),  # the +inf entries win, equally
-            x - np.where(np.isfinite(m), m, 0.0),  # an all -inf slice keeps its -inf
-        )  # [..., n], every entry <= 0
+        if np.isfinite(m).all():  # the usual case: every slice has a finite maximum
+            shifted = x - m  # [..., n], every entry <= 0 (a masked -inf stays -inf)
+        else:
+            shifted = np.where(
+                m == np.inf,
+                np.where(x == np.inf, 0.0, -np.inf),  # the +inf entries win, equally
+                x - np.where(np.isfinite(m), m, 0.0),  # an all -inf slice keeps its -inf
+            )  # [..., n], every entry <= 0
         e = np.exp(shifted)  # [..., n]
         total = np.sum(e, axis=axis, keepdims=True)  # [..., 1]
         return e / np.where(total == 0.0, 1.0, total)  # [..., n]; all zeros where total == 0
