@@ -287,3 +287,15 @@ def test_a_shorter_sentence_keeps_a_valid_query():
     at.text_input(key="qkv_text").set_value("two words").run()
     assert not at.exception
     assert at.button_group(key="qkv_q").value == 2
+
+
+def test_the_largest_seed_works_and_a_negative_one_falls_back():
+    at = open_page(PAGE, qkv_seed=str(2**31 - 1), qkv_tables="true")
+    assert not at.exception
+    w_q = weights(3, 2, seed=2**31 - 1)[0]
+    qkv = table(at, "a[1]")
+    x = qkv[["a[1]", "a[2]", "a[3]"]].to_numpy()
+    np.testing.assert_allclose(qkv[["q[1]", "q[2]"]].to_numpy(), x @ w_q)
+    at = open_page(PAGE, qkv_seed="-1")
+    assert not at.exception and at.toast and "qkv_seed" in at.toast[0].value
+    assert at.number_input(key="qkv_seed").value == SEED
