@@ -8,7 +8,7 @@ import time
 APP_SELECTOR = "[data-testid=stApp]"
 
 
-def wait_until_idle(page, timeout_ms: int = 30000) -> None:
+def wait_until_idle(page, timeout_ms: int = 60000) -> None:
     """Until the script run has finished: Streamlit marks the app element with
     data-test-script-state = initial -> running -> notRunning."""
     page.wait_for_selector(APP_SELECTOR, timeout=timeout_ms)
@@ -24,7 +24,7 @@ def wait_until_idle(page, timeout_ms: int = 30000) -> None:
 
 
 def open_page(page, url: str) -> None:
-    page.goto(url)
+    page.goto(url, timeout=60000)
     wait_until_idle(page)
     # Plotly draws after the script has finished; give every chart its SVG.
     page.wait_for_function(
