@@ -29,7 +29,7 @@ def open_page(page, url: str) -> None:
     # Plotly draws after the script has finished; give every chart its SVG.
     page.wait_for_function(
         "() => [...document.querySelectorAll('[data-testid=stPlotlyChart]')].every(c => c.querySelector('.main-svg'))",
-        timeout=20000,
+        timeout=60000,
     )
 
 
