@@ -24,6 +24,9 @@ DIVERGING = "RdBu"  # Plotly's RdBu runs red (low) to blue (high); add "_r" for 
 # Okabe-Ito: eight colours told apart by every common kind of colour blindness.
 QUALITATIVE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
 MASKED_COLOUR = "rgba(128,128,128,0.35)"
+# Streamlit's own Plotly template is the default and rides along in every figure's JSON (about
+# half of it), yet the browser re-themes each chart itself: figures here carry an empty one.
+NO_TEMPLATE = go.layout.Template()
 MAX_LABEL_CHARS = 14
 
 
@@ -53,6 +56,7 @@ def layout_dict(*, title: str | None = None, height: int | None = None, **more) 
         margin=dict(l=10, r=10, t=50 if title else 20, b=10),
         height=height,
         hoverlabel=dict(font=dict(family=FONT_FAMILY)),
+        template=NO_TEMPLATE,
         **more,
     )
 
@@ -93,9 +97,11 @@ def heatmap(
     y_ticks, y_text = token_ticks(y_labels)
     if show_values is None:
         show_values = rows * cols <= 144
-    hover_x = np.broadcast_to(np.array(x_text, dtype=object), (rows, cols))
-    hover_y = np.broadcast_to(np.array(y_text, dtype=object)[:, None], (rows, cols))
-    shown = z if mask is None else np.where(mask, z, np.nan)  # masked cells left empty
+    # Hover names each cell by token and 1-based position, as the pages count (token 1, 2, ...).
+    hover_x = np.broadcast_to(np.array([f"{s} ({j + 1})" for j, s in enumerate(x_text)], dtype=object), (rows, cols))
+    hover_y = np.broadcast_to(np.array([f"{s} ({i + 1})" for i, s in enumerate(y_text)], dtype=object)[:, None],
+                              (rows, cols))  # fmt: skip
+    shown = z if mask is None else np.where(mask, z, np.nan)  # masked cells left empty here, grey below
     data = [
         go.Heatmap(
             z=shown,
@@ -108,7 +114,7 @@ def heatmap(
             zmid=zmid,
             texttemplate=f"%{{z:{value_format}}}" if show_values else None,
             hovertemplate=(
-                f"{y_title}: %{{customdata[0]}} (%{{y}})<br>{x_title}: %{{customdata[1]}} (%{{x}})"
+                f"{y_title}: %{{customdata[0]}}<br>{x_title}: %{{customdata[1]}}"
                 f"<br>{value_name}: %{{z:.6f}}<extra></extra>"
             ),
             colorbar=dict(title=dict(text=value_name, side="right"), thickness=14),
@@ -117,18 +123,25 @@ def heatmap(
         )
     ]
     if mask is not None and not np.all(mask):
-        r, c = np.nonzero(~np.asarray(mask, dtype=bool))
-        marker = dict(symbol="x-thin", size=max(6, min(18, 240 // max(rows, cols))),
-                      line=dict(width=2, color="rgba(110,110,110,0.9)"))  # fmt: skip
-        data.append(go.Scatter(x=c, y=r, mode="markers", marker=marker, hoverinfo="skip", showlegend=False))
+        # Masked cells: a grey layer of their own with a × in each, so "not allowed" never reads
+        # as "a tiny weight"; past 32 rows or columns the crosses would be noise, grey alone marks them.
+        blocked = ~np.asarray(mask, dtype=bool)  # [rows, cols]
+        grey = np.where(blocked, 1.0, np.nan)  # [rows, cols]
+        data.append(go.Heatmap(z=grey, x=x_ticks, y=y_ticks, colorscale=[[0, MASKED_COLOUR], [1, MASKED_COLOUR]],
+                               showscale=False, hoverinfo="skip", xgap=1, ygap=1))  # fmt: skip
+        if max(rows, cols) <= 32:
+            r, c = np.nonzero(blocked)
+            marker = dict(symbol="x-thin", size=max(6, min(18, 240 // max(rows, cols))),
+                          line=dict(width=2, color="rgba(110,110,110,0.9)"))  # fmt: skip
+            data.append(go.Scatter(x=c, y=r, mode="markers", marker=marker, hoverinfo="skip", showlegend=False))
     layout = layout_dict(
         title=title,
         height=height,
-        xaxis=dict(title=x_title, tickmode="array", tickvals=x_ticks, ticktext=x_text, side="top",
-                   showgrid=False, zeroline=False, constrain="domain"),
+        # Keys along the top, as a matrix is read; along the bottom when a title takes the top.
+        xaxis=dict(title=x_title, tickmode="array", tickvals=x_ticks, ticktext=x_text,
+                   side="bottom" if title else "top", showgrid=False, zeroline=False, constrain="domain"),
         yaxis=dict(title=y_title, tickmode="array", tickvals=y_ticks, ticktext=y_text, autorange="reversed",
                    showgrid=False, zeroline=False, scaleanchor="x" if rows == cols else None),
-        plot_bgcolor=MASKED_COLOUR if mask is not None else None,
     )  # fmt: skip
     return go.Figure(data=data, layout=layout)
 

@@ -104,13 +104,6 @@ def weights_heatmap(
     fig.update_xaxes(tickvals=[*shown, T + 0.5], ticktext=[*(labels[j] for j in shown), "Σ"], range=[-0.5, T + 1.2],
                      tickangle=-60 if T > 8 else 0)  # fmt: skip
     fig.update_yaxes(tickvals=shown, ticktext=[labels[j] for j in shown])
-    if mask is not None:
-        # Grey masked cells as a trace of their own rather than the plot background the shared
-        # heatmap uses, so the Σ column beside the matrix does not look masked.
-        fig.update_layout(plot_bgcolor="rgba(0,0,0,0)")
-        grey = np.where(np.asarray(mask, dtype=bool), np.nan, 1.0)  # [T, T]
-        fig.add_trace(go.Heatmap(z=grey, x=list(range(T)), y=list(range(T)), colorscale=[[0, MASKED_COLOUR],
-                                 [1, MASKED_COLOUR]], showscale=False, hoverinfo="skip", xgap=1, ygap=1))  # fmt: skip
     # Keys along the bottom (the title sits on top), no axis titles (the title names rows and
     # columns), a thin colour bar: the width goes to the cells, which may be oblong.
     fig.update_xaxes(side="bottom", title=None)
