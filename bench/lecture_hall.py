@@ -495,6 +495,7 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=30.0, help="a rerun slower than this is an error")
     parser.add_argument("--sample", type=float, default=1.0, help="seconds between memory samples")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--csv", help="write the memory series (t, reruns, RSS MB) to this file")
     parser.add_argument(
         "--gc", choices=("config", "on", "off", "both"), default="config",
         help="runner.postScriptGC for the server we start; both: on, then off, on fresh servers",
@@ -528,6 +529,11 @@ def main() -> None:
         report(results[-1])
         if args.reruns is not None:
             report_series(results[-1])
+        if args.csv:
+            path = args.csv if len(results) == 1 else args.csv.replace(".csv", f"_{gc}.csv")
+            with open(path, "w") as f:
+                f.write("t_s,reruns,rss_mb\n")
+                f.writelines(f"{s.t:.1f},{s.reruns},{s.rss:.1f}\n" for s in results[-1].series)
     if len(results) == 2:
         on, off = results
         print(
