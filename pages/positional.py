@@ -59,12 +59,12 @@ widgets.presets(
 )  # fmt: skip
 with st.expander(t("positional.controls")) if is_lecture() else st.container():
     c1, c2, c3 = st.columns(3)
-    with c1:
+    with c1:  # first: every section's numbers depend on it, the shuffle test's too
+        d_model = controls.slider(t("positional.d_label"), 1, MAX_D_MODEL, 64, key="pe_d", help=t("positional.d_help"))
+    with c2:
         n_positions = controls.slider(
             t("positional.n_label"), 2, MAX_POSITIONS, 64, key="pe_n", help=t("positional.n_help")
         )
-    with c2:
-        d_model = controls.slider(t("positional.d_label"), 1, MAX_D_MODEL, 64, key="pe_d", help=t("positional.d_help"))
     with c3:
         base = controls.select_slider(
             t("positional.base_label"), BASES, 10000, key="pe_base", help=t("positional.base_help")
