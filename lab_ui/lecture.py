@@ -67,7 +67,7 @@ def stepper(key: str, titles: list[str]) -> Callable[[int], bool]:
     def go(step: int) -> None:
         st.session_state[key] = step
 
-    prev_col, label_col, next_col = st.columns([1, 4, 1], vertical_alignment="center")
+    prev_col, label_col, next_col = st.columns([1.4, 3.2, 1.4], vertical_alignment="center")
     prev_col.button(
         t("common.previous_step"), key=f"{key}_prev", disabled=current == 1, on_click=go, args=(current - 1,),
         icon=":material/arrow_back:", width="stretch",

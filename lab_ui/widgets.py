@@ -125,8 +125,11 @@ def _source(func: Callable) -> str:
 
 def formula_and_code(latex: str, *funcs: Callable) -> None:
     """The formula beside the few lines of core code that compute it, read from the core itself
-    so the two can never drift apart."""
-    left, right = st.columns([2, 3])
+    so the two can never drift apart. In lecture mode (large text) the code goes below."""
+    if is_lecture():
+        left = right = st.container()
+    else:
+        left, right = st.columns([2, 3])
     with left:
         st.latex(latex)
     with right:

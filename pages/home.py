@@ -9,8 +9,6 @@ from lab_ui.widgets import page_header
 page_header("home")
 
 st.subheader(t("home.map"))
-if not PAGES:
-    st.info(t("home.no_pages"))
 section = None
 for info in PAGES:
     if info.section != section:

@@ -23,10 +23,14 @@ def wait_until_idle(page, timeout_ms: int = 60000) -> None:
     )
 
 
-def open_page(page, url: str) -> None:
+def open_page(page, url: str, *, charts: bool = True) -> None:
+    """Open a page and wait until its run has finished and, on a page with charts, until Plotly
+    has drawn every one of them (charts appear after the run ends, later on a busy machine)."""
     page.goto(url, timeout=60000)
     wait_until_idle(page)
-    # Plotly draws after the script has finished; give every chart its SVG.
+    page.wait_for_selector("h1", timeout=60000)
+    if charts:
+        page.wait_for_selector("[data-testid=stPlotlyChart] .main-svg", timeout=60000)
     page.wait_for_function(
         "() => [...document.querySelectorAll('[data-testid=stPlotlyChart]')].every(c => c.querySelector('.main-svg'))",
         timeout=60000,
