@@ -1,0 +1,155 @@
+"""Figures of the "inside a real model" page: arrays in, go.Figure out, no Streamlit calls.
+
+The 6 x 12 grid of attention maps is ONE heatmap trace: the 72 maps sit in one matrix with empty
+(NaN) gaps between them. Its axes are categorical with one label per row and per column
+("layer 3 · query 10: it", "head 7 · key 2: animal"), so hovering any cell names the layer, the
+head, the query and the key from 18·(T + gap) short strings, instead of 72·T² per-cell strings;
+the whole grid serialises like a single map.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+
+from lab_ui.figures.common import FONT_FAMILY, QUALITATIVE, SEQUENTIAL, SEQUENTIAL_ALT, heatmap, safe_label
+
+OUTLINE = QUALITATIVE[5]  # Okabe-Ito vermillion: stands out on every Viridis colour
+
+
+def _without_template(fig: go.Figure) -> go.Figure:
+    """Drop the Plotly template (Streamlit's default one): the browser applies the Streamlit theme
+    itself, and the template would be half of the JSON sent on every rerun."""
+    fig.layout.template = go.layout.Template()
+    return fig
+
+
+def grid_gap(T: int) -> int:
+    """Empty cells between two maps of the grid: about a sixth of a map, at least one."""
+    return max(1, round(T / 6))
+
+
+def model_grid(
+    maps: np.ndarray,
+    tokens: Sequence[str],
+    positions: Sequence[int],
+    *,
+    selected: tuple[int, int] | None,
+    layer_title: str,
+    head_title: str,
+    layer_names: Sequence[str],
+    head_names: Sequence[str],
+    query_label: str,
+    key_label: str,
+    value_name: str,
+    height: int = 450,
+) -> go.Figure:
+    """Every head's map as a small square, layers down, heads across, one colour scale 0..1.
+    maps: [n_layers, n_heads, T, T]; tokens and positions: T each, the position shown beside each
+    token on hover (its place in the whole text, so hiding tokens does not renumber the others);
+    selected: (layer, head), 0-based, outlined, or None.
+    layer_title, head_title: the axis titles ("Layer", "Head"); layer_names, head_names: how the
+    hover text names each ("layer 3", "第 3 层")."""
+    maps = np.asarray(maps, dtype=np.float32)  # [L, H, T, T]; float32 halves the JSON
+    L, H, T, _ = maps.shape
+    g = grid_gap(T)
+    step = T + g
+    z = np.full((L * step - g, H * step - g), np.nan, dtype=np.float32)  # [L·(T+g)-g, H·(T+g)-g]
+    for layer in range(L):
+        for head in range(H):
+            z[layer * step : layer * step + T, head * step : head * step + T] = maps[layer, head]
+    text = [f"{p}: {safe_label(tok)}" for p, tok in zip(positions, tokens, strict=True)]
+    # One label per row and per column, unique (categories): gaps get labels nobody sees.
+    y_cats = [f"gap {i}" for i in range(z.shape[0])]
+    x_cats = [f"gap {j}" for j in range(z.shape[1])]
+    for layer in range(L):
+        for i, tok in enumerate(text):  # tok: "10: it"
+            y_cats[layer * step + i] = f"{layer_names[layer]} · {query_label} {tok}"
+    for head in range(H):
+        for j, tok in enumerate(text):
+            x_cats[head * step + j] = f"{head_names[head]} · {key_label} {tok}"
+    middle = (T - 1) // 2  # each block's tick sits on its middle row / column
+    trace = dict(
+        type="heatmap", z=z, x=x_cats, y=y_cats, colorscale=SEQUENTIAL, zmin=0.0, zmax=1.0, hoverongaps=False,
+        hovertemplate=f"%{{y}}<br>%{{x}}<br>{value_name}: %{{z:.4f}}<extra></extra>",
+        colorbar=dict(title=dict(text=value_name, side="right"), thickness=14),
+    )  # fmt: skip
+    shapes = []
+    if selected is not None:
+        layer, head = selected
+        shapes.append(dict(
+            type="rect", x0=head * step - 0.5 - g / 2, x1=head * step + T - 0.5 + g / 2,
+            y0=layer * step - 0.5 - g / 2, y1=layer * step + T - 0.5 + g / 2,
+            line=dict(color=OUTLINE, width=3), fillcolor="rgba(0,0,0,0)",
+        ))  # fmt: skip
+    axis = dict(type="category", showgrid=False, zeroline=False, tickmode="array", ticks="")
+    layout = dict(
+        xaxis=dict(axis, categoryorder="array", categoryarray=x_cats, side="top", title=dict(text=head_title),
+                   tickvals=[x_cats[h * step + middle] for h in range(H)], ticktext=[str(h + 1) for h in range(H)],
+                   constrain="domain"),
+        yaxis=dict(axis, categoryorder="array", categoryarray=y_cats, autorange="reversed",
+                   title=dict(text=layer_title), tickvals=[y_cats[lay * step + middle] for lay in range(L)],
+                   ticktext=[str(lay + 1) for lay in range(L)], scaleanchor="x", constrain="domain"),
+        font=dict(family=FONT_FAMILY), hoverlabel=dict(font=dict(family=FONT_FAMILY)),
+        margin=dict(l=10, r=10, t=10, b=10), height=height, shapes=shapes, plot_bgcolor="rgba(0,0,0,0)",
+    )  # fmt: skip
+    return _without_template(go.Figure(data=[trace], layout=layout))
+
+
+def grid_block(fig_z: np.ndarray, T: int, layer: int, head: int) -> np.ndarray:
+    """The map of (layer, head), 0-based, cut back out of model_grid's matrix.  -> [T, T]"""
+    step = T + grid_gap(T)
+    return np.asarray(fig_z)[layer * step : layer * step + T, head * step : head * step + T]  # [T, T]
+
+
+def head_map(
+    weights: np.ndarray,
+    query_labels: Sequence[str],
+    key_labels: Sequence[str],
+    key_ticks: Sequence[str],
+    *,
+    query_title: str,
+    key_title: str,
+    value_name: str,
+) -> go.Figure:
+    """One head's map, large, on the shared 0..1 scale. weights: [T_q, T_k] (T_k may be one more
+    than T_q: a last column summing the keys that are not drawn).
+
+    Both axes are categorical with unique labels ("10 · it", so a repeated word keeps its own row),
+    and hover reads them back (%{y}, %{x}): the exact weight with both tokens and positions for
+    2·T strings, where per-cell hover text (figures.common.heatmap's) would be 2·T² strings, 8,000
+    at 64 tokens, copied on every rerun. Above the map the columns show their tokens only
+    (key_ticks), which keeps the slanted labels short."""
+    z = np.asarray(weights, dtype=np.float32)  # [T_q, T_k]; float32 halves the JSON
+    rows, cols = z.shape
+    y = [safe_label(s, 24) for s in query_labels]
+    x = [safe_label(s, 24) for s in key_labels]
+    gap = 1 if max(rows, cols) <= 40 else 0  # white lines between cells while the cells stay visible
+    trace = dict(
+        type="heatmap", z=z, x=x, y=y, colorscale=SEQUENTIAL, zmin=0.0, zmax=1.0, xgap=gap, ygap=gap,
+        texttemplate="%{z:.2f}" if rows * cols <= 100 else None,
+        hovertemplate=f"{query_title}: %{{y}}<br>{key_title}: %{{x}}<br>{value_name}: %{{z:.6f}}<extra></extra>",
+        colorbar=dict(title=dict(text=value_name, side="right"), thickness=14),
+    )  # fmt: skip
+    axis = dict(type="category", categoryorder="array", tickmode="array", showgrid=False, zeroline=False)
+    layout = dict(
+        xaxis=dict(axis, categoryarray=x, tickvals=x, ticktext=[safe_label(s) for s in key_ticks], side="top",
+                   title=dict(text=key_title), constrain="domain"),
+        yaxis=dict(axis, categoryarray=y, tickvals=y, ticktext=y, autorange="reversed", title=dict(text=query_title),
+                   scaleanchor="x", constrain="domain"),
+        font=dict(family=FONT_FAMILY), hoverlabel=dict(font=dict(family=FONT_FAMILY)),
+        margin=dict(l=10, r=10, t=20, b=10), height=int(np.clip(24 * rows + 170, 400, 1100)),
+    )  # fmt: skip
+    return _without_template(go.Figure(data=[trace], layout=layout))
+
+
+def share_map(share: np.ndarray, *, layer_title: str, head_title: str, value_name: str) -> go.Figure:
+    """Each head's share of attention parked on [CLS] and [SEP], layers down, heads across, the
+    number printed in every cell. share: [n_layers, n_heads], each 0..1."""
+    L, H = np.shape(share)
+    fig = heatmap(share, [str(h + 1) for h in range(H)], [str(lay + 1) for lay in range(L)], x_title=head_title,
+                  y_title=layer_title, value_name=value_name, colorscale=SEQUENTIAL_ALT, zmin=0.0,
+                  zmax=1.0, show_values=True, value_format=".2f", height=70 + 42 * L)  # fmt: skip
+    return _without_template(fig)
