@@ -121,7 +121,8 @@ def show(*blocks: str, step: int | None = None) -> None:
     rerun). In lecture mode the stepper's bar names the step instead of the heading."""
     if step is not None and not is_lecture():
         blocks = (f"### {step} · {t(f'qkv.step{step}')}", *blocks)
-    st.markdown("\n\n".join(b for b in blocks if b))
+    if any(blocks):
+        st.markdown("\n\n".join(b for b in blocks if b))
 
 
 # --- text, then controls ----------------------------------------------------------------------------
@@ -316,14 +317,13 @@ if visible(8):
     pair = rf"\alpha_{{{i + 1},{j + 1}}} = "
     dot = pair + rf"q_{{{i + 1}}} \cdot k_{{{j + 1}}} = " + fq.num(s.alpha[j], 3)
     add = pair + rf"w \cdot \tanh(q_{{{i + 1}}} + k_{{{j + 1}}}) = " + fq.num(r.additive_scores[i, j], 3)
-    notes = [t(key).replace("|", "\\|") for key in ("qkv.dot_note", "qkv.add_note")]  # a bare "|" ends a cell
+    notes = [note.replace("|", "\\|") for note in (t("qkv.dot_note"), t("qkv.add_note"))]  # a bare "|" ends a cell
     side_by_side = "\n".join([
         f"| {t('qkv.dot_title')} | {t('qkv.add_title')} |", "|---|---|", f"| ${dot}$ | ${add}$ |",
         f"| {notes[0]} | {notes[1]} |",
     ])  # fmt: skip
-    show(t("qkv.step8_body"), side_by_side, step=8)
-    show(t("qkv.add_worked", i=i + 1, j=j + 1),
-         math(fq.additive_tex(i, j, s.q_i, r.K[j], r.w_additive, r.additive_scores[i, j])))  # fmt: skip
+    show(t("qkv.step8_body"), side_by_side, t("qkv.add_worked", i=i + 1, j=j + 1),
+         math(fq.additive_tex(i, j, s.q_i, r.K[j], r.w_additive, r.additive_scores[i, j])), step=8)  # fmt: skip
     widgets.show_figure(figs["both"], key="qkv_dot_vs_add", alt=t("qkv.alt_dot_vs_add", i=i + 1))
     if tables:
         index = [f"{t(f'qkv.{m}_short')} · {lab}" for m in ("dot", "add") for lab in labels]

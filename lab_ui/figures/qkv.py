@@ -32,6 +32,7 @@ _PATTERNS = ("", "/", "x")  # a second cue when more tokens than colours share t
 # matrices. The page passes the width it has (about 780 px beside the sidebar at 1280 px, less in
 # lecture mode's larger type); a line that would not fit is laid out another way, never cut.
 COL_PX, BRACKET_PX, LABEL_PX, GAP_PX = 68, 36, 52, 28
+PAIR_PX, TERM_PX, HEAD_PX = 130, 85, 230  # "(−0.52)(1.10) + ", "(−0.57) + ", "α_{1,2} = q_1 · k_2 = … = 2.178"
 WIDTH = 780
 
 
@@ -130,9 +131,6 @@ def _signed(x: float, decimals: int = 2) -> str:
 
 def _pairs(a: np.ndarray, b: np.ndarray) -> str:
     return " + ".join(f"({num(x)})({num(y)})" for x, y in zip(a, b, strict=True))
-
-
-PAIR_PX, TERM_PX, HEAD_PX = 130, 85, 230  # "(−0.52)(1.10) + ", "(−0.57) + ", "α_{1,2} = q_1 · k_2 = … = 2.178"
 
 
 def entry_tex(
