@@ -262,7 +262,7 @@ if visible(6):
         frame = pd.DataFrame(np.vstack([s.contributions, s.b_i]), index=index, columns=columns)
         widgets.show_table(frame, key="qkv_parts", filename="qkv_weighted_sum.csv", caption=t("qkv.table_sum"))
     widgets.formula_and_code(
-        r"Q = I\,W_q,\; K = I\,W_k,\; V = I\,W_v \\[6pt] \alpha_{i,j} = q_i \cdot k_j \\[6pt]"
+        r"Q = I\,W_q \quad K = I\,W_k \\ V = I\,W_v \\[6pt] \alpha_{i,j} = q_i \cdot k_j \\[6pt]"
         r"\alpha'_{i,j} = \frac{e^{\alpha_{i,j}/\sqrt{d_k}}}{\sum_m e^{\alpha_{i,m}/\sqrt{d_k}}} \\[6pt]"
         r"b_i = \sum_j \alpha'_{i,j}\, v_j",
         project,
