@@ -53,7 +53,11 @@ def page_header(ns: str) -> None:
     page calls this first; it also makes sure app.py ran (lab_ui.shell explains why)."""
     require_app_shell()
     st.title(t(f"{ns}.title"))
-    st.markdown(t(f"{ns}.intro"))
+    if is_lecture():  # on a projector the figure needs the first screen; the lecturer tells the intro
+        with st.expander(t("common.introduction")):
+            st.markdown(t(f"{ns}.intro"))
+    else:
+        st.markdown(t(f"{ns}.intro"))
 
 
 def show_figure(fig: go.Figure, *, key: str, alt: str) -> None:
