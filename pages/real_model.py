@@ -237,8 +237,9 @@ with st.expander(t("real_model.controls"), icon=":material/tune:") if is_lecture
             format_func=lambda s: t("real_model.own_text") if s == OWN else EXAMPLES[s].text,
         )  # fmt: skip
         text = ""
-        if choice == OWN:
-            text = controls.text_input(t("real_model.text"), OWN_DEFAULT, key="rm_text", help=t("real_model.text_help"))
+        if available:  # drawn even while an example is chosen, so that a preset can fill it and the link keep it
+            text = controls.text_input(t("real_model.text"), OWN_DEFAULT, key="rm_text", disabled=choice != OWN,
+                                       help=t("real_model.text_help"))  # fmt: skip
     with c_hide:
         hide = controls.toggle(t("real_model.hide"), False, key="rm_hide", help=t("real_model.hide_help"))
     c_layer, c_head = st.columns(2)
@@ -370,7 +371,7 @@ st.markdown(t("real_model.jobs_body"))
 for pattern, jl, jh, job_share in v["jobs"]:
     found = t(f"real_model.found_{pattern}", layer=jl + 1, head=jh + 1, share=f"{job_share:.2f}")
     if job_share < CLEAR_JOB:
-        found += " " + t("real_model.weak_job", clear=f"{CLEAR_JOB:.2f}")
+        found = t("real_model.weak_job", found=found, clear=f"{CLEAR_JOB:.2f}")
     job_line(found, jl, jh, f"rm_go_{pattern}")
 if v["apart"] is not None:
     first, second, dl, dh, apart = v["apart"]

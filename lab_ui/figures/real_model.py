@@ -121,7 +121,7 @@ def head_map(
     and hover reads them back (%{y}, %{x}): the exact weight with both tokens and positions for
     2·T strings, where per-cell hover text (figures.common.heatmap's) would be 2·T² strings, 8,000
     at 64 tokens, copied on every rerun. Above the map the columns show their tokens only
-    (key_ticks), which keeps the slanted labels short."""
+    (key_ticks), which keeps the slanted labels short; past 40 tokens every second one is labelled."""
     z = np.asarray(weights, dtype=np.float32)  # [T_q, T_k]; float32 halves the JSON
     rows, cols = z.shape
     y = [safe_label(s, 24) for s in query_labels]
@@ -133,14 +133,20 @@ def head_map(
         hovertemplate=f"{query_title}: %{{y}}<br>{key_title}: %{{x}}<br>{value_name}: %{{z:.6f}}<extra></extra>",
         colorbar=dict(title=dict(text=value_name, side="right"), thickness=14),
     )  # fmt: skip
+    every = int(np.ceil(max(rows, cols) / 40))  # past 40 tokens, label every 2nd: labels would overlap
+    x_text = [safe_label(s) for s in key_ticks]
+    if cols > rows:  # the "not drawn" column keeps its label whatever the step
+        x_tick, x_text = [*x[: cols - 1 : every], x[-1]], [*x_text[: cols - 1 : every], x_text[-1]]
+    else:
+        x_tick, x_text = x[::every], x_text[::every]
     axis = dict(type="category", categoryorder="array", tickmode="array", showgrid=False, zeroline=False)
     layout = dict(
-        xaxis=dict(axis, categoryarray=x, tickvals=x, ticktext=[safe_label(s) for s in key_ticks], side="top",
-                   title=dict(text=key_title), constrain="domain"),
-        yaxis=dict(axis, categoryarray=y, tickvals=y, ticktext=y, autorange="reversed", title=dict(text=query_title),
-                   scaleanchor="x", constrain="domain"),
+        xaxis=dict(axis, categoryarray=x, tickvals=x_tick, ticktext=x_text, side="top", title=dict(text=key_title),
+                   constrain="domain"),
+        yaxis=dict(axis, categoryarray=y, tickvals=y[::every], ticktext=y[::every], autorange="reversed",
+                   title=dict(text=query_title), scaleanchor="x", constrain="domain"),
         font=dict(family=FONT_FAMILY), hoverlabel=dict(font=dict(family=FONT_FAMILY)),
-        margin=dict(l=10, r=10, t=20, b=10), height=int(np.clip(24 * rows + 170, 400, 1100)),
+        margin=dict(l=10, r=10, t=20, b=10), height=int(np.clip(18 * rows + 220, 420, 800)),
     )  # fmt: skip
     return _without_template(go.Figure(data=[trace], layout=layout))
 

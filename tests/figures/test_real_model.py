@@ -92,6 +92,11 @@ def test_head_map_with_a_rest_column():
     big = figs.head_map(maps(T=11)[0, 0], eleven, eleven, ["w"] * 11, query_title="Q", key_title="K",
                         value_name="weight")  # fmt: skip
     assert big.data[0].texttemplate is None  # 121 cells: too many to print
+    many = [f"{i} · w" for i in range(64)]
+    crowded = figs.head_map(np.full((64, 65), 1 / 65), many, [*many, "… +9 more"], ["w"] * 64 + ["… +9 more"],
+                            query_title="Q", key_title="K", value_name="weight")  # fmt: skip
+    assert list(crowded.layout.yaxis.tickvals) == many[::2]  # every second row labelled, all 64 drawn
+    assert list(crowded.layout.xaxis.tickvals)[-1] == "… +9 more" and len(crowded.data[0].x) == 65
 
 
 def test_share_map_prints_every_number():
