@@ -368,11 +368,15 @@ widgets.formula_and_code(
 
 st.subheader(t("real_model.jobs_title"))
 st.markdown(t("real_model.jobs_body"))
+weak = []
 for pattern, jl, jh, job_share in v["jobs"]:
     found = t(f"real_model.found_{pattern}", layer=jl + 1, head=jh + 1, share=f"{job_share:.2f}")
-    if job_share < CLEAR_JOB:
-        found = t("real_model.weak_job", found=found, clear=f"{CLEAR_JOB:.2f}")
-    job_line(found, jl, jh, f"rm_go_{pattern}")
+    if job_share >= CLEAR_JOB:
+        job_line(found, jl, jh, f"rm_go_{pattern}")
+    else:  # no button for a job nobody does
+        weak.append(t("real_model.weak_job", found=found, clear=f"{CLEAR_JOB:.2f}"))
+if weak:
+    st.markdown("\n\n".join(weak))
 if v["apart"] is not None:
     first, second, dl, dh, apart = v["apart"]
     job_line(
