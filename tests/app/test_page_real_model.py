@@ -201,6 +201,17 @@ def test_jobs_name_the_heads_the_core_finds():
     assert all(int(np.argmax(rows[i])) == i - 1 for i in range(2, len(e.tokens) - 1))  # each word: the one before
 
 
+def test_a_job_no_head_does_clearly_is_said_to_be_weak():
+    at = open_page(PAGE)  # "The animal didn't cross...": no head looks mostly at the word itself
+    shares = pattern_shares(ANIMAL.attentions, ANIMAL.tokens)
+    layer, head = strongest(shares[..., 2])
+    assert shares[layer, head, 2] < 0.5
+    found = t("real_model.found_self", layer=layer + 1, head=head + 1, share=f"{shares[layer, head, 2]:.2f}")
+    assert t("real_model.weak_job", found=found, clear="0.50") in texts(at)
+    buttons = [b.key for b in at.button]
+    assert "rm_go_self" not in buttons and "rm_go_previous" in buttons
+
+
 def test_seeds_preset_shows_the_two_saws_attending_differently():
     at = open_page(PAGE)
     at.button(key="rm_preset_seeds").click().run()
