@@ -11,6 +11,7 @@ two languages disagree on their {placeholders}.
 
 from __future__ import annotations
 
+import threading
 import tomllib
 from functools import cache
 from pathlib import Path
@@ -49,8 +50,21 @@ def catalog() -> dict[str, dict[str, str]]:
     return entries
 
 
+# The language of the script run in progress. A page calls t() hundreds of times per run and
+# st.session_state costs ~20 µs a read; each run happens in a thread of its own, so app.py notes
+# the run's language here once (lab_ui.language.choose_language).
+_this_run = threading.local()
+
+
+def set_run_lang(lang: str) -> None:
+    _this_run.lang = lang
+
+
 def current_lang() -> str:
     """The session's language, chosen in app.py (lab_ui.language); English outside a session."""
+    lang = getattr(_this_run, "lang", None)
+    if lang is not None:
+        return lang
     import streamlit as st  # imported here so the catalogs can be checked without a session
 
     try:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from lab_ui.i18n import LANG_NAMES, LANGS, t
+from lab_ui.i18n import LANG_NAMES, LANGS, set_run_lang, t
 
 
 def browser_lang() -> str:
@@ -27,6 +27,7 @@ def choose_language() -> str:
             st.session_state["_lang"] = lang  # so the notice below is in the language we fell back to
             st.toast(t("common.bad_link_value", name="lang", value=raw[:40]), icon="⚠️")
     st.session_state["_lang"] = lang
+    set_run_lang(lang)
     st.query_params["lang"] = lang
     return lang
 
