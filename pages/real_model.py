@@ -107,11 +107,15 @@ def find_anchors() -> dict:
     saw = EXAMPLES[SEEDS_EX]
     first, second = [i for i, tok in enumerate(saw.tokens) if tok == "saw"][:2]
     longest = max(EXAMPLES.values(), key=lambda e: (len(e.tokens), e.id != DEFAULT_EX))
+    # In the longest example ("...too wide.") "it" is the street: the long preset asks which head says so.
+    words = longest.tokens
+    link = {"rm_q": words.index("it"), "rm_k": words.index("street")} if {"it", "street"} <= set(words) else {}
     return {
         "animal": (*strongest(animal.attentions[:, :, it, noun]), it, noun),
         "saw": (*strongest(rows_apart(saw.attentions, first, second)), second, first),
         "previous": strongest(pattern_shares(animal.attentions, animal.tokens)[..., 0]),
         "longest": longest.id,
+        "longest_link": link,
     }
 
 
@@ -216,7 +220,7 @@ A_LAYER, A_HEAD, A_IT, A_NOUN = a["animal"]
 # --- presets and controls -------------------------------------------------------------------------
 
 p_layer, p_head = a["previous"]
-long_source = {"rm_ex": OWN, "rm_text": LONG_TEXT} if available else {"rm_ex": a["longest"]}
+long_source = {"rm_ex": OWN, "rm_text": LONG_TEXT} if available else {"rm_ex": a["longest"], **a["longest_link"]}
 with st.expander(t("real_model.controls"), icon=":material/tune:") if is_lecture() else st.container():
     widgets.presets(
         {

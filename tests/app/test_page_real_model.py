@@ -244,6 +244,11 @@ def test_presets_long_and_animal(shipped_only):
     longest = max(EXAMPLES.values(), key=lambda e: (len(e.tokens), e.id != "animal_tired"))
     assert at.selectbox(key="rm_ex").value == longest.id
     assert at.toggle(key="rm_hide").value is True
+    it, street = longest.tokens.index("it"), longest.tokens.index("street")  # "...too wide": "it" is the street
+    assert (at.selectbox(key="rm_q").value, at.selectbox(key="rm_k").value) == (it, street)
+    special = special_positions(longest.tokens)
+    layer, head = strongest(hide_tokens(longest.attentions, special)[:, :, it - 1, street - 1])
+    assert f"{layer + 1}, head {head + 1} gives the most" in texts(at)
     at.button(key="rm_preset_animal").click().run()
     assert at.selectbox(key="rm_ex").value == "animal_tired" and at.toggle(key="rm_hide").value is False
 
