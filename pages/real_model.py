@@ -271,8 +271,8 @@ if choice == OWN:
             if special_positions(read).all():  # only [CLS] [SEP]: e.g. zero-width or control characters
                 st.info(t("common.no_tokens", example=OWN_DEFAULT), icon=":material/info:")
                 source = fallback
-        except ValueError as error:  # e.g. a lone surrogate, which the tokenizer cannot read
-            st.info(t("real_model.unreadable", reason=str(error), example=OWN_DEFAULT), icon=":material/info:")
+        except ValueError:  # a lone surrogate: the only text the tokenizer cannot read
+            st.info(t("real_model.unreadable", example=OWN_DEFAULT), icon=":material/info:")
             source = fallback
 with st.spinner(t("real_model.encoding")):
     v = view(source, hide)

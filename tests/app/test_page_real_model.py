@@ -367,6 +367,22 @@ def test_awkward_text_gives_a_message_or_a_view(minilm, text, expected):
     assert all("<img" not in m.value for m in [*at.markdown, *at.caption])
 
 
+def test_text_the_tokenizer_cannot_read_falls_back_with_a_message(minilm, monkeypatch):
+    """A lone UTF-16 surrogate cannot travel through AppTest, so the encoder's ValueError is staged."""
+    encode = pretrained.MiniLMEncoder.encode
+
+    def refuse_marked(self, text):
+        if "MARK" in text:
+            raise ValueError("text contains a broken character (a lone UTF-16 surrogate); paste it again.")
+        return encode(self, text)
+
+    monkeypatch.setattr(pretrained.MiniLMEncoder, "encode", refuse_marked)
+    at = open_page(PAGE, lang="zh", rm_ex="own", rm_text="MARK unreadable")
+    assert not at.exception
+    assert t("real_model.unreadable", lang="zh", example=OWN_DEFAULT) in texts(at)
+    assert head_rows(at)[1:3] == ["1 · the", "2 · trophy"]
+
+
 # --- bad links ---------------------------------------------------------------------------------------------
 
 
