@@ -166,7 +166,7 @@ def encoder():
     return load_minilm()  # the 91 MB model, once per server process
 
 
-@st.cache_resource(max_entries=4, show_spinner=False)
+@st.cache_resource(max_entries=4, show_spinner=t("real_model.encoding"))  # a spinner only while it runs
 def encoded(text: str) -> dict:
     return encode_text(text)
 
@@ -266,16 +266,14 @@ if choice == OWN:
         source = fallback
     else:
         try:
-            with st.spinner(t("real_model.encoding")):
-                read = source_maps(source)[0]
+            read = source_maps(source)[0]
             if special_positions(read).all():  # only [CLS] [SEP]: e.g. zero-width or control characters
                 st.info(t("common.no_tokens", example=OWN_DEFAULT), icon=":material/info:")
                 source = fallback
         except ValueError:  # a lone surrogate: the only text the tokenizer cannot read
             st.info(t("real_model.unreadable", example=OWN_DEFAULT), icon=":material/info:")
             source = fallback
-with st.spinner(t("real_model.encoding")):
-    v = view(source, hide)
+v = view(source, hide)
 tokens, kept, special = v["tokens"], v["kept"], v["special"]
 T, T_shown = len(tokens), len(kept)
 n_grid, n_map = min(T_shown, GRID_MAX), min(T_shown, MAP_MAX)

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from lab_ui.figures.common import FONT_FAMILY, QUALITATIVE, SEQUENTIAL, SEQUENTIAL_ALT, heatmap, safe_label
+from lab_ui.figures.common import FONT_FAMILY, QUALITATIVE, SEQUENTIAL, SEQUENTIAL_ALT, safe_label
 
 OUTLINE = QUALITATIVE[5]  # Okabe-Ito vermillion: stands out on every Viridis colour
 
@@ -27,8 +27,8 @@ def _without_template(fig: go.Figure) -> go.Figure:
 
 
 def grid_gap(T: int) -> int:
-    """Empty cells between two maps of the grid: about a sixth of a map, at least one."""
-    return max(1, round(T / 6))
+    """Empty cells between two maps of the grid: about an eighth of a map, at least one."""
+    return max(1, round(T / 8))
 
 
 def model_grid(
@@ -84,12 +84,14 @@ def model_grid(
             y0=layer * step - 0.5 - g / 2, y1=layer * step + T - 0.5 + g / 2,
             line=dict(color=OUTLINE, width=3), fillcolor="rgba(0,0,0,0)",
         ))  # fmt: skip
+    # Categories keep the order in which the trace lists them (Plotly's default, "trace"): no
+    # categoryarray, which would send every label a second time.
     axis = dict(type="category", showgrid=False, zeroline=False, tickmode="array", ticks="")
     layout = dict(
-        xaxis=dict(axis, categoryorder="array", categoryarray=x_cats, side="top", title=dict(text=head_title),
+        xaxis=dict(axis, side="top", title=dict(text=head_title),
                    tickvals=[x_cats[h * step + middle] for h in range(H)], ticktext=[str(h + 1) for h in range(H)],
                    constrain="domain"),
-        yaxis=dict(axis, categoryorder="array", categoryarray=y_cats, autorange="reversed",
+        yaxis=dict(axis, autorange="reversed",
                    title=dict(text=layer_title), tickvals=[y_cats[lay * step + middle] for lay in range(L)],
                    ticktext=[str(lay + 1) for lay in range(L)], scaleanchor="x", constrain="domain"),
         font=dict(family=FONT_FAMILY), hoverlabel=dict(font=dict(family=FONT_FAMILY)),
@@ -139,11 +141,11 @@ def head_map(
         x_tick, x_text = [*x[: cols - 1 : every], x[-1]], [*x_text[: cols - 1 : every], x_text[-1]]
     else:
         x_tick, x_text = x[::every], x_text[::every]
-    axis = dict(type="category", categoryorder="array", tickmode="array", showgrid=False, zeroline=False)
+    axis = dict(type="category", tickmode="array", showgrid=False, zeroline=False)  # categories in trace order
     layout = dict(
-        xaxis=dict(axis, categoryarray=x, tickvals=x_tick, ticktext=x_text, side="top", title=dict(text=key_title),
+        xaxis=dict(axis, tickvals=x_tick, ticktext=x_text, side="top", title=dict(text=key_title),
                    constrain="domain"),
-        yaxis=dict(axis, categoryarray=y, tickvals=y[::every], ticktext=y[::every], autorange="reversed",
+        yaxis=dict(axis, tickvals=y[::every], ticktext=y[::every], autorange="reversed",
                    title=dict(text=query_title), scaleanchor="x", constrain="domain"),
         font=dict(family=FONT_FAMILY), hoverlabel=dict(font=dict(family=FONT_FAMILY)),
         margin=dict(l=10, r=10, t=20, b=10), height=int(np.clip(18 * rows + 220, 420, 800)),
@@ -153,9 +155,23 @@ def head_map(
 
 def share_map(share: np.ndarray, *, layer_title: str, head_title: str, value_name: str) -> go.Figure:
     """Each head's share of attention parked on [CLS] and [SEP], layers down, heads across, the
-    number printed in every cell. share: [n_layers, n_heads], each 0..1."""
-    L, H = np.shape(share)
-    fig = heatmap(share, [str(h + 1) for h in range(H)], [str(lay + 1) for lay in range(L)], x_title=head_title,
-                  y_title=layer_title, value_name=value_name, colorscale=SEQUENTIAL_ALT, zmin=0.0,
-                  zmax=1.0, show_values=True, value_format=".2f", height=70 + 42 * L)  # fmt: skip
-    return _without_template(fig)
+    number printed in every cell. share: [n_layers, n_heads], each 0..1. The axes are the layer
+    and head numbers themselves, so hover needs no per-cell text."""
+    z = np.asarray(share, dtype=np.float32)  # [L, H]
+    L, H = z.shape
+    layers, heads = list(range(1, L + 1)), list(range(1, H + 1))
+    trace = dict(
+        type="heatmap", z=z, x=heads, y=layers, colorscale=SEQUENTIAL_ALT, zmin=0.0, zmax=1.0, xgap=1, ygap=1,
+        texttemplate="%{z:.2f}",
+        hovertemplate=f"{layer_title} %{{y}} · {head_title} %{{x}}<br>{value_name}: %{{z:.4f}}<extra></extra>",
+        colorbar=dict(title=dict(text=value_name, side="right"), thickness=14),
+    )  # fmt: skip
+    axis = dict(tickmode="array", showgrid=False, zeroline=False)
+    layout = dict(
+        xaxis=dict(axis, tickvals=heads, ticktext=[str(h) for h in heads], side="top", title=dict(text=head_title)),
+        yaxis=dict(axis, tickvals=layers, ticktext=[str(i) for i in layers], autorange="reversed",
+                   title=dict(text=layer_title)),
+        font=dict(family=FONT_FAMILY), hoverlabel=dict(font=dict(family=FONT_FAMILY)),
+        margin=dict(l=10, r=10, t=20, b=10), height=70 + 42 * L,
+    )  # fmt: skip
+    return _without_template(go.Figure(data=[trace], layout=layout))

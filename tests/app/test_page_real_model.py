@@ -332,7 +332,7 @@ def test_over_256_pieces_is_truncated_and_drawing_is_cut(minilm):
     np.testing.assert_allclose(z.sum(axis=1), 1.0, atol=1e-5)
     layer, head = at.slider(key="rm_layer").value - 1, at.slider(key="rm_head").value - 1
     np.testing.assert_allclose(z[:, :64], minilm.encode(text).attentions[layer, head, :64, :64], atol=1e-6)
-    assert arr(figures(at)["rm_grid"]["data"][0]["z"]).shape[1] == 12 * 32 + 11 * 5  # 32 tokens a map
+    assert arr(figures(at)["rm_grid"]["data"][0]["z"]).shape[1] == 12 * 32 + 11 * grid_gap(32)  # 32 tokens a map
     assert at.text_input(key="rm_text").value == text  # the whole text stays in the box
 
 

@@ -106,3 +106,6 @@ def test_share_map_prints_every_number():
     assert fig.data[0].texttemplate == "%{z:.2f}"
     assert list(fig.layout.xaxis.ticktext) == [str(h) for h in range(1, 13)]
     assert list(fig.layout.yaxis.ticktext) == [str(i) for i in range(1, 7)]
+    assert list(fig.data[0].x) == list(range(1, 13)) and list(fig.data[0].y) == list(range(1, 7))
+    assert "Layer %{y} · Head %{x}" in fig.data[0].hovertemplate  # the axes are the numbers hover names
+    assert fig.data[0].colorscale[0][1] == "#00224e"  # Cividis: apart from the attention maps' Viridis
