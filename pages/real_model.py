@@ -143,7 +143,7 @@ def build_figure(kind: str, source: tuple, hide: bool, layer: int, head: int):
             selected=(layer, head), layer_title=t("real_model.layer_word"), head_title=t("real_model.head_word"),
             layer_names=[t("real_model.layer_n", layer=i + 1) for i in range(N_LAYERS)],
             head_names=[t("real_model.head_n", head=h + 1) for h in range(N_HEADS)],
-            query_label=names["query_title"], key_label=names["key_title"], value_name=names["value_name"],
+            query_label=t("real_model.query_word"), key_label=t("real_model.key_word"), value_name=names["value_name"],
         )  # fmt: skip
     if kind == "head":
         z, rows, cols = head_numbers(w, layer, head)

@@ -107,7 +107,7 @@ def test_grid_holds_the_72_shipped_maps(shipped_only, example):
     T = len(e.tokens)
     np.testing.assert_allclose(grid_maps(at, T), e.attentions, atol=1e-6)  # float32 on the wire
     grid = figures(at)["rm_grid"]
-    assert grid["data"][0]["y"][0] == t("real_model.layer_n", layer=1) + f" · Query 0: {e.tokens[0]}"
+    assert grid["data"][0]["y"][0] == t("real_model.layer_n", layer=1) + f" · query 0: {e.tokens[0]}"
     assert (grid["data"][0]["zmin"], grid["data"][0]["zmax"]) == (0, 1)
 
 
