@@ -74,6 +74,8 @@ def lecture_styled(fig: go.Figure) -> go.Figure:
     20 px, lines and markers about 1.5x thicker, each trace keeping its own proportions."""
     fig = go.Figure(fig)
     fig.update_layout(font_size=20, hoverlabel_font_size=20, title_font_size=24)
+    fig.update_xaxes(tickfont_size=20, title_font_size=20)  # axes inherit 0.8 x the font otherwise
+    fig.update_yaxes(tickfont_size=20, title_font_size=20)
     for trace in fig.data:
         if trace.type != "scatter":
             continue
@@ -82,7 +84,7 @@ def lecture_styled(fig: go.Figure) -> go.Figure:
             trace.line.width = max(4, 1.5 * (trace.line.width or 2))
         if "markers" in mode and isinstance(trace.marker.size, int | float):
             trace.marker.size = max(10, 1.3 * trace.marker.size)
-    fig.update_traces(selector=dict(type="heatmap"), textfont_size=18)
+    fig.update_traces(selector=dict(type="heatmap"), textfont_size=18, colorbar_tickfont_size=20)
     return fig
 
 
