@@ -1,7 +1,8 @@
 """Browser latency per page: one keyboard step of the page's first slider, in Chromium, until the
 rerun has finished and the charts are drawn again; as a ratio to the same step on a bare
 one-slider Streamlit app (bench/bare_slider_app.py) measured in the same run. That app is the
-floor: Streamlit's slider waits about 200 ms after a key press before it asks for a rerun.
+floor: what Streamlit itself costs. (Streamlit 1.67's react-aria slider asks for the rerun as
+soon as a key moves it; the floor is a round trip, not the 200 ms debounce of older sliders.)
 
     .venv/bin/python -m bench.browser_latency                 # every page with a slider and a chart
     .venv/bin/python -m bench.browser_latency heatmap -r 5    # one page, 5 rounds of 5 steps
