@@ -519,7 +519,7 @@ def main() -> None:
     where = args.page or script
     if args.url:
         base = args.url.rstrip("/")
-        report(asyncio.run(run_hall(args, base, args.pid, f"{where} at {urlparse(base).netloc}")))
+        report(asyncio.run(run_hall(args, base, args.pid, f"/{args.page} at {urlparse(base).netloc}")))
         return
     results = []
     for gc in ("on", "off") if args.gc == "both" else (args.gc,):
