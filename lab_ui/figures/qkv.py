@@ -23,7 +23,7 @@ from lab_ui.figures.common import (
     token_ticks,
 )
 
-HIGHLIGHT = "#D55E00"  # Okabe-Ito vermillion: 3:1 or better on light and dark backgrounds when bold
+HIGHLIGHT = "#B34E00"  # a darker Okabe-Ito vermillion: 5.2:1 on white; lab_ui/style.py lightens it on dark
 _PIECES = QUALITATIVE[:7]  # Okabe-Ito without its black, which marks the sum b_i
 _PATTERNS = ("", "/", "x")  # a second cue when more tokens than colours share them
 

@@ -24,7 +24,7 @@ def test_matrix_has_its_numbers_shape_labels_and_highlight():
     assert "1.00 & -2.50" in tex and "0.00 & 0.00" in tex  # -0.004 rounds to 0.00, not -0.00
     assert tex.count(r"\textcolor") == 3  # the two numbers of row 2 and its label, never another row
     assert r"\blacktriangleright q_{2}" in tex
-    assert r"\textcolor{#D55E00}{\boldsymbol{0.25}}" in tex
+    assert r"\textcolor{#B34E00}{\boldsymbol{0.25}}" in tex
 
 
 def test_product_is_written_out_only_when_it_fits():

@@ -1,0 +1,67 @@
+"""Accessibility in a real browser: text contrast of at least 4.5:1 (WCAG AA) in the light and the
+dark theme (the app follows the system's), no sideways scrolling at phone width (390 x 844), and
+lecture mode's larger type."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from browser_helpers import open_page
+
+from lab_ui.registry import HOME, PAGES
+
+LOW_CONTRAST_JS = (Path(__file__).parent / "low_contrast_text.js").read_text(encoding="utf-8")
+ALL = (HOME, *PAGES)
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("info", ALL, ids=[p.ns for p in ALL])
+def test_text_contrast(browser, app_url, info, scheme):
+    context = browser.new_context(viewport={"width": 1280, "height": 2400}, color_scheme=scheme)
+    page = context.new_page()
+    open_page(page, f"{app_url}/{info.url_path}?lang=en", charts=info is not HOME)
+    background = page.evaluate("getComputedStyle(document.querySelector('[data-testid=stApp]')).backgroundColor")
+    assert (background == "rgb(255, 255, 255)") == (scheme == "light"), "the app did not follow the system theme"
+    low = page.evaluate(LOW_CONTRAST_JS)
+    context.close()
+    assert low == [], f"{len(low)} text elements below 4.5:1, e.g. {low[:3]}"
+
+
+@pytest.mark.parametrize("info", ALL, ids=[p.ns for p in ALL])
+def test_phone_width_has_no_sideways_scrolling(browser, app_url, info):
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    page = context.new_page()
+    open_page(page, f"{app_url}/{info.url_path}?lang=zh", charts=info is not HOME)
+    widths = page.evaluate(
+        "() => { const m = document.querySelector('[data-testid=stMain]');"
+        " return [document.documentElement.scrollWidth, m.scrollWidth, m.clientWidth]; }"
+    )
+    context.close()
+    document_width, main_scroll, main_client = widths
+    assert document_width <= 390, f"the page is {document_width} px wide"
+    assert main_scroll <= main_client + 1, f"the page body scrolls sideways ({main_scroll} > {main_client})"
+
+
+# Pages whose first lecture-mode screen holds a chart (the step-by-step pages open on step 1).
+LECTURE_PAGES = [p for p in PAGES if p.ns in ("heatmap", "scaling", "real_model")]
+
+
+@pytest.mark.parametrize("info", LECTURE_PAGES, ids=[p.ns for p in LECTURE_PAGES])
+def test_lecture_mode_enlarges_text_and_chart_fonts(context, app_url, info):
+    sizes = {}
+    for lecture in ("0", "1"):
+        page = context.new_page()
+        open_page(page, f"{app_url}/{info.url_path}?lang=en&lecture={lecture}")
+        sizes[lecture] = page.evaluate(
+            "() => parseFloat(getComputedStyle(document.querySelector('[data-testid=stMain] p')).fontSize)"
+        )
+        if lecture == "1":
+            fonts = page.evaluate(
+                "() => [...document.querySelectorAll('.js-plotly-plot')].map(gd => {"
+                "  const l = gd._fullLayout; const ax = l.xaxis || {}; "
+                "  return [l.font.size, ax.tickfont ? ax.tickfont.size : l.font.size]; })"
+            )
+            assert fonts and all(size >= 20 and tick >= 20 for size, tick in fonts), fonts
+        page.close()
+    assert sizes["1"] >= 1.4 * sizes["0"] - 0.01, sizes
