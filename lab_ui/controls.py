@@ -18,10 +18,12 @@ and coming back loses nothing.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import streamlit as st
+from streamlit.errors import StreamlitAPIException
 
 from lab_ui.i18n import t
 
@@ -61,6 +63,24 @@ def _matches_default(raw: list[str], default: Any) -> bool:
         elif r != str(d):
             return False
     return True
+
+
+def _url_text(value: Any) -> str | list[str]:
+    """A value as Streamlit's URL binding writes it (true/false, repeated parameters for lists)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list | tuple):
+        return [str(v) for v in value] or [""]
+    return str(value)
+
+
+def write_url_if_unbound(key: str, value: Any) -> None:
+    """Put a value set from code (a preset) into the URL. A bound control that was on the page
+    in the last run does this itself; one that was not (shown only under another setting, e.g.
+    the real model's layer slider) would be left out of the link, so it is written here.
+    Streamlit refuses the write for a control that is bound right now, which is then fine."""
+    with contextlib.suppress(StreamlitAPIException):
+        st.query_params[key] = _url_text(value)
 
 
 def _bound(widget: Callable, key: str, default: Any, *args, **kwargs) -> Any:

@@ -100,10 +100,10 @@ def csv_safe(df: pd.DataFrame) -> pd.DataFrame:
 
     out = df.copy()
     out.columns = [cell(str(c)) for c in out.columns]
-    if out.index.dtype == object:
-        out.index = [cell(str(i)) for i in out.index]
+    if pd.api.types.is_string_dtype(out.index) or out.index.dtype == object:
+        out.index = [cell(i) for i in out.index]
     for col in out.columns:
-        if out[col].dtype == object or pd.api.types.is_string_dtype(out[col]):
+        if pd.api.types.is_string_dtype(out[col]) or out[col].dtype == object:
             out[col] = out[col].map(cell)
     return out
 
@@ -218,6 +218,7 @@ def presets(options: dict[str, dict], *, key: str, format_func: Callable[[str], 
     def apply(values: dict) -> None:
         for control_key, value in values.items():
             st.session_state[control_key] = value
+            controls.write_url_if_unbound(control_key, value)
 
     st.caption(t("common.presets"))
     columns = st.columns(len(options))

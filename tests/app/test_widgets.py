@@ -1,0 +1,34 @@
+"""Shared widgets' pure parts: CSV that a spreadsheet cannot run, markdown escaping, URL texts."""
+
+import pandas as pd
+
+from lab_ui.controls import _matches_default, _url_text
+from lab_ui.widgets import csv_safe, escape_markdown
+
+
+def test_csv_cells_that_would_run_as_formulas_become_text():
+    df = pd.DataFrame(
+        {"token": ["=HYPERLINK(1)", "+1", "-2", "@SUM(A1)", "\tx", "cat", "猫"], "weight": [-0.25, 1, 2, 3, 4, 5, 6]},
+        index=["=1", "b", "c", "d", "e", "f", "g"],
+    )
+    df.columns = ["token", "=weight"]
+    out = csv_safe(df)
+    assert list(out["token"]) == ["'=HYPERLINK(1)", "'+1", "'-2", "'@SUM(A1)", "'\tx", "cat", "猫"]
+    assert list(out.columns) == ["token", "'=weight"]
+    assert out.index[0] == "'=1"
+    assert out["'=weight"].tolist() == [-0.25, 1, 2, 3, 4, 5, 6]  # numbers stay numbers, negatives too
+    assert df["token"].iloc[0] == "=HYPERLINK(1)"  # the original is untouched
+
+
+def test_markdown_escaping_keeps_user_text_as_text():
+    text = "**bold** [link](javascript:x) $x$ <b>hi</b> # h"
+    assert escape_markdown(text) == r"\*\*bold\*\* \[link\]\(javascript:x\) \$x\$ \<b\>hi\</b\> \# h"
+
+
+def test_url_texts_match_streamlits_binding():
+    assert _url_text(True) == "true" and _url_text(False) == "false"
+    assert _url_text([1, 2]) == ["1", "2"] and _url_text([]) == [""]
+    assert _url_text(0.5) == "0.5"
+    assert _matches_default(["8"], 8) and _matches_default(["8.0"], 8) and not _matches_default(["9"], 8)
+    assert _matches_default(["True"], True) and not _matches_default(["1"], True)
+    assert not _matches_default(["abc"], 8)
