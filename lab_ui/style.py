@@ -10,8 +10,8 @@ _BASE = """
 <style>
 /* Streamlit leaves ~6rem above the first element; on a 1280x720 projector that is a tenth of the screen. */
 [data-testid="stMainBlockContainer"] { padding-top: 2.5rem; }
-/* Text contrast of at least 4.5:1 in both themes (WCAG AA), checked by tests/e2e/test_accessibility.py. Captions are drawn at 60% opacity,
-   about 3.9:1; 80% gives about 8:1. */
+/* Text contrast of at least 4.5:1 in both themes (WCAG AA), checked by tests/e2e/test_accessibility.py.
+   Captions are drawn at 60% opacity, about 3.9:1; 80% gives about 8:1. */
 [data-testid="stCaptionContainer"] { opacity: 0.8; }
 /* Code: Streamlit's syntax colours fall to 2.2:1 (green on grey); GitHub's accessible palettes
    instead. The app's theme follows the system's, so the media query picks the matching one. */
