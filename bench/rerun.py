@@ -25,8 +25,11 @@ import time
 from pathlib import Path
 
 import streamlit.runtime.pages_manager as pages_manager
+import streamlit.testing.v1.app_test as app_test_module
+import streamlit.testing.v1.local_script_runner as local_runner_module
 from streamlit import config
 from streamlit.proto.Slider_pb2 import Slider as SliderProto
+from streamlit.runtime.scriptrunner.script_cache import ScriptCache
 from streamlit.testing.v1 import AppTest
 
 from bench.common import machine_line, summary
@@ -44,6 +47,11 @@ def _init_as_after_first_request(self, *args, **kwargs):
 
 
 pages_manager.PagesManager.__init__ = _init_as_after_first_request
+
+# AppTest also compiles app.py and the page afresh on every run (a new ScriptCache each time); a
+# server compiles each script once and keeps the bytecode. One shared cache, as the server has.
+_SCRIPT_CACHE = ScriptCache()
+app_test_module.ScriptCache = local_runner_module.ScriptCache = lambda: _SCRIPT_CACHE
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 
