@@ -4,14 +4,21 @@ import streamlit as st
 
 from lab_ui.i18n import reload_if_changed, t
 from lab_ui.language import choose_language, language_picker
-from lab_ui.lecture import high_contrast_toggle, lecture_toggle
+from lab_ui.lecture import high_contrast_toggle, lecture_requested, lecture_toggle
 from lab_ui.registry import HOME, PAGES
 from lab_ui.share import share_link
 from lab_ui.shell import mark_app_shell
 from lab_ui.style import apply_style
 from lab_ui.widgets import image_format_picker
 
-st.set_page_config(page_title="Attention Lab · 注意力实验室", page_icon="assets/icon.png", layout="wide")
+# In lecture mode the sidebar starts folded away: on a 1280-pixel projector its 300 pixels belong
+# to the figure (the switch to leave lecture mode is one click on the ">>" away).
+st.set_page_config(
+    page_title="Attention Lab · 注意力实验室",
+    page_icon="assets/icon.png",
+    layout="wide",
+    initial_sidebar_state="collapsed" if lecture_requested() else "auto",
+)
 
 mark_app_shell()
 reload_if_changed()
@@ -35,6 +42,8 @@ with st.sidebar:
     image_format_picker()
 apply_style(lecture, high_contrast)
 
-link_slot = st.container(horizontal=True, horizontal_alignment="right")  # above the page, filled after it
+# The copy-link button above the page, filled after it; in lecture mode in the sidebar, so the
+# first screen of a projector shows the page, not the button.
+link_slot = st.sidebar.container() if lecture else st.container(horizontal=True, horizontal_alignment="right")
 page.run()
 share_link(link_slot)

@@ -40,6 +40,13 @@ def high_contrast_toggle() -> bool:
     return on
 
 
+def lecture_requested() -> bool:
+    """Lecture mode as the link (?lecture=1) or this session has it, before the switch is drawn:
+    app.py needs it first, to start with the sidebar folded away on a projector."""
+    controls.restore_from_url(KEY, False, _parse_flag)
+    return is_lecture()
+
+
 def is_lecture() -> bool:
     return bool(st.session_state.get(KEY, False))
 

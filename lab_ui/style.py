@@ -13,6 +13,12 @@ _BASE = """
 /* Text contrast of at least 4.5:1 in both themes (WCAG AA), checked by tests/e2e/test_accessibility.py.
    Captions are drawn at 60% opacity, about 3.9:1; 80% gives about 8:1. */
 [data-testid="stCaptionContainer"] { opacity: 0.8; }
+/* A phone shows Streamlit's header as an opaque bar 60 px high: start the page below it, or it
+   hides the top half of the copy-link button. */
+@media (max-width: 640px) { [data-testid="stMainBlockContainer"] { padding-top: 4.25rem; } }
+/* A formula wider than the screen (a phone, or lecture mode's large type) scrolls sideways on its
+   own instead of being cut off at the right edge. */
+.katex-display { overflow-x: auto; overflow-y: hidden; padding: 0.2rem 0; }
 /* Code: Streamlit's syntax colours fall to 2.2:1 (green on grey); GitHub's accessible palettes
    instead. The app's theme follows the system's, so the media query picks the matching one. */
 @media (prefers-color-scheme: light) {
@@ -47,7 +53,13 @@ _BASE = """
 _LECTURE = """
 <style>
 html { font-size: 22.4px; }
-[data-testid="stMainBlockContainer"] { padding-left: 2rem; padding-right: 2rem; max-width: 100%; }
+/* Streamlit's header grows with the root font (3.75rem): start the page just below it. */
+[data-testid="stMainBlockContainer"] { padding: 4rem 2rem 2rem 2rem; max-width: 100%; }
+/* The title need not be 1.4x of an already large heading; the figure needs the first screen. */
+h1 { font-size: 2.1rem !important; padding-top: 0 !important; }
+/* The hall reads the page, not the page list: the sidebar's navigation keeps its normal size, so
+   the long page names are not cut short with an ellipsis. */
+[data-testid="stSidebarNav"] span { font-size: 0.72rem; }
 </style>
 """
 

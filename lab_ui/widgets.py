@@ -140,7 +140,7 @@ def formula_and_code(latex: str, *funcs: Callable) -> None:
         st.latex(latex)
     with right:
         for func in funcs:
-            st.code(_source(func), language="python")
+            st.code(_source(func), language="python", wrap_lines=True)  # no docstring cut at the right
 
 
 def friendly_error(error: ValueError, hint_key: str | None = None) -> None:
@@ -220,6 +220,13 @@ def presets(options: dict[str, dict], *, key: str, format_func: Callable[[str], 
             st.session_state[control_key] = value
             controls.write_url_if_unbound(control_key, value)
 
+    if is_lecture():  # on a projector: one small button, the presets with their full names inside it
+        with st.popover(t("common.presets_button"), icon=":material/tune:"):
+            for preset_id, values in options.items():
+                st.button(
+                    format_func(preset_id), key=f"{key}_{preset_id}", on_click=apply, args=(values,), width="stretch"
+                )
+        return
     st.caption(t("common.presets"))
     columns = st.columns(len(options))
     for column, (preset_id, values) in zip(columns, options.items(), strict=True):

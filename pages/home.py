@@ -19,3 +19,6 @@ for info in PAGES:
 
 st.subheader(t("home.how"))
 st.markdown(t("home.how_body"))
+
+st.subheader(t("home.sources"))
+st.markdown(t("home.sources_body"))

@@ -37,7 +37,13 @@ def test_phone_width_has_no_sideways_scrolling(browser, app_url, info):
         "() => { const m = document.querySelector('[data-testid=stMain]');"
         " return [document.documentElement.scrollWidth, m.scrollWidth, m.clientWidth]; }"
     )
+    # On a phone Streamlit's header is an opaque bar: nothing of the page may start under it.
+    header_bottom, link_top = page.evaluate(
+        "() => [document.querySelector('[data-testid=stHeader]').getBoundingClientRect().bottom,"
+        " document.querySelector('[data-testid=stMain] [data-testid=stPopover]').getBoundingClientRect().top]"
+    )
     context.close()
+    assert link_top >= header_bottom, f"the copy-link button starts at {link_top} px, under the header"
     document_width, main_scroll, main_client = widths
     assert document_width <= 390, f"the page is {document_width} px wide"
     assert main_scroll <= main_client + 1, f"the page body scrolls sideways ({main_scroll} > {main_client})"
@@ -65,3 +71,25 @@ def test_lecture_mode_enlarges_text_and_chart_fonts(context, app_url, info):
             assert fonts and all(size >= 20 and tick >= 20 for size, tick in fonts), fonts
         page.close()
     assert sizes["1"] >= 1.4 * sizes["0"] - 0.01, sizes
+
+
+@pytest.mark.parametrize("info", LECTURE_PAGES, ids=[p.ns for p in LECTURE_PAGES])
+def test_lecture_mode_shows_the_figure_on_a_projectors_first_screen(browser, app_url, info):
+    """At 1280 x 720 in lecture mode the sidebar starts folded away (the copy-link button moves into
+    it: tests/app/test_lecture.py), the title is not under the header, and the first chart begins
+    on the first screen."""
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    page = context.new_page()
+    open_page(page, f"{app_url}/{info.url_path}?lang=zh&lecture=1")
+    layout = page.evaluate(
+        "() => { const top = s => { const e = document.querySelector(s);"
+        "  return e ? e.getBoundingClientRect().top : null; };"
+        " const bottom = s => document.querySelector(s).getBoundingClientRect().bottom;"
+        " return {mainLeft: document.querySelector('[data-testid=stMain]').getBoundingClientRect().left,"
+        "  header: bottom('[data-testid=stHeader]'), title: top('[data-testid=stMain] h1'),"
+        "  chart: top('[data-testid=stMain] [data-testid=stPlotlyChart]')}; }"
+    )
+    context.close()
+    assert layout["mainLeft"] < 50, layout  # the page starts at the left edge: no sidebar beside it
+    assert layout["title"] >= layout["header"], layout
+    assert layout["chart"] is not None and layout["chart"] < 720, layout
