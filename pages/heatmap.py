@@ -270,6 +270,8 @@ with figure_area:
     lo, hi = float(sums[live].min()), float(sums[live].max())
     if relu:
         st.markdown(t("heatmap.sums_relu", lo=f"{lo:.3f}", hi=f"{hi:.3f}"))
+    elif f"{lo:.4f}" == f"{hi:.4f}":  # "from 1.0000 to 1.0000" would read as a range
+        st.markdown(t("heatmap.sums_softmax_equal", total=f"{lo:.4f}"))
     else:
         st.markdown(t("heatmap.sums_softmax", lo=f"{lo:.4f}", hi=f"{hi:.4f}"))
     if view.allowed is not None and not view.allowed.all():
@@ -287,12 +289,21 @@ st.caption(t("heatmap.rows_not_columns"))
 # --- numbers --------------------------------------------------------------------------------------
 
 names = [label(i, tokens) for i in range(1, T + 1)]
-cells = view.weights.round(4)  # [T, T]
-if view.allowed is not None:  # a masked cell says so in words, for a screen reader and in the CSV
-    cells = np.where(view.allowed, np.char.mod("%.4f", cells), t("heatmap.masked_cell"))  # [T, T] text
-table = pd.DataFrame(cells, index=names, columns=names)
-table.insert(0, t("heatmap.row_sum"), sums.round(4))
-widgets.show_table(table, key="heatmap_table", filename="attention_weights.csv", caption=t("heatmap.table_caption"))
+masked_word = t("heatmap.masked_cell")
+# On screen: numbers with 4 decimals each, so the columns line up (0.0560 over 0.0068), and a masked
+# cell empty with the word shown in its place. In the CSV: the full float32 values, and the word.
+shown = pd.DataFrame(np.where(view.allowed, view.weights, np.nan) if view.allowed is not None else view.weights,
+                     index=names, columns=names)  # fmt: skip
+shown.insert(0, t("heatmap.row_sum"), sums)
+st.caption(t("heatmap.table_caption"))
+st.dataframe(shown, key="heatmap_table_df", width="stretch", placeholder=masked_word,
+             column_config=dict.fromkeys(shown.columns, st.column_config.NumberColumn(format="%.4f")))  # fmt: skip
+full = shown.astype(object).where(shown.notna(), masked_word)  # [T, T + 1]
+st.download_button(
+    t("common.download_csv"), lambda: widgets.csv_safe(full).to_csv().encode("utf-8-sig"),  # BOM: Excel reads Chinese
+    file_name="attention_weights.csv", mime="text/csv", key="heatmap_table_csv", on_click="ignore",
+    icon=":material/download:",
+)  # fmt: skip
 
 # --- one query ------------------------------------------------------------------------------------
 

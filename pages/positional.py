@@ -57,7 +57,7 @@ widgets.presets(
     key="pe_preset",
     format_func=lambda p: t(f"positional.preset_{p}"),
 )  # fmt: skip
-with st.expander(t("positional.controls")) if is_lecture() else st.container():
+with st.expander(t("positional.controls_shared")) if is_lecture() else st.container():
     c1, c2, c3 = st.columns(3)
     with c1:  # first: every section's numbers depend on it, the shuffle test's too
         d_model = controls.slider(t("positional.d_label"), 1, MAX_D_MODEL, 64, key="pe_d", help=t("positional.d_help"))
@@ -155,13 +155,19 @@ omega = pair_frequencies(d_model, base)  # [ceil(d_model/2)] radians per positio
 pos_word, dim_word = t("positional.position"), t("positional.dimension")
 
 
+def section_header(section: str) -> None:
+    """The section's title numbered as its tab is ("2 · The sinusoidal encoding"); the titles
+    themselves carry no number, since the lecture stepper writes "Step 2 of 5 · title"."""
+    st.header(t("positional.section_heading", n=SECTIONS.index(section) + 1, title=t(f"positional.{section}_title")))
+
+
 # --- 1: why: self-attention does not see order ----------------------------------------------------------
 
 
 def section_why() -> None:
-    st.header(t("positional.s1_title"))
+    section_header("s1")
     st.markdown(t("positional.s1_body"))
-    with st.expander(t("positional.controls")) if is_lecture() else st.container():
+    with st.expander(t("positional.controls_shuffle")) if is_lecture() else st.container():
         tokens = widgets.sentence_tokens(
             t("positional.text_label"), SEED_TEXT, key="pe_text", max_tokens=MAX_WORDS, help=t("positional.text_help")
         )
@@ -243,7 +249,7 @@ def section_why() -> None:
 
 
 def section_sinusoids() -> None:
-    st.header(t("positional.s2_title"))
+    section_header("s2")
     st.markdown(t("positional.s2_body"))
     pe = encoding(n_positions, d_model, base)  # [n, d]
     periods = 2 * np.pi / omega  # [ceil(d_model/2)] positions per full turn of each pair
@@ -317,7 +323,7 @@ def section_sinusoids() -> None:
 
 
 def section_similarity() -> None:
-    st.header(t("positional.s3_title"))
+    section_header("s3")
     st.markdown(t("positional.s3_body"))
     dot, profile = similarity(n_positions, d_model, base, False)
     spread = float(np.max(profile.high - profile.low))
@@ -435,7 +441,7 @@ def section_similarity() -> None:
 
 
 def section_learned() -> None:
-    st.header(t("positional.s4_title"))
+    section_header("s4")
     st.markdown(t("positional.s4_body"))
     table, learned_cos, learned_profile = learned(n_positions)
     d_real = table.shape[1]
@@ -525,7 +531,7 @@ def section_check() -> None:
 
 SECTIONS = ("s1", "s2", "s3", "s4", "check")
 DRAW = (section_why, section_sinusoids, section_similarity, section_learned, section_check)
-titles = [t(f"positional.{s}_title") for s in SECTIONS]
+titles = [t(f"positional.{s}_title") for s in SECTIONS]  # unnumbered: the stepper writes "Step i of n · title"
 visible = stepper("pe_step", titles)  # lecture mode: one step, previous / next buttons, the step in the link
 if is_lecture():
     step = next(i for i in range(1, len(SECTIONS) + 1) if visible(i))

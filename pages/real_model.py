@@ -147,8 +147,7 @@ def build_figure(kind: str, source: tuple, hide: bool, layer: int, head: int):
         )  # fmt: skip
     if kind == "head":
         z, rows, cols = head_numbers(w, layer, head)
-        ticks = [*w["shown_tokens"][: len(rows)], *cols[len(rows) :]]  # tokens only; the "rest" column as is
-        return figs.head_map(z, rows, cols, ticks, **names)
+        return figs.head_map(z, rows, cols, **names)
     return figs.share_map(w["share"], layer_title=t("real_model.layer_word"), head_title=t("real_model.head_word"),
                           value_name=t("real_model.share"))  # fmt: skip
 
@@ -325,7 +324,11 @@ st.markdown(t("real_model.head_body", share=f"{share[layer, head]:.0%}", jobs=jo
 widgets.show_figure(figure("head", source, hide, lang, layer, head), key="rm_head_map",
                     alt=t("real_model.head_alt", layer=layer + 1, head=head + 1, T=len(row_labels)))  # fmt: skip
 live = sums > 0
-st.markdown(t("real_model.row_sums", lo=f"{sums[live].min():.4f}", hi=f"{sums[live].max():.4f}"))
+lo, hi = f"{sums[live].min():.4f}", f"{sums[live].max():.4f}"
+if lo == hi:  # "from 1.0000 to 1.0000" would read as a range
+    st.markdown(t("real_model.row_sums_equal", total=lo))
+else:
+    st.markdown(t("real_model.row_sums", lo=lo, hi=hi))
 if T_shown > n_map:
     st.caption(t("real_model.rest_note", n=n_map, total=T_shown))
 if hide:

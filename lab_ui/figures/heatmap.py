@@ -13,6 +13,21 @@ import plotly.graph_objects as go
 
 from lab_ui.figures.common import DIVERGING, MASKED_COLOUR, bars, heatmap, safe_label
 
+# Numbers in cells: figures are built on the server, without knowing the screen's width, so the rule
+# is one that holds on the narrowest screen. A 390 px phone and the desktop's figure column both
+# leave about 24 px per cell for 8 tokens, just enough for "0.80" at 10 px; past that the numbers
+# run into each other, and hover and the numbers table give the exact values instead.
+CELL_TEXT_MAX_TOKENS = 8
+# The output chart shares a row with the bars (half the width on a desktop, all of it on a phone):
+# "-1.29" at 10 px needs about 30 px, which 6 components leave.
+CELL_TEXT_MAX_COMPONENTS = 6
+CELL_TEXT_MAX_ROWS = 24  # rows below ~25 px: the text would touch the next row's
+
+
+def cell_font_size(n: int) -> int:
+    """Cell text size for n cells across: larger while the cells are wide."""
+    return 12 if n <= 5 else 10
+
 
 def _height(rows: int) -> int:
     """Tall enough for readable rows, short enough to fit a 720 px projector screen."""
@@ -79,7 +94,7 @@ def weights_heatmap(
     T = weights.shape[0]
     fig = heatmap(
         weights, tokens, tokens, x_title=key_title, y_title=query_title, value_name=value_name, title=title,
-        zmin=0.0, zmax=zmax, mask=mask, value_format=".2f", height=_height(T),
+        zmin=0.0, zmax=zmax, mask=mask, value_format=".2f", show_values=T <= CELL_TEXT_MAX_TOKENS, height=_height(T),
     )  # fmt: skip
     _one_based_hover(fig, _positions(tokens), _positions(tokens), query_title, key_title, value_name)
     _drop_crosses_when_crowded(fig, T, T)
@@ -102,14 +117,14 @@ def weights_heatmap(
     shown = list(range(0, T, step))
     labels = fig.layout.xaxis.ticktext
     fig.update_xaxes(tickvals=[*shown, T + 0.5], ticktext=[*(labels[j] for j in shown), "Σ"], range=[-0.5, T + 1.2],
-                     tickangle=-60 if T > 8 else 0)  # fmt: skip
-    fig.update_yaxes(tickvals=shown, ticktext=[labels[j] for j in shown])
+                     tickangle=-60 if T > 8 else 0, automargin=True)  # fmt: skip
+    fig.update_yaxes(tickvals=shown, ticktext=[labels[j] for j in shown], automargin=True)
     # Keys along the bottom (the title sits on top), no axis titles (the title names rows and
     # columns), a thin colour bar: the width goes to the cells, which may be oblong.
     fig.update_xaxes(side="bottom", title=None)
     fig.update_yaxes(title=None)
     fig.layout.yaxis.scaleanchor = None
-    fig.update_traces(selector=dict(type="heatmap"), textfont=dict(size=10), colorbar=dict(thickness=10))
+    fig.update_traces(selector=dict(type="heatmap"), textfont=dict(size=cell_font_size(T)), colorbar=dict(thickness=10))
     _title(fig, subtitle)
     fig.add_vline(x=T - 0.5, line_width=1, line_color="rgba(120,120,120,0.8)")
     return _without_template(fig)
@@ -176,18 +191,26 @@ def weighted_sum(
     if allowed is not None and not np.all(allowed):
         mask = np.broadcast_to(np.append(allowed, True)[:, None], z.shape)  # [T + 1, d_v]
     limit = float(np.abs(z).max()) or 1.0
+    if show_values is None:
+        show_values = d_v <= CELL_TEXT_MAX_COMPONENTS and T + 1 <= CELL_TEXT_MAX_ROWS
     fig = heatmap(
         z, [str(c + 1) for c in range(d_v)], labels, x_title=component_title, y_title=term_title,
         value_name=value_name, title=title, colorscale=DIVERGING, zmin=-limit, zmax=limit, zmid=0.0, mask=mask,
-        show_values=z.size <= 120 if show_values is None else show_values, value_format=".2f", height=_height(T + 1),
+        show_values=show_values, value_format=".2f", height=_height(T + 1),
     )  # fmt: skip
+    # A fixed size: left unset, Plotly shrinks the text to fit the cell, down to an unreadable 4 px.
+    fig.update_traces(selector=dict(type="heatmap"), textfont=dict(size=cell_font_size(d_v)))
     y_text = [*_positions(tokens), safe_label(output_label)]
     _one_based_hover(fig, y_text, [str(c + 1) for c in range(d_v)], term_title, component_title, value_name)
     _drop_crosses_when_crowded(fig, T + 1, d_v, limit=16)
     fig.layout.yaxis.scaleanchor = None
     step = int(np.ceil(d_v / 16))  # at most 16 component numbers, or they run into each other
     fig.update_xaxes(
-        side="bottom", tickvals=list(range(0, d_v, step)), ticktext=[str(c + 1) for c in range(0, d_v, step)]
+        side="bottom",
+        tickvals=list(range(0, d_v, step)),
+        ticktext=[str(c + 1) for c in range(0, d_v, step)],
+        automargin=True,
     )
+    fig.update_yaxes(automargin=True)
     fig.add_hline(y=T - 0.5, line_width=3, line_color="black")
     return _without_template(fig)

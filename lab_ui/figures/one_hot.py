@@ -34,17 +34,23 @@ LABEL_SPOTS = ("top center", "bottom center", "middle right", "middle left", "to
                "top left", "bottom right")  # fmt: skip
 
 
+def text_width(text: str) -> int:
+    """Width of a label in Latin characters: a Chinese character is about two."""
+    return sum(2 if ord(ch) >= 0x2E80 else 1 for ch in text)
+
+
 def label_positions(xy: np.ndarray, labels: Sequence[str], extent: np.ndarray) -> list[str]:
     """A text position for each labelled point so that labels of nearby points do not sit on each
     other: greedily, each label takes the spot whose box overlaps the fewest boxes placed so far.
-    Boxes are estimated in fractions of the plot (`extent` = the data's width and height), for a
-    plot about 700 x 500 px with 14 px labels."""
+    Boxes are estimated in fractions of the plot (`extent` = the data's width and height) for the
+    smallest plot the map gets, about 330 px square on a phone, with 14 px labels: spots that are
+    apart there are apart on a larger screen too."""
     unit = np.asarray(xy, dtype=np.float64) / np.where(extent > 0, extent, 1.0)  # [n, 2]
-    char_w, text_h, dot_w, dot_h = 0.0115, 0.04, 0.012, 0.017
+    char_w, text_h, dot_w, dot_h = 0.022, 0.05, 0.025, 0.025  # 7 px, 17 px, 8 px, 8 px of 330
     placed = [(x - dot_w, y - dot_h, x + dot_w, y + dot_h) for x, y in unit]  # the rings themselves
     out = []
     for (ux, uy), text in zip(unit, labels, strict=True):
-        w = char_w * len(text)
+        w = char_w * text_width(text)
         best, best_hits, best_box = LABEL_SPOTS[0], None, placed[0]
         for spot in LABEL_SPOTS:
             vert, horiz = spot.split()
@@ -201,14 +207,22 @@ def vocabulary_map(
                     size=20 if big else 14, color=PICKED_COLOUR, shadow="0 0 3px #fff, 0 0 3px #fff, 0 0 2px #fff"
                 ),
                 marker=dict(size=16, color="rgba(0,0,0,0)", line=dict(width=2.5, color=PICKED_COLOUR)),
+                cliponaxis=False,  # a label at the map's edge runs past the axis instead of losing letters
                 hovertext=[hover[i] for i in picked],
                 hovertemplate="%{hovertext}<br>(%{x:.3f}, %{y:.3f})<extra></extra>",
             )
         )
+    # Axes fit the data with a margin for the labels of points at the edge, and keep equal scales
+    # (distances mean something) by shrinking the plot, not by stretching one axis's range.
+    low, high = xy.min(axis=0), xy.max(axis=0)  # [2], [2]
+    pad = 0.08 * np.maximum(high - low, 1e-9)  # [2]
     fig = go.Figure(data=traces)
-    fig.update_xaxes(title=x_title, zeroline=False)
-    fig.update_yaxes(title=y_title, zeroline=False, scaleanchor="x", scaleratio=1)
-    fig.update_layout(legend=dict(itemsizing="constant"))
+    fig.update_xaxes(title=x_title, zeroline=False, range=[low[0] - pad[0], high[0] + pad[0]], constrain="domain")
+    fig.update_yaxes(title=y_title, zeroline=False, range=[low[1] - pad[1], high[1] + pad[1]], constrain="domain",
+                     scaleanchor="x", scaleratio=1)  # fmt: skip
+    # The legend in rows under the plot: beside it, it took 40% of a phone's width.
+    fig.update_layout(legend=dict(itemsizing="constant", orientation="h", x=0, xanchor="left", y=-0.14,
+                                  yanchor="top"))  # fmt: skip
     return base_layout(fig, height=height)
 
 
@@ -244,19 +258,22 @@ def sizes(
         )
         for i, v in enumerate(values):
             if v == 0:
-                fig.add_annotation(  # right-aligned to the empty bar's slot, so it never covers its neighbour
-                    x=i + offset + 0.19,
-                    y=0,
+                fig.add_annotation(  # upright in the empty bar's slot: across, it ran into the bar beside it
+                    x=i + offset,
+                    y=0.02,
                     yref="y domain",
                     text=zero_text,
+                    textangle=-90,
                     showarrow=False,
                     yanchor="bottom",
-                    xanchor="right",
+                    xanchor="center",
                 )
     top = max(max(one_hot_counts), max(embedding_counts), 1)
     fig.update_xaxes(tickmode="array", tickvals=list(range(len(categories))), ticktext=list(categories))
     fig.update_yaxes(title=y_title, type="log", range=[-0.3, np.log10(top) + 0.8], exponentformat="power")
-    fig.update_layout(barmode="group", legend=dict(orientation="h", y=1.02, yanchor="bottom", x=0))
+    # uniformtext: a number that does not fit over its bar stays 10 px (Plotly would shrink it to ~5).
+    fig.update_layout(barmode="group", legend=dict(orientation="h", y=1.02, yanchor="bottom", x=0),
+                      uniformtext=dict(minsize=10, mode="show"))  # fmt: skip
     return base_layout(fig, height=380)
 
 

@@ -74,7 +74,11 @@ def model_grid(
     trace = dict(
         type="heatmap", z=z, x=x_cats, y=y_cats, colorscale=SEQUENTIAL, zmin=0.0, zmax=1.0, hoverongaps=False,
         hovertemplate=f"%{{y}}<br>%{{x}}<br>{value_name}: %{{z:.4f}}<extra></extra>",
-        colorbar=dict(title=dict(text=value_name, side="right"), thickness=14),
+        # Across the bottom, as wide as the plot: the grid is twice as wide as tall and fills the
+        # plot's width on a phone and a desktop alike, where a bar down the side would be up to 3x
+        # the grid's height (the figure's height is fixed; the screen's width is not known here).
+        colorbar=dict(title=dict(text=value_name, side="right"), orientation="h", lenmode="fraction", len=1.0,
+                      thickness=12, y=-0.02, yanchor="top"),
     )  # fmt: skip
     shapes = []
     if selected is not None:
@@ -93,7 +97,8 @@ def model_grid(
                    constrain="domain"),
         yaxis=dict(axis, autorange="reversed",
                    title=dict(text=layer_title), tickvals=[y_cats[lay * step + middle] for lay in range(L)],
-                   ticktext=[str(lay + 1) for lay in range(L)], scaleanchor="x", constrain="domain"),
+                   ticktext=[str(lay + 1) for lay in range(L)], scaleanchor="x", constrain="domain",
+                   constraintoward="bottom"),  # the grid sits on its colour bar; spare height goes above
         font=dict(family=FONT_FAMILY), hoverlabel=dict(font=dict(family=FONT_FAMILY)),
         margin=dict(l=10, r=10, t=10, b=10), height=height, shapes=shapes, plot_bgcolor="rgba(0,0,0,0)",
     )  # fmt: skip
@@ -110,7 +115,6 @@ def head_map(
     weights: np.ndarray,
     query_labels: Sequence[str],
     key_labels: Sequence[str],
-    key_ticks: Sequence[str],
     *,
     query_title: str,
     key_title: str,
@@ -122,8 +126,12 @@ def head_map(
     Both axes are categorical with unique labels ("10 · it", so a repeated word keeps its own row),
     and hover reads them back (%{y}, %{x}): the exact weight with both tokens and positions for
     2·T strings, where per-cell hover text (figures.common.heatmap's) would be 2·T² strings, 8,000
-    at 64 tokens, copied on every rerun. Above the map the columns show their tokens only
-    (key_ticks), which keeps the slanted labels short; past 40 tokens every second one is labelled."""
+    at 64 tokens, copied on every rerun. The columns carry the same labels as the rows, slanted so
+    they stand side by side; past 40 tokens every second one is labelled.
+
+    The cells fill the plot rather than staying square: the figure is built without knowing the
+    screen's width, and a square map on a phone would be a third of the height of its colour bar.
+    Filling the plot, the map is exactly as tall as the colour bar, on every screen."""
     z = np.asarray(weights, dtype=np.float32)  # [T_q, T_k]; float32 halves the JSON
     rows, cols = z.shape
     y = [safe_label(s, 24) for s in query_labels]
@@ -136,17 +144,15 @@ def head_map(
         colorbar=dict(title=dict(text=value_name, side="right"), thickness=14),
     )  # fmt: skip
     every = int(np.ceil(max(rows, cols) / 40))  # past 40 tokens, label every 2nd: labels would overlap
-    x_text = [safe_label(s) for s in key_ticks]
-    if cols > rows:  # the "not drawn" column keeps its label whatever the step
-        x_tick, x_text = [*x[: cols - 1 : every], x[-1]], [*x_text[: cols - 1 : every], x_text[-1]]
-    else:
-        x_tick, x_text = x[::every], x_text[::every]
-    axis = dict(type="category", tickmode="array", showgrid=False, zeroline=False)  # categories in trace order
+    x_tick = [*x[: cols - 1 : every], x[-1]] if cols > rows else x[::every]  # the "rest" column always labelled
+    # automargin: the slanted labels push the plot down instead of being cut at the figure's edge.
+    axis = dict(type="category", tickmode="array", showgrid=False, zeroline=False, automargin=True)
     layout = dict(
-        xaxis=dict(axis, tickvals=x_tick, ticktext=x_text, side="top", title=dict(text=key_title),
-                   constrain="domain"),
+        # Slanted while a phone's ~20 px columns leave room for it; upright past 12 columns (10 px each).
+        xaxis=dict(axis, tickvals=x_tick, ticktext=x_tick, tickangle=-45 if len(x_tick) <= 12 else -90, side="top",
+                   title=dict(text=key_title)),
         yaxis=dict(axis, tickvals=y[::every], ticktext=y[::every], autorange="reversed",
-                   title=dict(text=query_title), scaleanchor="x", constrain="domain"),
+                   title=dict(text=query_title)),
         font=dict(family=FONT_FAMILY), hoverlabel=dict(font=dict(family=FONT_FAMILY)),
         margin=dict(l=10, r=10, t=20, b=10), height=int(np.clip(18 * rows + 220, 420, 800)),
     )  # fmt: skip

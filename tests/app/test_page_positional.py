@@ -52,7 +52,7 @@ def test_every_section_runs_in_both_languages(lang, step):
     assert set(figures(at)) == FIGURES[step]  # only the open tab's section is drawn
     assert all(alt.strip() for alt in figure_alts(at))
     title = t(f"positional.{('s1', 's2', 's3', 's4', 'check')[step - 1]}_title", lang=lang)
-    assert title in [h.value for h in at.header]
+    assert any(h.value.endswith(title) for h in at.header)  # "2 · title": the number added by the page
 
 
 def test_without_positions_a_shuffle_only_reorders_the_outputs_and_with_them_it_changes_them():
@@ -188,9 +188,13 @@ def test_tabs_and_next_button_keep_the_section_in_the_link():
     assert at.query_params["pe_step"] == "2"
     at.sidebar.radio(key="lang_pick").set_value("zh").run()  # the tabs are relabelled; the section stays
     assert set(figures(at)) == FIGURES[2]
-    assert at.header[0].value == t("positional.s2_title", lang="zh")
+    s2 = t("positional.s2_title", lang="zh")
+    assert at.header[0].value == t("positional.section_heading", lang="zh", n=2, title=s2)
     at.sidebar.toggle(key="lecture").set_value(True).run()  # and lecture mode starts at that step
     assert set(figures(at)) == FIGURES[2] and not at.tabs
+    step_line = next(m.value for m in at.markdown if t("common.step_of", lang="zh", i=2, n=5) in m.value)
+    assert step_line.count("2") == 1  # "第 2 步 · 正弦位置编码": the title adds no second number
+    assert t("positional.controls_shared", lang="zh") in [e.label for e in at.expander]
 
 
 def test_lecture_mode_shows_one_step_with_its_buttons():
@@ -287,3 +291,14 @@ def test_swap_numbers_beyond_the_sentence_are_clamped_with_a_note():
     assert not at.exception
     assert t("positional.swap_clamped", lang="en", T=4, i=1, j=4) in texts(at)
     assert "saw saw a I" in texts(at)
+
+
+def test_lecture_mode_step_one_has_one_controls_label_each_and_short_metric_labels():
+    at = open_page(PAGE, "en")
+    at.sidebar.toggle(key="lecture").set_value(True).run()
+    labels = [e.label for e in at.expander]
+    assert {t("positional.controls_shared", lang="en"), t("positional.controls_shuffle", lang="en")} <= set(labels)
+    step_line = next(m.value for m in at.markdown if t("common.step_of", lang="en", i=1, n=5) in m.value)
+    assert step_line.endswith(f"· {t('positional.s1_title', lang='en')}")  # "Step 1 of 5 · Why: …", one number
+    for lang in ("en", "zh"):  # the formula moved to the help; the label fits half a projector's width
+        assert len(t("positional.metric_plain", lang=lang)) <= 40 and "|" not in t("positional.metric_pe", lang=lang)

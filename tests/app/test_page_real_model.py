@@ -88,6 +88,9 @@ def test_opens_in_both_languages_at_the_it_animal_head(lang):
     row = head_map(at)[IT]
     assert int(np.argmax(row)) == NOUN  # in this head "it" looks most at "animal"
     assert (at.selectbox(key="rm_q").value, at.selectbox(key="rm_k").value) == (IT, NOUN)
+    # the shipped rows all sum to 1.0000: said once, not as a range "from 1.0000 to 1.0000"
+    said = " ".join(m.value for m in at.markdown)
+    assert t("real_model.row_sums_equal", lang=lang, total="1.0000") in said
 
 
 def test_lecture_mode_folds_the_controls_away():

@@ -89,3 +89,27 @@ def test_weighted_sum_rows_are_the_terms_and_the_last_row_is_their_sum():
     np.testing.assert_allclose(z[4], [1.1, 0.1])
     assert heat.zmid == 0 and heat.zmin == -heat.zmax  # diverging scale centred on 0
     assert list(fig.layout.yaxis.ticktext)[-1] == "b3"
+
+
+def test_cells_carry_numbers_only_while_they_are_wide_enough():
+    small = _trace(_heatmap(), type="heatmap")  # 4 tokens
+    assert small.texttemplate == "%{z:.2f}" and small.textfont.size == 12
+    assert small.hovertemplate.endswith("%{z:.6f}<extra></extra>")  # hover keeps the exact value
+    T = 12  # the default sentence: on a phone, 12 cells of ~16 px cannot hold "0.80"
+    crowded = weights_heatmap(
+        np.full((T, T), 1 / T), [f"w{i}" for i in range(T)], mask=None, query_title="query", key_title="key",
+        value_name="weight", sum_label="Σ",
+    )  # fmt: skip
+    assert _trace(crowded, type="heatmap").texttemplate is None
+    assert crowded.layout.xaxis.automargin and crowded.layout.yaxis.automargin  # slanted labels are not cut
+
+
+def test_weighted_sum_numbers_have_a_fixed_size_and_stop_when_crowded():
+    row = np.full(4, 0.25)
+    narrow = weighted_sum(row, np.ones((4, 4)), TOKENS, allowed=None, output_label="b1", component_title="c",
+                          term_title="t", value_name="v")  # fmt: skip
+    heat = _trace(narrow, type="heatmap")
+    assert heat.texttemplate == "%{z:.2f}" and heat.textfont.size == 12  # fixed: Plotly would shrink it to 4 px
+    wide = weighted_sum(row, np.ones((4, 8)), TOKENS, allowed=None, output_label="b1", component_title="c",
+                        term_title="t", value_name="v")  # fmt: skip
+    assert _trace(wide, type="heatmap").texttemplate is None  # 8 components: ~22 px cells on a phone

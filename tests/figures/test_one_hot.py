@@ -65,6 +65,13 @@ def test_vocabulary_map_one_trace_per_group_plus_the_picked_words():
     assert isinstance(fig.data[0].x, tuple | list)  # small arrays go as lists, not typed arrays
     assert [s.replace("<b>", "").replace("</b>", "") for s in fig.data[-1].text] == ["w1", "w7"]
     assert fig.layout.yaxis.scaleanchor == "x"  # equal scales: distances on the map mean something
+    assert fig.layout.legend.orientation == "h" and fig.layout.legend.y < 0  # in rows under the map
+    for axis, k in ((fig.layout.xaxis, 0), (fig.layout.yaxis, 1)):  # the data's extent and a little more
+        low, high = coords[:, k].min(), coords[:, k].max()
+        assert axis.range[0] < low and axis.range[1] > high
+        assert axis.range[1] - axis.range[0] < 1.2 * (high - low)
+        assert axis.constrain == "domain"  # equal scales by shrinking the plot, not padding one range
+    assert fig.data[-1].cliponaxis is False  # a label at the edge keeps all its letters
 
 
 def test_labels_of_nearby_points_move_apart():
@@ -82,6 +89,9 @@ def test_sizes_draw_zero_as_a_note_not_a_bar():
     assert list(embedding_bars.text) == ["384", "2,304", "11,720,448"]
     assert fig.layout.yaxis.type == "log"
     assert [a.text for a in fig.layout.annotations] == ["0: none"]
+    (note,) = fig.layout.annotations
+    assert note.textangle == -90 and note.xanchor == "center"  # upright in the empty slot, clear of the bar beside
+    assert note.x == pytest.approx(2 - 0.2)  # the one-hot bar's slot of the third category
 
 
 def test_wide_heatmap_is_symmetric_about_zero():

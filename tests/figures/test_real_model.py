@@ -35,6 +35,8 @@ def test_grid_is_one_trace_holding_every_map_apart():
     assert np.isnan(z[5:6]).all() and np.isnan(z[:, 5:6]).all()  # the gaps are empty, not zero
     assert (fig.data[0].zmin, fig.data[0].zmax) == (0, 1)  # one colour scale for all maps
     assert fig.data[0].hoverongaps is False
+    bar = fig.data[0].colorbar  # across the bottom, as wide as the grid, on a phone as on a desktop
+    assert (bar.orientation, bar.lenmode, bar.len) == ("h", "fraction", 1)
 
 
 def test_grid_hover_labels_name_layer_head_query_and_key():
@@ -67,10 +69,12 @@ def test_grid_outlines_the_selected_head():
 def test_head_map_rows_and_columns():
     m = maps()[0, 0]
     labels = [f"{i} · {tok}" for i, tok in enumerate(TOKENS)]
-    fig = figs.head_map(m, labels, labels, TOKENS, query_title="Query", key_title="Key", value_name="weight")
+    fig = figs.head_map(m, labels, labels, query_title="Query", key_title="Key", value_name="weight")
     np.testing.assert_allclose(np.asarray(fig.data[0].z, dtype=float), m, atol=1e-6)
     assert list(fig.data[0].y) == ["0 · [CLS]", "1 · a", "2 · &lt;b&gt;", "3 · a", "4 · [SEP]"]
-    assert list(fig.layout.xaxis.ticktext) == ["[CLS]", "a", "&lt;b&gt;", "a", "[SEP]"]  # tokens only on top
+    assert list(fig.layout.xaxis.ticktext) == list(fig.data[0].y)  # keys indexed like the queries
+    assert fig.layout.xaxis.tickangle == -45  # slanted, not stacked upright
+    assert fig.layout.yaxis.scaleanchor is None  # the map fills the plot, so it is as tall as its colour bar
     assert fig.data[0].colorscale[0][1] == "#440154" and SEQUENTIAL == "Viridis"
     assert fig.data[0].texttemplate  # 25 cells: the values are printed
     assert "Query: %{y}<br>Key: %{x}" in fig.data[0].hovertemplate
@@ -81,22 +85,20 @@ def test_head_map_with_a_rest_column():
     m = maps(T=8)[0, 0]
     z = np.hstack([m[:6, :6], m[:6, 6:].sum(axis=1, keepdims=True)])
     rows = [f"{i} · w" for i in range(6)]
-    fig = figs.head_map(z, rows, [*rows, "… +2 more"], ["w"] * 6 + ["… +2 more"], query_title="Q", key_title="K",
-                        value_name="weight")  # fmt: skip
+    fig = figs.head_map(z, rows, [*rows, "… +2 more"], query_title="Q", key_title="K", value_name="weight")
     shown = np.asarray(fig.data[0].z, dtype=float)
     assert shown.shape == (6, 7)
     np.testing.assert_allclose(shown.sum(axis=1), 1.0, atol=1e-5)
     assert list(fig.data[0].x)[-1] == "… +2 more"
-    assert fig.layout.yaxis.scaleanchor == "x"  # square cells, though there is one column more than rows
     eleven = [f"{i} · w" for i in range(11)]
-    big = figs.head_map(maps(T=11)[0, 0], eleven, eleven, ["w"] * 11, query_title="Q", key_title="K",
-                        value_name="weight")  # fmt: skip
+    big = figs.head_map(maps(T=11)[0, 0], eleven, eleven, query_title="Q", key_title="K", value_name="weight")
     assert big.data[0].texttemplate is None  # 121 cells: too many to print
     many = [f"{i} · w" for i in range(64)]
-    crowded = figs.head_map(np.full((64, 65), 1 / 65), many, [*many, "… +9 more"], ["w"] * 64 + ["… +9 more"],
-                            query_title="Q", key_title="K", value_name="weight")  # fmt: skip
+    crowded = figs.head_map(np.full((64, 65), 1 / 65), many, [*many, "… +9 more"], query_title="Q", key_title="K",
+                            value_name="weight")  # fmt: skip
     assert list(crowded.layout.yaxis.tickvals) == many[::2]  # every second row labelled, all 64 drawn
     assert list(crowded.layout.xaxis.tickvals)[-1] == "… +9 more" and len(crowded.data[0].x) == 65
+    assert crowded.layout.xaxis.tickangle == -90  # 33 labels: upright, side by side
 
 
 def test_share_map_prints_every_number():
