@@ -91,7 +91,8 @@ def build_figures(seed: int, n: int, T: int, d_k: int, lang: str) -> dict[str, g
                    t("scaling.var_scaled_measured", lang), t("scaling.var_scaled_theory", lang)),
         ),
         "play": figs.weights_animation(
-            sat.d_values, sat.weights[:, :, 0, :], sat.scores[:, 0, :], j, scaling_names=names,
+            sat.d_values, sat.weights[:, :, 0, :], sat.scores[:, 0, :], j,
+            group_titles={s: t(f"scaling.play_group_{s}", lang) for s in SCALINGS},
             title=t("scaling.play_title", lang, T=T), x_title=t("scaling.play_x", lang),
             y_title=t("scaling.play_y", lang), score_name=t("scaling.play_score", lang),
             slider_prefix=t("scaling.play_slider", lang), play_label=t("scaling.play", lang),
@@ -218,29 +219,35 @@ widgets.show_table(
 
 st.header(t("scaling.s3_title"))
 st.markdown(t("scaling.s3_body"))
+# One equality per line (aligned): a chain on one line runs off a phone's screen, and off a
+# 1280 px window once lecture mode enlarges the text. [6pt]: air between stacked sums and fractions.
 st.markdown(t("scaling.step1"))
-st.latex(r"E[q_i^2] = \operatorname{Var}(q_i) + \big(E[q_i]\big)^2 = 1 + 0 = 1, \qquad E[k_i^2] = 1")
+st.latex(
+    r"\begin{aligned} E[q_i^2] &= \operatorname{Var}(q_i) + \big(E[q_i]\big)^2 \\ &= 1 + 0 = 1, \\"
+    r" E[k_i^2] &= 1 \end{aligned}"
+)
 st.markdown(t("scaling.step2"))
-st.latex(r"E[q_i k_i] = E[q_i]\,E[k_i] = 0 \cdot 0 = 0")
+st.latex(r"\begin{aligned} E[q_i k_i] &= E[q_i]\,E[k_i] \\ &= 0 \cdot 0 = 0 \end{aligned}")
 st.markdown(t("scaling.step3"))
 st.latex(
-    r"\operatorname{Var}(q_i k_i) = E[q_i^2 k_i^2] - \big(E[q_i k_i]\big)^2"
-    r" = E[q_i^2]\,E[k_i^2] - \big(E[q_i]\,E[k_i]\big)^2 = 1 \cdot 1 - 0 = 1"
+    r"\begin{aligned} \operatorname{Var}(q_i k_i) &= E[q_i^2 k_i^2] - \big(E[q_i k_i]\big)^2 \\"
+    r" &= E[q_i^2]\,E[k_i^2] - \big(E[q_i]\,E[k_i]\big)^2 \\ &= 1 \cdot 1 - 0 = 1 \end{aligned}"
 )
 st.info(t("scaling.garbled"), icon=":material/edit_note:")
 st.markdown(t("scaling.step4"))
 st.latex(
-    r"E[q \cdot k] = \sum_{i=1}^{d_k} E[q_i k_i] = 0, \qquad"
-    r"\operatorname{Var}(q \cdot k) = \sum_{i=1}^{d_k} \operatorname{Var}(q_i k_i) = d_k"
+    r"\begin{aligned} E[q \cdot k] &= \sum_{i=1}^{d_k} E[q_i k_i] = 0, \\[6pt]"
+    r" \operatorname{Var}(q \cdot k) &= \sum_{i=1}^{d_k} \operatorname{Var}(q_i k_i) = d_k \end{aligned}"
 )
 st.markdown(t("scaling.step5"))
 st.latex(
-    r"\operatorname{Var}\!\Big(\frac{q \cdot k}{\sqrt{d_k}}\Big) = \frac{d_k}{d_k} = 1, \qquad"
-    r"\operatorname{Var}\!\Big(\frac{q \cdot k}{d_k}\Big) = \frac{d_k}{d_k^2} = \frac{1}{d_k}"
+    r"\begin{aligned} \operatorname{Var}\!\Big(\frac{q \cdot k}{\sqrt{d_k}}\Big) &= \frac{d_k}{d_k} = 1, \\[6pt]"
+    r" \operatorname{Var}\!\Big(\frac{q \cdot k}{d_k}\Big) &= \frac{d_k}{d_k^2} = \frac{1}{d_k} \end{aligned}"
 )
 st.markdown(t("scaling.step6"))
 st.latex(
-    r"J = \frac{\partial p}{\partial s} = \operatorname{diag}(p) - p\,p^\top, \qquad J_{ij} = p_i(\delta_{ij} - p_j)"
+    r"\begin{aligned} J = \frac{\partial p}{\partial s} &= \operatorname{diag}(p) - p\,p^\top, \\[6pt]"
+    r" J_{ij} &= p_i(\delta_{ij} - p_j) \end{aligned}"
 )
 st.markdown(t("scaling.step6_after"))
 

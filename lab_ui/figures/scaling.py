@@ -36,6 +36,22 @@ MEASURED_COLOUR = QUALITATIVE[4]  # sky blue
 LEGEND = {"orientation": "h", "x": 0, "xanchor": "left", "y": 0, "yref": "container", "yanchor": "bottom"}
 LEGEND_MARGIN = 110
 PANEL_GAP = 0.07
+# The two histograms keep their own y tick labels (different scales) in the gap between them: on a
+# phone (a plot area about 300 px wide) 0.07 leaves 21 px, less than "0.05" needs.
+HISTOGRAM_GAP = 0.14
+# Vertical room in pixels is reserved for the largest text the figure can carry: lecture mode
+# (lab_ui.widgets.lecture_styled) sets the title to 24 px and every other text to 20 px, and a
+# Plotly figure cannot wrap or move its parts when text grows. One line of text at size s takes
+# about LINE * s.
+LECTURE_TITLE_PX = 24
+LECTURE_TEXT_PX = 20
+LINE = 1.3
+TITLE_PAD = 8
+TITLE_GAP = 14  # px under a title's lines, for its descenders and some air
+PANEL_TITLE_SHIFT = 6  # px between a panel's title and its plot
+# plotly.js sliders/constants.js: from the current value's row to the tick labels, tickOffset (25)
+# + tickLength (7) + labelOffset (8)
+SLIDER_RAIL_TO_LABELS = 25 + 7 + 8
 
 
 def _figure(data: list[dict], layout: dict, frames: list[dict] | None = None) -> go.Figure:
@@ -51,8 +67,30 @@ def _figure(data: list[dict], layout: dict, frames: list[dict] | None = None) ->
     return go.Figure(data=data, layout=layout, frames=frames, _validate=False)
 
 
-def _title(text: str) -> dict:
-    return {"text": text, "x": 0, "xanchor": "left"}
+def _lines(text: str) -> str:
+    """Plotly cannot wrap text, so the catalogs break long titles with "\n" (a phone shows about
+    40 characters of a title)."""
+    return text.replace("\n", "<br>")
+
+
+def _height(text: str, px: float = LECTURE_TEXT_PX) -> float:
+    """The height in pixels of a text of size px, over as many lines as it has."""
+    return (text.count("\n") + 1) * LINE * px
+
+
+def _title_room(text: str) -> float:
+    """Pixels from the figure's top edge to the bottom of its title, at lecture mode's size."""
+    return TITLE_PAD + _height(text, LECTURE_TITLE_PX)
+
+
+def _title(text: str, height: float) -> dict:
+    """Centred in its own room at the top edge of a figure `height` px tall, so what sits between it
+    and the plot (panel titles) has the rest of the top margin to itself; Plotly's default centres
+    it in the whole top margin. Middle, not top: Plotly centres a title of several lines on the
+    anchor of a one-line title, so with "top" the first line goes over the edge."""
+    middle = TITLE_PAD + (_title_room(text) - TITLE_PAD) / 2
+    return {"text": _lines(text), "x": 0, "xanchor": "left", "y": 1 - middle / height, "yref": "container",
+            "yanchor": "middle"}  # fmt: skip
 
 
 def _on(i: int) -> dict:
@@ -60,31 +98,24 @@ def _on(i: int) -> dict:
     return {"xaxis": f"x{suffix}", "yaxis": f"y{suffix}"}
 
 
-def _panels(titles: Sequence[str], x_titles: Sequence[str], y_titles: Sequence[str]) -> tuple[dict, list[dict]]:
+def _panels(
+    titles: Sequence[str], x_titles: Sequence[str], y_titles: Sequence[str], gap: float = PANEL_GAP
+) -> tuple[dict, list[dict]]:
     """Axes for len(titles) panels in a row, each an equal share of the width, and the panel
     titles as annotations above them (so they grow with the font in lecture mode)."""
     n = len(titles)
-    width = (1.0 - PANEL_GAP * (n - 1)) / n
+    width = (1.0 - gap * (n - 1)) / n
     axes, annotations = {}, []
     for i, title in enumerate(titles):
         suffix = "" if i == 0 else str(i + 1)
-        lo = i * (width + PANEL_GAP)
+        lo = i * (width + gap)
         axes[f"xaxis{suffix}"] = {"domain": [lo, lo + width], "anchor": f"y{suffix}", "title": {"text": x_titles[i]}}
         axes[f"yaxis{suffix}"] = {"anchor": f"x{suffix}", "title": {"text": y_titles[i], "standoff": 4}}
         annotations.append(
-            {"text": f"<b>{title}</b>", "x": lo + width / 2, "y": 1.0, "xref": "paper", "yref": "paper",
-             "xanchor": "center", "yanchor": "bottom", "yshift": 6, "showarrow": False}
+            {"text": f"<b>{_lines(title)}</b>", "x": lo + width / 2, "y": 1.0, "xref": "paper", "yref": "paper",
+             "xanchor": "center", "yanchor": "bottom", "yshift": PANEL_TITLE_SHIFT, "showarrow": False}
         )  # fmt: skip
     return axes, annotations
-
-
-def _two_lines(name: str) -> str:
-    """ "s / d_k (seed 003's slip)" over two lines, so three such titles fit side by side on a phone."""
-    for bracket in (" (", "（"):
-        if bracket in name:
-            head, tail = name.split(bracket, 1)
-            return f"{head}<br>{bracket.strip()}{tail}"
-    return name
 
 
 def _normal_density(x: np.ndarray, variance: float) -> np.ndarray:
@@ -100,7 +131,7 @@ def dot_product_histogram(
     y_title: str,
     measured_name: str,
     theory_names: tuple[str, str],
-    height: int = 380,
+    height: int = 400,
 ) -> go.Figure:
     """Histograms of q·k (left) and q·k/√d_k (right) over the samples, each beside a normal
     density with the variance the derivation predicts, d_k and 1 (the shape itself is normal only
@@ -122,9 +153,11 @@ def dot_product_histogram(
              "hovertemplate": f"{x_titles[i]}: %{{x:.2f}}<br>{y_title}: %{{y:.4f}}<extra>{theory_names[i]}</extra>",
              **_on(i)}
         )  # fmt: skip
-    axes, annotations = _panels(titles, x_titles, (y_title, y_title))
+    # one y title, at the left: the right panel's would sit in the gap, on the left panel's bars
+    axes, annotations = _panels(titles, x_titles, (y_title, ""), gap=HISTOGRAM_GAP)
+    top = max(_height(title) for title in titles) + PANEL_TITLE_SHIFT + 4
     layout = {**axes, "annotations": annotations, "height": height, "bargap": 0.05, "legend": LEGEND,
-              "margin": {"t": 40, "b": LEGEND_MARGIN}}  # fmt: skip
+              "margin": {"t": round(top), "b": LEGEND_MARGIN}}  # fmt: skip
     return _figure(data, layout)
 
 
@@ -165,12 +198,13 @@ def variance_against_d(
                               f"<br>{theory_name}: %{{customdata[0]:.4g}}<extra></extra>"}
         )  # fmt: skip
     layout = {
-        "title": _title(title), "height": height,
+        "title": _title(title, height), "height": height,
         "xaxis": {"title": {"text": x_title}, "type": "log", "dtick": np.log10(4), "tickformat": "d"},
-        "yaxis": {"title": {"text": y_title}, "type": "log", "exponentformat": "power"},
+        # decades only (1, 10, 100, 1000): Plotly's default adds 2 and 5 between them, a clutter of labels
+        "yaxis": {"title": {"text": y_title}, "type": "log", "dtick": 1, "tickformat": "~g"},
         "shapes": [{"type": "line", "x0": chosen_d, "x1": chosen_d, "y0": 0, "y1": 1, "xref": "x", "yref": "paper",
                     "line": {"color": THEORY_COLOUR, "width": 1, "dash": "dash"}}],
-        "legend": LEGEND, "margin": {"b": LEGEND_MARGIN},
+        "legend": LEGEND, "margin": {"t": round(_title_room(title) + TITLE_GAP), "b": LEGEND_MARGIN},
     }  # fmt: skip
     return _figure(data, layout)
 
@@ -223,8 +257,9 @@ def saturation_curves(
     axes["yaxis"]["range"] = [0, 1.05]
     axes["yaxis2"]["rangemode"] = "tozero"
     axes["yaxis3"]["rangemode"] = "tozero"
+    top = max(_height(title) for title in titles) + PANEL_TITLE_SHIFT + 4
     layout = {**axes, "annotations": annotations, "shapes": shapes, "height": height, "legend": LEGEND,
-              "margin": {"t": 40, "b": LEGEND_MARGIN}}  # fmt: skip
+              "margin": {"t": round(top), "b": LEGEND_MARGIN}}  # fmt: skip
     return _figure(data, layout)
 
 
@@ -234,7 +269,7 @@ def weights_animation(
     scores: np.ndarray,
     start: int,
     *,
-    scaling_names: dict[str, str],
+    group_titles: dict[str, str],
     title: str,
     x_title: str,
     y_title: str,
@@ -242,12 +277,14 @@ def weights_animation(
     slider_prefix: str,
     play_label: str,
     pause_label: str,
-    height: int = 440,
+    plot_height: int = 260,
 ) -> go.Figure:
     """One row of T weights under each scaling, side by side in three groups, as d_k sweeps: one
     Plotly frame per d_k, a play / pause button and a slider, animated in the browser without a
-    rerun. weights: [n_s, n_d, T] in the order of scaling_names; scores: [n_d, T] raw q·k_j of
-    the row; start: the index into d_values shown first.
+    rerun. weights: [n_s, n_d, T] in the order of group_titles (scaling id -> the group's title,
+    "\n" between its lines: a group is under 100 px wide on a phone); scores: [n_d, T] raw q·k_j
+    of the row; start: the index into d_values shown first; plot_height: of the bars alone, the
+    title and controls get their own room above and below.
 
     All bars are one trace (groups placed along one axis, a gap between them), so each frame
     carries one small update (heights, labels, hover data) and the figure builds quickly."""
@@ -258,7 +295,7 @@ def weights_animation(
     key = np.tile(np.arange(1, T + 1), n_scalings)  # [n_s * T]; keys numbered from 1, as k_1 ... k_T
     group = np.repeat(np.arange(n_scalings), T)  # [n_s * T]
     x = group * (T + gap) + key  # [n_s * T]: the groups side by side, `gap` empty slots apart
-    colours = [STYLE[s]["color"] for s in scaling_names for _ in range(T)]
+    colours = [STYLE[s]["color"] for s in group_titles for _ in range(T)]
 
     def heights(j: int) -> dict:
         # Plain rounded lists: Plotly checks a list far faster than an array (see the module's
@@ -277,33 +314,53 @@ def weights_animation(
     frames = [{"name": str(int(d)), "data": [heights(j)], "traces": [0]} for j, d in enumerate(d_values)]
     step = 1 if T <= 16 else T // 8
     ticks = [i for i in range(n_scalings * T) if (key[i] - 1) % step == 0]
+
+    # Top, from the edge down: the title, then the group titles, then the bars.
+    text = LINE * LECTURE_TEXT_PX  # px: one line of text at its largest
+    head_shift = 4  # px between a group's title and the top of the plot
+    top = _title_room(title) + TITLE_GAP + max(_height(name) for name in group_titles.values()) + head_shift + 4
+    # Bottom, from the plot down: the key numbers, then one row with the buttons at the left and the
+    # slider's "d_k = …" at the right, then the slider's rail across the whole width (beside the
+    # buttons it would be squeezed to a stub on a phone), its tick labels under it.
+    button_h = text + 10  # a button's text and its padding and border
+    controls_top = text + 16  # below the key numbers
+    slider_h = button_h + 6 + SLIDER_RAIL_TO_LABELS + text  # the buttons' row, the rail, its ticks and labels
+    bottom = controls_top + slider_h + 8
+
+    def below(px: float) -> float:
+        """A distance below the plot area in Plotly's paper units (the plot's height is 1)."""
+        return -px / plot_height
+
     annotations = [
-        {"text": f"<b>{_two_lines(name)}</b>", "x": s * (T + gap) + (T + 1) / 2, "y": 1.0, "xref": "x", "yref": "paper",
-         "xanchor": "center", "yanchor": "bottom", "yshift": 4, "showarrow": False,
-         "font": {"color": STYLE[s_id]["color"]}}
-        for s, (s_id, name) in enumerate(scaling_names.items())
+        {"text": f"<b>{_lines(name)}</b>", "x": s * (T + gap) + (T + 1) / 2, "y": 1.0,
+         "xref": "x", "yref": "paper", "xanchor": "center", "yanchor": "bottom", "yshift": head_shift,
+         "showarrow": False, "font": {"color": STYLE[s_id]["color"]}}
+        for s, (s_id, name) in enumerate(group_titles.items())
     ]  # fmt: skip
     # Frames change only trace data, so Plotly can tween the bars without a full redraw.
     still = {"frame": {"duration": 0, "redraw": False}, "mode": "immediate", "transition": {"duration": 0}}
     playing = {"frame": {"duration": 900, "redraw": False}, "fromcurrent": True, "transition": {"duration": 400}}
     layout = {
-        "title": _title(title), "height": height, "bargap": 0.15, "annotations": annotations,
-        "margin": {"t": 110, "b": 120},
-        "xaxis": {"tickmode": "array", "tickvals": x[ticks],  # no title: it would sit on the slider
+        "title": _title(title, round(plot_height + top + bottom)), "height": round(plot_height + top + bottom),
+        "bargap": 0.15,
+        "annotations": annotations, "margin": {"t": round(top), "b": round(bottom)},
+        "xaxis": {"tickmode": "array", "tickvals": x[ticks],  # no title: it would sit on the controls
                   "ticktext": [str(k) for k in key[ticks]], "range": [0.3, n_scalings * (T + gap) - gap + 0.7],
                   "showgrid": False, "zeroline": False},
         "yaxis": {"title": {"text": y_title}, "range": [0, 1.15], "tickformat": ".1f"},
         "updatemenus": [
-            {"type": "buttons", "direction": "left", "x": 0, "y": -0.22, "xanchor": "left", "yanchor": "top",
-             "showactive": False, "pad": {"t": 0, "r": 10},
+            {"type": "buttons", "direction": "left", "x": 0, "y": below(controls_top), "xanchor": "left",
+             "yanchor": "top", "showactive": False, "pad": {"t": 0, "r": 0, "b": 0, "l": 0},
              "buttons": [
                  {"label": "▶ " + play_label, "method": "animate", "args": [None, playing]},
                  {"label": "❚❚ " + pause_label, "method": "animate", "args": [[None], still]},
              ]}
         ],
         "sliders": [
-            {"active": start, "x": 0.24, "len": 0.76, "y": -0.14, "xanchor": "left", "yanchor": "top",
-             "pad": {"t": 0}, "currentvalue": {"prefix": slider_prefix, "xanchor": "right"},
+            {"active": start, "x": 0, "len": 1, "y": below(controls_top), "xanchor": "left", "yanchor": "top",
+             "pad": {"t": 0, "r": 0, "b": 0, "l": 0},
+             # the current value shares the buttons' row; its offset drops the rail below them
+             "currentvalue": {"prefix": slider_prefix, "xanchor": "right", "offset": round(button_h - text + 6)},
              "steps": [{"label": str(int(d)), "method": "animate", "args": [[str(int(d))], still]} for d in d_values]}
         ],
     }  # fmt: skip

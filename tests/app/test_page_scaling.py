@@ -2,12 +2,13 @@
 presets, the check-yourself slot, and bad link values."""
 
 import base64
+import re
 
 import numpy as np
 import pytest
 from app_harness import figure_alts, figures, open_page
 
-from lab_ui.i18n import t
+from lab_ui.i18n import catalog, t
 
 PAGE = "pages/scaling.py"
 D_VALUES = [2**i for i in range(13)]
@@ -179,3 +180,21 @@ def test_extremes_and_lecture_mode_run():
     at = open_page(PAGE, "en", sc_d="4096", sc_T="64", sc_n="5000", sc_seed=str(2**31 - 1))
     assert not at.exception
     assert variance_table(at).index[-1] == 4096
+
+
+def test_english_page_translates_every_chinese_quote():
+    """Seed 003's words stay in Chinese (they are the source), each followed by an English
+    translation in brackets: “原文” (“translation”)."""
+    quote = re.compile(r"“([^”]*[\u4e00-\u9fff][^”]*)”")
+    found = 0
+    for key, texts in catalog().items():
+        if not key.startswith("scaling."):
+            continue
+        for match in quote.finditer(texts["en"]):
+            found += 1
+            after = texts["en"][match.end() :].lstrip()
+            assert re.match(r"\(“[A-Za-z][^”]*”\)", after), (key, match.group(0))
+    assert found >= 4
+    at = open_page(PAGE, "en")
+    page = " ".join(m.value for m in at.markdown)
+    assert "(“independent components: summed, they become 0 and dk”)" in page

@@ -91,7 +91,7 @@ def test_curves_have_a_line_per_scaling_and_the_uniform_reference(sat):
 
 def animation(sat, start, T=8):
     return figs.weights_animation(
-        sat.d_values, sat.weights[:, :, 0, :], sat.scores[:, 0, :], start, scaling_names=NAMES, title="row",
+        sat.d_values, sat.weights[:, :, 0, :], sat.scores[:, 0, :], start, group_titles=NAMES, title="row",
         x_title="key", y_title="weight", score_name="score", slider_prefix="d_k = ", play_label="Play",
         pause_label="Pause",
     )  # fmt: skip
@@ -123,3 +123,52 @@ def test_animation_bars_keep_their_colour_and_key_numbers(sat):
     assert keys == list(range(1, T + 1)) * 3
     raw = [row[1] for row in fig.frames[3].data[0].customdata][:T]
     np.testing.assert_allclose(raw, sat.scores[3, 0], atol=1e-3)  # hover shows the raw score q·k
+
+
+def test_animation_controls_stack_clear_of_the_axis_and_of_each_other(sat):
+    """Buttons at the left and the slider's current value at the right share one row under the key
+    numbers; the slider's rail runs the full width below them (beside the buttons a phone squeezed
+    it to a stub), and the bottom margin holds it all."""
+    spec = valid(animation(sat, 0))["layout"]
+    buttons, slider = spec["updatemenus"][0], spec["sliders"][0]
+    assert (slider["x"], slider["len"]) == (0, 1)
+    assert buttons["y"] == slider["y"] < 0 and buttons["yanchor"] == slider["yanchor"] == "top"
+    plot_height = spec["height"] - spec["margin"]["t"] - spec["margin"]["b"]
+    below_axis = -slider["y"] * plot_height  # px between the plot and the controls
+    assert below_axis >= figs.LINE * figs.LECTURE_TEXT_PX  # room for the key numbers at lecture size
+    button_height = figs.LINE * figs.LECTURE_TEXT_PX + 10
+    text = figs.LINE * figs.LECTURE_TEXT_PX
+    assert text + slider["currentvalue"]["offset"] >= button_height  # the rail starts under the buttons
+    assert spec["margin"]["b"] >= below_axis + button_height + figs.SLIDER_RAIL_TO_LABELS + text
+
+
+def test_animation_title_and_group_titles_have_rooms_of_their_own(sat):
+    fig = figs.weights_animation(
+        sat.d_values, sat.weights[:, :, 0, :], sat.scores[:, 0, :], 0, group_titles={s: "s\n(x)" for s in SCALINGS},
+        title="line one\nline two", x_title="key", y_title="weight", score_name="score", slider_prefix="d_k = ",
+        play_label="Play", pause_label="Pause",
+    )  # fmt: skip
+    layout = valid(fig)["layout"]
+    title = layout["title"]
+    assert title["text"] == "line one<br>line two" and title["yref"] == "container"
+    title_bottom = (1 - title["y"]) * layout["height"] + 2 * figs.LINE * figs.LECTURE_TITLE_PX / 2
+    heads = 2 * figs.LINE * figs.LECTURE_TEXT_PX + max(a["yshift"] for a in layout["annotations"])
+    assert title_bottom + heads <= layout["margin"]["t"]  # the group titles start below the title
+    assert all(a["text"] == "<b>s<br>(x)</b>" for a in layout["annotations"])
+
+
+def test_histograms_leave_the_gap_to_the_right_panels_tick_labels(var):
+    layout = valid(histogram(var, 3))["layout"]
+    assert layout["yaxis"]["title"]["text"] == "density"
+    assert layout["yaxis2"]["title"]["text"] == ""  # would sit on the left panel's bars on a phone
+    assert layout["xaxis2"]["domain"][0] - layout["xaxis"]["domain"][1] == pytest.approx(figs.HISTOGRAM_GAP)
+
+
+def test_variance_axis_labels_decades_only(var):
+    fig = figs.variance_against_d(
+        var.d_values, var.variance, var.standard_error, var.scaled_variance, var.scaled_standard_error, 256,
+        title="t", x_title="d", y_title="var", names=("measured", "theory d", "scaled", "theory 1"),
+    )  # fmt: skip
+    layout = valid(fig)["layout"]
+    assert layout["yaxis"]["dtick"] == 1  # 1, 10, 100, 1000: no 2 and 5 between decades
+    assert layout["xaxis"]["dtick"] == pytest.approx(np.log10(4))  # 1, 4, 16, ...: powers of two
