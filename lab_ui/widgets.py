@@ -69,6 +69,13 @@ def show_figure(fig: go.Figure, *, key: str, alt: str) -> None:
     st.plotly_chart(fig, key=key, config=plotly_config(key), width="stretch", on_select="ignore", alt=alt)
 
 
+def hide_cell_numbers_on_phones(key: str) -> None:
+    """The numbers written in the cells of figure `key` fit a desktop's or a projector's width but
+    not a 390-pixel phone's: hide them there (hover and the numbers table still give them). A
+    figure is built without knowing the screen; the browser does know it."""
+    st.html(f"<style>@media (max-width: 640px) {{ .st-key-{key} .heatmap-label {{ display: none; }} }}</style>")
+
+
 def lecture_styled(fig: go.Figure) -> go.Figure:
     """A copy of the figure for a projector (the original may sit in a cache): text at least
     20 px, lines and markers about 1.5x thicker, each trace keeping its own proportions."""

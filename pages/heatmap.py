@@ -267,6 +267,8 @@ with figure_area:
         subtitle=t("heatmap.heatmap_subtitle"),
     ))  # fmt: skip
     widgets.show_figure(fig, key="heatmap_weights", alt=t("heatmap.heatmap_alt", n=T))
+    if T > figures.CELL_TEXT_PHONE_MAX_TOKENS:
+        widgets.hide_cell_numbers_on_phones("heatmap_weights")
     lo, hi = float(sums[live].min()), float(sums[live].max())
     if relu:
         st.markdown(t("heatmap.sums_relu", lo=f"{lo:.3f}", hi=f"{hi:.3f}"))

@@ -13,11 +13,12 @@ import plotly.graph_objects as go
 
 from lab_ui.figures.common import DIVERGING, MASKED_COLOUR, bars, heatmap, safe_label
 
-# Numbers in cells: figures are built on the server, without knowing the screen's width, so the rule
-# is one that holds on the narrowest screen. A 390 px phone and the desktop's figure column both
-# leave about 24 px per cell for 8 tokens, just enough for "0.80" at 10 px; past that the numbers
-# run into each other, and hover and the numbers table give the exact values instead.
-CELL_TEXT_MAX_TOKENS = 8
+# Numbers in cells: a desktop's figure column leaves about 24 px per cell for 12 tokens, enough for
+# "0.80" at 10 px, and a projector (lecture mode: the full width, 20 px text) about 70. A 390 px
+# phone leaves 24 px only up to 8 tokens: past that the page hides the numbers there
+# (lab_ui.widgets.hide_cell_numbers_on_phones), and hover and the numbers table give them.
+CELL_TEXT_MAX_TOKENS = 12
+CELL_TEXT_PHONE_MAX_TOKENS = 8
 # The output chart shares a row with the bars (half the width on a desktop, all of it on a phone):
 # "-1.29" at 10 px needs about 30 px, which 6 components leave.
 CELL_TEXT_MAX_COMPONENTS = 6

@@ -396,3 +396,14 @@ def test_lecture_mode_folds_the_controls_away():
     assert not at.exception
     assert t("heatmap.controls", lang="en") in [e.label for e in at.expander]
     assert figures(at)["heatmap_weights"]["layout"]["font"]["size"] >= 20
+
+
+@pytest.mark.parametrize(("text", "hidden"), [("I saw a saw", False), (DEFAULT_TEXT, True)])
+def test_cell_numbers_are_hidden_on_phones_only_when_crowded(text, hidden):
+    """4 tokens: the numbers fit a phone. The default 12: they fit a desktop's column (and are
+    written), but the page asks the browser to hide them below 640 px."""
+    at = open_page(PAGE, hm_text=text)
+    trace = figures(at)["heatmap_weights"]["data"][0]
+    assert trace["texttemplate"] == "%{z:.2f}"
+    styles = [h.proto.body for h in at.get("html") if ".st-key-heatmap_weights .heatmap-label" in h.proto.body]
+    assert bool(styles) == hidden

@@ -4,7 +4,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from attention_core import causal_mask
-from lab_ui.figures.heatmap import row_bars, weighted_sum, weights_heatmap
+from lab_ui.figures.heatmap import CELL_TEXT_MAX_TOKENS, row_bars, weighted_sum, weights_heatmap
 
 TOKENS = ["I", "saw", "a", "<b>saw</b>"]
 W = np.array(
@@ -95,7 +95,7 @@ def test_cells_carry_numbers_only_while_they_are_wide_enough():
     small = _trace(_heatmap(), type="heatmap")  # 4 tokens
     assert small.texttemplate == "%{z:.2f}" and small.textfont.size == 12
     assert small.hovertemplate.endswith("%{z:.6f}<extra></extra>")  # hover keeps the exact value
-    T = 12  # the default sentence: on a phone, 12 cells of ~16 px cannot hold "0.80"
+    T = CELL_TEXT_MAX_TOKENS + 1  # past the desktop's limit: no numbers at all (a phone hides them sooner)
     crowded = weights_heatmap(
         np.full((T, T), 1 / T), [f"w{i}" for i in range(T)], mask=None, query_title="query", key_title="key",
         value_name="weight", sum_label="Σ",
