@@ -18,7 +18,10 @@ MAX_TOKENS = 16
 D_MAX = 8
 W_NAMES = ("wq", "wk", "wv")
 W_TEX = {"wq": "W_q", "wk": "W_k", "wv": "W_v"}
-N_STEPS = 9
+# The steps in page order. "check" comes right after Q and K are shown and before the steps that
+# work its score out; a step's number (heading, lecture stepper, qkv_step in a link) is its place here.
+STEPS = ("tokens", "weights", "qkv", "check", "scores", "softmax", "output", "matrix", "additive")
+STEP = {name: n for n, name in enumerate(STEPS, start=1)}
 SQUARE_MAX = 8  # up to 8 tokens a T × T matrix is printed (if it fits); beyond, A' is drawn as a heatmap
 DEFAULT_SEED = 3  # with this seed, token 1 of the default sentence attends clearly to one key
 
@@ -116,11 +119,11 @@ def math(tex: str) -> str:
     return f"$$\n{tex}\n$$"
 
 
-def show(*blocks: str, step: int | None = None) -> None:
+def show(*blocks: str, step: str | None = None) -> None:
     """A step's heading, words and formulas as one markdown element (fewer elements, a faster
     rerun). In lecture mode the stepper's bar names the step instead of the heading."""
     if step is not None and not is_lecture():
-        blocks = (f"### {step} · {t(f'qkv.step{step}')}", *blocks)
+        blocks = (f"### {STEP[step]} · {t(f'qkv.step_{step}')}", *blocks)
     if any(blocks):
         st.markdown("\n\n".join(b for b in blocks if b))
 
@@ -168,18 +171,38 @@ s = r.query
 labels = fq.key_labels(tokens)
 repeats = [(a, b) for a in range(T) for b in range(a + 1, T) if tokens[a] == tokens[b]]
 
-visible = stepper("qkv_step", [t(f"qkv.step{n}") for n in range(1, N_STEPS + 1)])
+stepper_at = stepper("qkv_step", [t(f"qkv.step_{name}") for name in STEPS])
+
+
+def visible(name: str) -> bool:
+    return stepper_at(STEP[name])
+
+
+def unlock() -> None:
+    """The button under a hidden number: the same as showing the check's answer."""
+    st.session_state["qkv_check_show"] = True
+
+
+def hidden(name: str) -> None:
+    """Stands where a number that answers the check would be, until the check is answered."""
+    st.info(t("qkv.hidden", step=STEP["check"]), icon=":material/lock:")
+    st.button(t("qkv.unlock"), key=f"qkv_unlock_{name}", on_click=unlock, icon=":material/lock_open:")
+
+
+# The check asks for α_{1,j} with j = 2 (1 for a one-token sentence), from q_1 and k_j shown in step 3.
+check_j = min(1, T - 1)
+check_answer = float(r.matrix.scores[0, check_j])
 width = 630 if is_lecture() else fq.WIDTH  # lecture mode's text is 1.4x larger
 a_labels, q_labels, k_labels = fq.row_labels("a", T), fq.row_labels("q", T), fq.row_labels("k", T)
 
 # --- 1. tokens become vectors -----------------------------------------------------------------------
 
-if visible(1):
+if visible("tokens"):
     chips = "\u2003".join(
         f"$a_{{{j + 1}}}$ = **{widgets.escape_markdown(fq.short(tok, 24))}**" for j, tok in enumerate(tokens)
     )
-    show(t("qkv.step1_body", T=T, d_model=d_model), chips,
-         math(fq.matrix_tex(r.x, name="I", row_labels=a_labels, highlight_row=i)), step=1)  # fmt: skip
+    show(t("qkv.tokens_body", T=T, d_model=d_model), chips,
+         math(fq.matrix_tex(r.x, name="I", row_labels=a_labels, highlight_row=i)), step="tokens")  # fmt: skip
     if repeats:
         a, b = repeats[0]
         st.info(t("qkv.repeated", a=a + 1, b=b + 1, token=widgets.escape_markdown(fq.short(tokens[a], 24))),
@@ -187,68 +210,104 @@ if visible(1):
 
 # --- 2. three weight matrices -----------------------------------------------------------------------
 
-if visible(2):
+if visible("weights"):
     parts = [fq.matrix_tex(getattr(r, f"w_{n[1]}"), name=W_TEX[n]) for n in W_NAMES]
     typed_now = source == "typed" and max(d_model, d_k) <= fq.TYPED_MAX
     note = t("qkv.weights_typed") if typed_now else t("qkv.weights_random", seed=seed)
-    show(t("qkv.step2_body", d_model=d_model, d_k=d_k),
-         *map(math, fq.matrices_tex(parts, [fq.matrix_px(d_k)] * 3, width)), f"*{note}*", step=2)  # fmt: skip
+    show(t("qkv.weights_body", d_model=d_model, d_k=d_k),
+         *map(math, fq.matrices_tex(parts, [fq.matrix_px(d_k)] * 3, width)), f"*{note}*", step="weights")  # fmt: skip
 
 # --- 3. Q, K, V -------------------------------------------------------------------------------------
 
-if visible(3):
+if visible("qkv"):
     full = fq.product_tex([("I", r.x, a_labels), ("W_q", r.w_q, None)], ("Q", r.Q, q_labels), highlight_row=i,
                           budget=width)  # fmt: skip
     parts = [
         fq.matrix_tex(m, name=rf"{X} = I\,W_{x}", row_labels=fq.row_labels(x, T), highlight_row=i)
         for X, x, m in (("Q", "q", r.Q), ("K", "k", r.K), ("V", "v", r.V))
     ]
-    show(t("qkv.step3_body", T=T, d_model=d_model, d_k=d_k), math(full) if full else "",
-         math(fq.entry_tex("q", i, 0, r.x[i], r.w_q[:, 0], r.Q[i, 0], "W_q", width)), t("qkv.step3_all"),
-         *map(math, fq.matrices_tex(parts, [max(fq.matrix_px(d_k, True), 190)] * 3, width)), step=3)  # fmt: skip
+    show(t("qkv.qkv_body", T=T, d_model=d_model, d_k=d_k), math(full) if full else "",
+         fq.lines_md([fq.entry_tex("q", i, 0, r.x[i], r.w_q[:, 0], r.Q[i, 0], "W_q")]), t("qkv.qkv_all"),
+         *map(math, fq.matrices_tex(parts, [max(fq.matrix_px(d_k, True), 190)] * 3, width)), step="qkv")  # fmt: skip
     st.info(t("qkv.rows_vs_columns"), icon=":material/swap_horiz:")
     if tables:
         columns = [f"{p}[{c + 1}]" for p, n in (("a", d_model), ("q", d_k), ("k", d_k), ("v", d_k)) for c in range(n)]
         widgets.show_table(pd.DataFrame(np.hstack([r.x, r.Q, r.K, r.V]), index=labels, columns=columns),
                            key="qkv_qkv", filename="qkv_I_Q_K_V.csv", caption=t("qkv.table_qkv"))  # fmt: skip
 
-# --- 4. the scores of one query ---------------------------------------------------------------------
+# --- 4. check yourself, before the steps that work the score out -----------------------------------
 
-if visible(4):
+if visible("check"):
+    q1, kj = r.Q[0], r.K[check_j]
+    show(step="check")
+    # The shown numbers are rounded to 2 places: allow the error that rounding can cause.
+    tolerance = 0.006 + 0.005 * float(np.abs(q1).sum() + np.abs(kj).sum())
+    terms = " + ".join(f"({fq.num(a)})({fq.num(b)})" for a, b in zip(q1, kj, strict=True))
+    widgets.check_number(
+        t("qkv.check_question", j=check_j + 1, q1=fq.vector_tex(q1), kj=fq.vector_tex(kj)), check_answer,
+        key="qkv_check", tolerance=tolerance,
+        explanation=t("qkv.check_explain", j=check_j + 1, terms=terms, answer=f"{check_answer:.4f}"),
+    )  # fmt: skip
+    typed = st.session_state.get("qkv_check")
+    solved = typed is not None and abs(typed - check_answer) <= max(tolerance, tolerance * abs(check_answer))
+    # Scrolling on would show the answer: until it is typed right or shown, the numbers below that
+    # equal it stay hidden. In lecture mode each step is on its own, so nothing below is on screen.
+    locked = not is_lecture() and not solved and not st.session_state.get("qkv_check_show")
+    if locked:
+        st.caption(t("qkv.check_hides", j=check_j + 1))
+else:
+    locked = False
+
+
+def spoils(values) -> bool:
+    """Would these shown numbers give the check's answer away (the same dot product, whichever
+    query is followed)?"""
+    return locked and bool(np.isclose(values, check_answer, rtol=1e-9, atol=1e-12).any())
+
+
+# --- 5. the scores of one query ---------------------------------------------------------------------
+
+if visible("scores"):
     parts = [rf"q_{{{i + 1}}} = {fq.vector_tex(s.q_i)}", fq.matrix_tex(r.K, name="K", row_labels=k_labels)]
-    show(t("qkv.step4_body", i=i + 1, token=widgets.escape_markdown(fq.short(tokens[i], 24))),
+    sums = "" if spoils(s.alpha) else fq.lines_md(fq.dot_terms_tex(i, s.q_i, r.K, s.products, s.alpha))
+    show(t("qkv.scores_body", i=i + 1, token=widgets.escape_markdown(fq.short(tokens[i], 24))),
          *map(math, fq.matrices_tex(parts, [fq.matrix_px(d_k) + 60, fq.matrix_px(d_k, True)], width)),
-         math(fq.dot_terms_tex(i, s.q_i, r.K, s.products, s.alpha, width)), step=4)  # fmt: skip
+         sums, step="scores")  # fmt: skip
+    if not sums:
+        hidden("scores")
     with st.container(border=True):
-        j = min(1, T - 1)
-        st.markdown(t("qkv.seed_mistake", d_k=d_k, k2=fq.vector_tex(r.K[j]), j=j + 1))
-    if tables:
+        st.markdown(t("qkv.seed_mistake", d_k=d_k, k2=fq.vector_tex(r.K[check_j]), j=check_j + 1))
+    if tables and sums:
         columns = [f"q{i + 1}[{c + 1}]·k[{c + 1}]" for c in range(d_k)] + [f"α{i + 1},j"]
         frame = pd.DataFrame(np.column_stack([s.products, s.alpha]), index=labels, columns=columns)
         widgets.show_table(frame, key="qkv_products", filename="qkv_products.csv", caption=t("qkv.table_products"))
 
-# --- 5. scale, then softmax -------------------------------------------------------------------------
+# --- 6. scale, then softmax -------------------------------------------------------------------------
 
-if visible(5):
-    show(t("qkv.step5_body", d_k=d_k), math(fq.scale_tex(d_k, s.scale)), step=5)
+if visible("softmax"):
+    show(t("qkv.softmax_body", d_k=d_k), math(fq.scale_tex(d_k, s.scale)), step="softmax")
     best = int(np.argmax(s.alpha_prime))
-    widgets.show_figure(figs["scores"], key="qkv_scores", alt=t("qkv.alt_scores", i=i + 1, best=labels[best]))
-    show(math(fq.softmax_tex(i, s.alpha_prime, per_line=4 if width >= fq.WIDTH else 3)))
-    if tables:
+    if spoils(s.alpha):  # the chart writes each score above its bar
+        hidden("softmax")
+    else:
+        widgets.show_figure(figs["scores"], key="qkv_scores", alt=t("qkv.alt_scores", i=i + 1, best=labels[best]))
+    formula, weights = fq.softmax_tex(i, s.alpha_prime)
+    show(math(formula), weights)
+    if tables and not spoils(s.alpha):
         frame = pd.DataFrame(
             {"α": s.alpha, "α/√d_k": s.alpha_scaled, "exp(α/√d_k − max)": s.exp_shifted, "α'": s.alpha_prime},
             index=labels,
         )
         widgets.show_table(frame, key="qkv_softmax", filename="qkv_softmax.csv", caption=t("qkv.table_softmax"))
 
-# --- 6. the weighted sum of the values --------------------------------------------------------------
+# --- 7. the weighted sum of the values --------------------------------------------------------------
 
-if visible(6):
+if visible("output"):
     best = int(np.argmax(s.alpha_prime))
     show(
-        t("qkv.step6_body", i=i + 1),
-        math(fq.weighted_sum_tex(i, s.alpha_prime, r.V, s.contributions, s.b_i, width)),
-        step=6,
+        t("qkv.output_body", i=i + 1),
+        fq.lines_md(fq.weighted_sum_tex(i, s.alpha_prime, r.V, s.contributions, s.b_i)),
+        step="output",
     )
     widgets.show_figure(figs["sum"], key="qkv_sum", alt=t("qkv.alt_sum", i=i + 1))
     if s.alpha_prime[best] < 1.5 / T:  # no key stands out: b_i is close to the plain average of the values
@@ -269,9 +328,9 @@ if visible(6):
         query_step,
     )
 
-# --- 7. every query at once: the matrix form ------------------------------------------------------
+# --- 8. every query at once: the matrix form ------------------------------------------------------
 
-if visible(7):
+if visible("matrix"):
     A, A_prime, O = r.matrix.scores, r.matrix.weights, r.matrix.output  # noqa: E741 (the formula's names)
     square = T <= SQUARE_MAX and fq.matrix_px(T, True) + 110 <= width  # a T × T matrix, its row names, "A ="
     scores = fq.product_tex([("Q", r.Q, q_labels), (r"K^{\top}", r.K.T, None)], ("A", A, q_labels), highlight_row=i,
@@ -285,18 +344,18 @@ if visible(7):
                             budget=width) or r"O = A' V = " + fq.matrix_tex(O, name="O", row_labels=b_labels,
                                                                              highlight_row=i)  # fmt: skip
     same = bool(np.allclose(O[i], s.b_i)) and bool(np.allclose(A_prime[i], s.alpha_prime))
-    agree = t("qkv.same_as_steps" if same else "qkv.not_same", i=i + 1)
+    agree = t("qkv.same_as_steps" if same else "qkv.not_same", i=i + 1, softmax=STEP["softmax"],
+              output=STEP["output"])  # fmt: skip
     if square:
-        show(
-            t("qkv.step7_body", T=T, d_k=d_k),
-            math(scores) if scores else "",
-            math(softmaxed),
-            math(output),
-            agree,
-            step=7,
-        )
+        if scores and spoils(A):  # A holds every score, the check's among them
+            show(t("qkv.matrix_body", T=T, d_k=d_k), step="matrix")
+            hidden("matrix")
+            show(math(softmaxed), math(output), agree)
+        else:
+            show(t("qkv.matrix_body", T=T, d_k=d_k), math(scores) if scores else "", math(softmaxed), math(output),
+                 agree, step="matrix")  # fmt: skip
     else:  # too many tokens to print a T × T matrix: draw A' instead
-        show(t("qkv.step7_body", T=T, d_k=d_k), t("qkv.too_wide", T=T), step=7)
+        show(t("qkv.matrix_body", T=T, d_k=d_k), t("qkv.too_wide", T=T), step="matrix")
         widgets.show_figure(figs["weights"], key="qkv_weights", alt=t("qkv.alt_weights", T=T, i=i + 1))
         show(math(output), agree)
     if tables or not square:
@@ -310,38 +369,27 @@ if visible(7):
         scaled_dot_product_attention,
     )
 
-# --- 8. dot product vs additive ---------------------------------------------------------------------
+# --- 9. dot product vs additive ---------------------------------------------------------------------
 
-if visible(8):
-    j = min(1, T - 1)
+if visible("additive"):
+    j = check_j
     pair = rf"\alpha_{{{i + 1},{j + 1}}} = "
-    dot = pair + rf"q_{{{i + 1}}} \cdot k_{{{j + 1}}} = " + fq.num(s.alpha[j], 3)
+    dot_hidden = spoils(s.alpha[j])
+    dot = pair + rf"q_{{{i + 1}}} \cdot k_{{{j + 1}}} = " + (r"\;?" if dot_hidden else fq.num(s.alpha[j], 3))
     add = pair + rf"w \cdot \tanh(q_{{{i + 1}}} + k_{{{j + 1}}}) = " + fq.num(r.additive_scores[i, j], 3)
     notes = [note.replace("|", "\\|") for note in (t("qkv.dot_note"), t("qkv.add_note"))]  # a bare "|" ends a cell
     side_by_side = "\n".join([
         f"| {t('qkv.dot_title')} | {t('qkv.add_title')} |", "|---|---|", f"| ${dot}$ | ${add}$ |",
         f"| {notes[0]} | {notes[1]} |",
     ])  # fmt: skip
-    show(t("qkv.step8_body"), side_by_side, t("qkv.add_worked", i=i + 1, j=j + 1),
-         math(fq.additive_tex(i, j, s.q_i, r.K[j], r.w_additive, r.additive_scores[i, j])), step=8)  # fmt: skip
+    show(t("qkv.additive_body"), side_by_side, step="additive")
+    if dot_hidden:
+        hidden("additive")
+    show(t("qkv.add_worked", i=i + 1, j=j + 1),
+         math(fq.additive_tex(i, j, s.q_i, r.K[j], r.w_additive, r.additive_scores[i, j])))  # fmt: skip
     widgets.show_figure(figs["both"], key="qkv_dot_vs_add", alt=t("qkv.alt_dot_vs_add", i=i + 1))
     if tables:
         index = [f"{t(f'qkv.{m}_short')} · {lab}" for m in ("dot", "add") for lab in labels]
         both = pd.DataFrame(np.vstack([r.matrix.weights, r.additive_weights]), index=index, columns=labels)
         widgets.show_table(both, key="qkv_both", filename="qkv_dot_vs_additive.csv", caption=t("qkv.table_both"))
     widgets.formula_and_code(r"\alpha_{i,j} = w \cdot \tanh(q_i + k_j)", additive_attention_scores)
-
-# --- 9. check yourself ------------------------------------------------------------------------------
-
-if visible(9):
-    j = min(1, T - 1)
-    q1, kj = r.Q[0], r.K[j]
-    show(step=9)
-    # The shown numbers are rounded to 2 places: allow the error that rounding can cause.
-    tolerance = 0.006 + 0.005 * float(np.abs(q1).sum() + np.abs(kj).sum())
-    answer = float(r.matrix.scores[0, j])
-    terms = " + ".join(f"({fq.num(a)})({fq.num(b)})" for a, b in zip(q1, kj, strict=True))
-    widgets.check_number(
-        t("qkv.check_question", j=j + 1, q1=fq.vector_tex(q1), kj=fq.vector_tex(kj)), answer, key="qkv_check",
-        tolerance=tolerance, explanation=t("qkv.check_explain", j=j + 1, terms=terms, answer=f"{answer:.4f}"),
-    )  # fmt: skip

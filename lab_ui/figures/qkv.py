@@ -30,9 +30,9 @@ _PATTERNS = ("", "/", "x")  # a second cue when more tokens than colours share t
 # How wide typeset maths comes out, in CSS pixels at Streamlit's body size, measured in Chromium:
 # a column of two-decimal numbers, a pair of brackets, a column of row names, the gap between
 # matrices. The page passes the width it has (about 780 px beside the sidebar at 1280 px, less in
-# lecture mode's larger type); a line that would not fit is laid out another way, never cut.
+# lecture mode's larger type); matrices that would not fit side by side go one per line. Sums are
+# inline maths instead (lines_md), which the browser wraps to any width.
 COL_PX, BRACKET_PX, LABEL_PX, GAP_PX = 68, 36, 52, 28
-PAIR_PX, TERM_PX, HEAD_PX = 130, 85, 230  # "(−0.52)(1.10) + ", "(−0.57) + ", "α_{1,2} = q_1 · k_2 = … = 2.178"
 WIDTH = 780
 
 
@@ -133,77 +133,71 @@ def _pairs(a: np.ndarray, b: np.ndarray) -> str:
     return " + ".join(f"({num(x)})({num(y)})" for x, y in zip(a, b, strict=True))
 
 
-def entry_tex(
-    letter: str, i: int, c: int, a_i: np.ndarray, w_col: np.ndarray, value: float, w_name: str, budget: int = WIDTH
-) -> str:
+def lines_md(lines: Sequence[str | tuple[str, ...]]) -> str:
+    """Sums written as inline maths, one paragraph a line. The browser breaks inline maths after
+    "=" or "+" when the screen is too narrow (a phone), where a display formula would be cut;
+    on a wide screen each stays on one line. A line given as pieces may also break between them."""
+    pieces = ((line,) if isinstance(line, str) else line for line in lines)
+    return "\n\n".join("\u2003".join(f"${p}$" for p in line) for line in pieces)
+
+
+def entry_tex(letter: str, i: int, c: int, a_i: np.ndarray, w_col: np.ndarray, value: float, w_name: str) -> str:
     """One entry of a projection by hand: q_{i,c} = a_i · (column c of W_q) = (a)(w) + … = value,
-    on one line when it fits in `budget`, else one step a line."""
-    head = rf"{letter}_{{{i + 1},{c + 1}}} &= a_{{{i + 1}}} \cdot {w_name}[:, {c + 1}]"
-    if len(a_i) > 4:  # eight factor pairs would not fit any line: the product is the formula above
-        return r"\begin{aligned}" + head + " = " + _mark(num(value, 4)) + r"\end{aligned}"
-    joint = r" \\ &= " if HEAD_PX + PAIR_PX * len(a_i) > budget else " = "
-    return r"\begin{aligned}" + head + joint + _pairs(a_i, w_col) + joint + _mark(num(value, 4)) + r"\end{aligned}"
+    one line (for lines_md)."""
+    head = rf"{letter}_{{{i + 1},{c + 1}}} = a_{{{i + 1}}} \cdot {w_name}[:, {c + 1}]"
+    if len(a_i) > 4:  # eight factor pairs are more than a reader redoes: the product is the formula above
+        return head + " = " + _mark(num(value, 4))
+    return head + " = " + _pairs(a_i, w_col) + " = " + _mark(num(value, 4))
 
 
-def dot_terms_tex(
-    i: int, q_i: np.ndarray, K: np.ndarray, products: np.ndarray, alpha: np.ndarray, budget: int = WIDTH
-) -> str:
-    """Per key: α_{i,j} = q_i · k_j = (q)(k) + … = p + … = α, from the arrays given.
+def dot_terms_tex(i: int, q_i: np.ndarray, K: np.ndarray, products: np.ndarray, alpha: np.ndarray) -> list[str]:
+    """Per key, one line (for lines_md): α_{i,j} = q_i · k_j = (q)(k) + … = p + … = α.
 
-    What fits in `budget` decides the form: the factor pairs while d_k ≤ 4, then the products
-    they give when there is room; beyond d_k = 4 the products alone, wrapped onto as many lines
-    as they need, so that every term stays in view.
+    The factor pairs while d_k ≤ 4, then the products they give; beyond d_k = 4 the products alone.
     """
     d_k = len(q_i)
-    pairs = d_k <= 4
-    terms = d_k > 1 and (not pairs or HEAD_PX + (PAIR_PX + TERM_PX) * d_k <= budget)
-    per_line = max(1, (budget - HEAD_PX) // TERM_PX)
     lines = []
     for j in range(len(alpha)):
-        line = rf"\alpha_{{{i + 1},{j + 1}}} &= q_{{{i + 1}}} \cdot k_{{{j + 1}}} = "
-        if pairs:
+        line = rf"\alpha_{{{i + 1},{j + 1}}} = q_{{{i + 1}}} \cdot k_{{{j + 1}}} = "
+        if d_k <= 4:
             line += _pairs(q_i, K[j]) + " = "
-        if terms:
-            parts = [_signed(p) for p in products[j]]
-            chunks = [" + ".join(parts[k : k + per_line]) for k in range(0, d_k, per_line)]
-            line += r" \\ &\quad + ".join(chunks) + " = "
+        if d_k > 1:
+            line += " + ".join(_signed(p) for p in products[j]) + " = "
         lines.append(line + _mark(num(alpha[j], 3)))
-    return r"\begin{aligned}" + r" \\ ".join(lines) + r"\end{aligned}"
+    return lines
 
 
 def scale_tex(d_k: int, scale: float) -> str:
     return rf"\frac{{1}}{{\sqrt{{d_k}}}} = \frac{{1}}{{\sqrt{{{d_k}}}}} = {scale:.4f}"
 
 
-def softmax_tex(i: int, alpha_prime: np.ndarray, per_line: int = 4) -> str:
-    """α'_{i,j} = e^{α_{i,j}/√d_k} / Σ_m e^{α_{i,m}/√d_k}, then every weight, `per_line` a line,
-    and their sum."""
+def softmax_tex(i: int, alpha_prime: np.ndarray) -> tuple[str, str]:
+    """α'_{i,j} = e^{α_{i,j}/√d_k} / Σ_m e^{α_{i,m}/√d_k} (display maths), then every weight and
+    their sum as inline maths, one formula per weight, so that a narrow screen wraps between them."""
     n = len(alpha_prime)
     formula = (
-        rf"\alpha'_{{{i + 1},j}} &= \frac{{e^{{\alpha_{{{i + 1},j}}/\sqrt{{d_k}}}}}}"
+        rf"\alpha'_{{{i + 1},j}} = \frac{{e^{{\alpha_{{{i + 1},j}}/\sqrt{{d_k}}}}}}"
         rf"{{\sum_{{m=1}}^{{{n}}} e^{{\alpha_{{{i + 1},m}}/\sqrt{{d_k}}}}}}"
     )
     weights = [rf"\alpha'_{{{i + 1},{j + 1}}} = {num(alpha_prime[j], 3)}" for j in range(n)]
-    lines = [formula] + ["&" + r",\quad ".join(weights[k : k + per_line]) for k in range(0, n, per_line)]
-    lines.append(rf"&\textstyle\sum_j \alpha'_{{{i + 1},j}} = {alpha_prime.sum():.3f}")
-    return r"\begin{aligned}" + r" \\ ".join(lines) + r"\end{aligned}"
+    weights = [w + ("," if j < n - 1 else "") for j, w in enumerate(weights)]  # the comma inside: never first
+    return formula, lines_md([tuple(weights), rf"\textstyle\sum_j \alpha'_{{{i + 1},j}} = {alpha_prime.sum():.3f}"])
 
 
 def weighted_sum_tex(
-    i: int, alpha_prime: np.ndarray, V: np.ndarray, contributions: np.ndarray, b_i: np.ndarray, budget: int = WIDTH
-) -> str:
-    """b_i = α'_{i,1} v_1 + … one term a line, then the sum. Each weighted vector α'v_j is
-    written beside its term when the line fits."""
-    d_v = V.shape[1]
-    beside = fits([300, matrix_px(d_v), matrix_px(d_v)], budget)
+    i: int, alpha_prime: np.ndarray, V: np.ndarray, contributions: np.ndarray, b_i: np.ndarray
+) -> list[str | tuple[str, str]]:
+    """b_i = α'_{i,1} v_1 + …: one term a line (for lines_md), each weighted vector α'v_j beside
+    its term as a piece of its own (a narrow screen puts it under the term), then the sum. An
+    invisible "b_i" indents the "+" lines under the "="."""
+    indent = rf"\phantom{{b_{{{i + 1}}}}}"
     lines = []
     for j in range(len(alpha_prime)):
-        line = (rf"b_{{{i + 1}}} &= " if j == 0 else "&+ ") + rf"{num(alpha_prime[j], 3)} \times {vector_tex(V[j])}"
-        if beside:
-            line += rf"\quad (= {vector_tex(contributions[j])})"
-        lines.append(line)
-    lines.append(r"&= " + _mark(vector_tex(b_i)))
-    return r"\begin{aligned}" + r" \\ ".join(lines) + r"\end{aligned}"
+        head = rf"b_{{{i + 1}}} = " if j == 0 else rf"{indent} + "
+        term = rf"{num(alpha_prime[j], 3)} \times {vector_tex(V[j])}"
+        lines.append((head + term, rf"{{(= {vector_tex(contributions[j])})}}"))  # braces: never broken inside
+    lines.append(rf"{indent} = " + _mark(vector_tex(b_i)))
+    return lines
 
 
 def additive_tex(i: int, j: int, q_i: np.ndarray, k_j: np.ndarray, w: np.ndarray, score: float) -> str:

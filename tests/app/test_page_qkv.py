@@ -38,6 +38,11 @@ def headings(at) -> list[str]:
     return [m.value.split("\n")[0][4:] for m in at.markdown if m.value.startswith("### ")]
 
 
+def open_unlocked(**params):
+    """The page with the check's answer shown, so that no number is hidden (see the check tests)."""
+    return open_page(PAGE, qkv_check_show="true", **params)
+
+
 def weights(d_model: int, d_k: int, seed: int = SEED):
     """W_q, W_k, W_v as the page draws them: one generator, in that order."""
     rng = np.random.default_rng(seed)
@@ -57,8 +62,9 @@ def test_opens_in_both_languages_with_every_step(lang):
     at = open_page(PAGE, lang=lang)
     assert not at.exception
     assert at.title[0].value == t("qkv.title", lang=lang)
-    assert headings(at) == [f"{n} · {t(f'qkv.step{n}', lang=lang)}" for n in range(1, 10)]
-    assert set(figures(at)) == {"qkv_scores", "qkv_sum", "qkv_dot_vs_add"}
+    names = ("tokens", "weights", "qkv", "check", "scores", "softmax", "output", "matrix", "additive")
+    assert headings(at) == [f"{n} · {t(f'qkv.step_{name}', lang=lang)}" for n, name in enumerate(names, 1)]
+    assert set(figures(at)) == {"qkv_sum", "qkv_dot_vs_add"}  # the scores chart waits for the check
     body = texts(at)
     assert t("qkv.rows_vs_columns", lang=lang)[:20] in body
     assert "得到一个数值k" in body  # the seed's sentence is quoted, and marked as a mistake
@@ -66,7 +72,7 @@ def test_opens_in_both_languages_with_every_step(lang):
 
 
 def test_every_matrix_is_printed_with_its_shape():
-    at = open_page(PAGE)
+    at = open_unlocked()
     latex = texts(at)
     for shape in (r"I\ [4 \times 3]", r"W_q\ [3 \times 2]", r"W_v\ [3 \times 2]", r"Q = I\,W_q\ [4 \times 2]",
                   r"K = I\,W_k\ [4 \times 2]", r"A\ [4 \times 4]", r"O\ [4 \times 2]"):  # fmt: skip
@@ -77,7 +83,7 @@ def test_every_matrix_is_printed_with_its_shape():
 
 
 def test_Q_K_V_shown_equal_I_times_the_weights():
-    at = open_page(PAGE, qkv_tables="true")
+    at = open_unlocked(qkv_tables="true")
     qkv = table(at, "a[1]")
     x = qkv[[f"a[{c}]" for c in (1, 2, 3)]].to_numpy()
     np.testing.assert_array_equal(x, sentence_matrix(TOKENS, 3, SEED))
@@ -89,7 +95,7 @@ def test_Q_K_V_shown_equal_I_times_the_weights():
 
 
 def test_each_score_is_the_sum_of_its_shown_products_for_any_query():
-    at = open_page(PAGE, qkv_tables="true")
+    at = open_unlocked(qkv_tables="true")
     at.button_group(key="qkv_q").set_value(3).run()
     assert not at.exception
     products = table(at, "q3[1]·k[1]")
@@ -101,11 +107,11 @@ def test_each_score_is_the_sum_of_its_shown_products_for_any_query():
     K = qkv[["k[1]", "k[2]"]].to_numpy()
     np.testing.assert_allclose(alpha, K @ q3, atol=1e-12)  # α_3j = q_3 · k_j
     np.testing.assert_allclose(scores_bars(at)[0], alpha, atol=1e-5)
-    assert r"\alpha_{3,2} &= q_{3} \cdot k_{2}" in texts(at)
+    assert r"\alpha_{3,2} = q_{3} \cdot k_{2}" in texts(at)
 
 
 def test_weights_sum_to_one_and_the_d_k_slider_changes_the_scale():
-    at = open_page(PAGE, qkv_tables="true")
+    at = open_unlocked(qkv_tables="true")
     alpha, scaled, weight = scores_bars(at)
     assert weight.sum() == pytest.approx(1.0, abs=1e-6)
     np.testing.assert_allclose(scaled, alpha / np.sqrt(2), atol=1e-5)
@@ -125,7 +131,7 @@ def test_weights_sum_to_one_and_the_d_k_slider_changes_the_scale():
 
 
 def test_output_is_the_weighted_sum_of_the_values():
-    at = open_page(PAGE, qkv_tables="true")
+    at = open_unlocked(qkv_tables="true")
     qkv = table(at, "a[1]")
     V = qkv[["v[1]", "v[2]"]].to_numpy()
     weight = table(at, "α")["α'"].to_numpy()
@@ -134,14 +140,14 @@ def test_output_is_the_weighted_sum_of_the_values():
     np.testing.assert_allclose(parts.loc["b1"].to_numpy(), weight @ V)
     diamonds = figures(at)["qkv_sum"]["data"][-1]
     np.testing.assert_allclose(arr(diamonds["y"]), weight @ V, atol=1e-5)
-    assert t("qkv.same_as_steps", i=1) in texts(at)
+    assert t("qkv.same_as_steps", i=1, softmax=6, output=7) in texts(at)
 
 
 # --- typed weights and the link -----------------------------------------------------------------------
 
 
 def test_typed_weights_come_from_the_link_and_stay_in_it():
-    at = open_page(PAGE, qkv_tables="true", qkv_w="typed", qkv_wq="1~0_0~-1.5_2~0.25")
+    at = open_unlocked(qkv_tables="true", qkv_w="typed", qkv_wq="1~0_0~-1.5_2~0.25")
     assert not at.exception and not at.toast
     w_q = np.array([[1, 0], [0, -1.5], [2, 0.25]])
     qkv = table(at, "a[1]")
@@ -207,7 +213,7 @@ def test_the_typed_answer_is_checked():
     at.number_input(key="qkv_check").set_value(round(answer, 3)).run()
     assert at.success and f"{answer:.4f}" in at.success[0].value
     at.toggle(key="qkv_check_show").set_value(True).run()
-    assert f"{answer:.4f}" in at.info[-1].value
+    assert any(f"{answer:.4f}" in i.value and "Multiply" in i.value for i in at.info)
 
 
 def test_a_one_token_sentence_asks_for_alpha_11():
@@ -220,19 +226,20 @@ def test_a_one_token_sentence_asks_for_alpha_11():
 
 
 def test_lecture_mode_shows_one_step_and_keeps_it_in_the_link():
-    at = open_page(PAGE, lecture="1", qkv_step="4")
+    at = open_page(PAGE, lecture="1", qkv_step="5")
     assert not at.exception
     body = texts(at)
-    assert "得到一个数值k" in body  # step 4
+    assert "得到一个数值k" in body  # step 5, the scores: nothing is hidden in lecture mode
+    assert r"\alpha_{1,2} = q_{1} \cdot k_{2}" in body
     assert r"I\ [4 \times 3]" not in body  # step 1 is hidden
     assert not headings(at)  # the stepper names the step instead
     at.button(key="qkv_step_next").click().run()
-    assert at.query_params["qkv_step"] == "5"
+    assert at.query_params["qkv_step"] == "6"
     assert "qkv_scores" in figures(at) and "qkv_sum" not in figures(at)
 
 
 def test_presets_set_the_controls():
-    at = open_page(PAGE)
+    at = open_unlocked()
     at.button(key="qkv_preset_match").click().run()
     assert not at.exception
     assert at.button_group(key="qkv_w").value == "typed"
@@ -255,7 +262,7 @@ def test_presets_set_the_controls():
 
 @pytest.mark.parametrize(("d_model", "d_k"), [(1, 1), (8, 8), (1, 8), (8, 1)])
 def test_every_size_runs(d_model, d_k):
-    at = open_page(PAGE, qkv_dm=str(d_model), qkv_dk=str(d_k), qkv_tables="true")
+    at = open_unlocked(qkv_dm=str(d_model), qkv_dk=str(d_k), qkv_tables="true")
     assert not at.exception
     assert table(at, "a[1]").shape == (4, d_model + 3 * d_k)
     _, _, weight = scores_bars(at)
@@ -268,7 +275,7 @@ AWKWARD = ["", "   ", "word " * 1000, "😀 👍🏽 🎉", "我看见一把锯"
 
 @pytest.mark.parametrize("text", AWKWARD)
 def test_awkward_text_never_breaks_the_page(text):
-    at = open_page(PAGE, qkv_text=text)
+    at = open_unlocked(qkv_text=text)
     assert not at.exception
     n = len(arr(figures(at)["qkv_scores"]["data"][0]["y"]))
     assert 1 <= n <= 16
@@ -290,7 +297,7 @@ def test_a_shorter_sentence_keeps_a_valid_query():
 
 
 def test_the_largest_seed_works_and_a_negative_one_falls_back():
-    at = open_page(PAGE, qkv_seed=str(2**31 - 1), qkv_tables="true")
+    at = open_unlocked(qkv_seed=str(2**31 - 1), qkv_tables="true")
     assert not at.exception
     w_q = weights(3, 2, seed=2**31 - 1)[0]
     qkv = table(at, "a[1]")
@@ -299,3 +306,66 @@ def test_the_largest_seed_works_and_a_negative_one_falls_back():
     at = open_page(PAGE, qkv_seed="-1")
     assert not at.exception and at.toast and "qkv_seed" in at.toast[0].value
     assert at.number_input(key="qkv_seed").value == SEED
+
+
+# --- the check does not give its answer away ------------------------------------------------------------------
+
+
+def alpha_12() -> float:
+    w_q, w_k, _ = weights(3, 2)
+    x = sentence_matrix(TOKENS, 3, SEED)
+    return float((x[0] @ w_q) @ (x[1] @ w_k))
+
+
+def shows_answer(at, answer: float) -> bool:
+    return f"{answer:.3f}" in texts(at) or "qkv_scores" in figures(at) or r"A\ [4 \times 4]" in texts(at)
+
+
+def test_the_check_comes_before_the_steps_that_answer_it_and_hides_their_numbers():
+    at = open_page(PAGE)
+    answer = alpha_12()
+    order = headings(at)
+    assert order.index(f"4 · {t('qkv.step_check')}") == 3  # right after Q, K, V
+    assert not shows_answer(at, answer)
+    assert t("qkv.check_hides", j=2) in texts(at)
+    hidden = [i for i in at.info if i.value == t("qkv.hidden", step=4)]
+    assert len(hidden) == 4  # the sums, the scores chart, A = QKᵀ, the dot-product score of step 9
+    assert r"q_{1} \cdot k_{2} = \;?" in texts(at)
+
+    at.number_input(key="qkv_check").set_value(answer + 0.5).run()  # a wrong answer: still hidden
+    assert not shows_answer(at, answer)
+    at.number_input(key="qkv_check").set_value(round(answer, 2)).run()  # right: every number appears
+    assert shows_answer(at, answer) and "qkv_scores" in figures(at)
+    assert not [i for i in at.info if i.value == t("qkv.hidden", step=4)]
+
+
+def test_show_the_numbers_unlocks_and_shows_the_answer():
+    at = open_page(PAGE)
+    at.button(key="qkv_unlock_matrix").click().run()
+    assert not at.exception and not at.warning
+    assert at.toggle(key="qkv_check_show").value is True
+    assert shows_answer(at, alpha_12())
+    assert at.query_params["qkv_check_show"] == "true"  # a link keeps it
+
+
+def test_another_query_keeps_its_own_sums_but_A_waits():
+    at = open_page(PAGE)
+    at.button_group(key="qkv_q").set_value(3).run()
+    assert "qkv_scores" in figures(at)  # query 3's scores are not the check's answer
+    assert r"\alpha_{3,2} = q_{3} \cdot k_{2}" in texts(at)
+    assert r"A\ [4 \times 4]" not in texts(at)  # A holds α_12
+    assert len([i for i in at.info if i.value == t("qkv.hidden", step=4)]) == 1
+
+
+def test_lecture_mode_asks_on_a_screen_of_its_own():
+    at = open_page(PAGE, lecture="1", qkv_step="4")
+    assert not at.exception
+    answer = alpha_12()
+    assert f"{answer:.3f}" not in texts(at) and not figures(at)
+    assert r"\alpha_{1,2} = q_1 \cdot k_{2}" in texts(at)  # the question, with q_1 and k_2 written out
+
+
+def test_seed_quotes_are_translated_on_the_english_page():
+    body = texts(open_page(PAGE, lang="en"))
+    assert "矩阵Wq、Wk、Wv是需要学习的参数" in body and "the parameters to be learned" in body
+    assert "这个矩阵有4个column" in body and "this matrix has 4 columns" in body

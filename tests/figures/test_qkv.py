@@ -46,21 +46,30 @@ def test_dot_terms_show_the_products_that_make_each_score():
     q = np.array([0.5, -1.0])
     K = np.array([[2.0, 1.0], [0.0, -3.0]])
     products = q * K
-    tex = fq.dot_terms_tex(0, q, K, products, products.sum(axis=1))
+    lines = fq.dot_terms_tex(0, q, K, products, products.sum(axis=1))
     # α_11 = (0.50)(2.00) + (-1.00)(1.00) = 1.00 + (-1.00) = 0.000;  α_12 = 0 + 3 = 3.000
-    assert "(0.50)(2.00) + (-1.00)(1.00) = 1.00 + (-1.00) = " in tex
-    assert r"\boldsymbol{0.000}" in tex and r"\boldsymbol{3.000}" in tex
+    assert len(lines) == 2 and lines[0].startswith(r"\alpha_{1,1} = q_{1} \cdot k_{1} = ")
+    assert "(0.50)(2.00) + (-1.00)(1.00) = 1.00 + (-1.00) = " in lines[0]
+    assert r"\boldsymbol{0.000}" in lines[0] and r"\boldsymbol{3.000}" in lines[1]
     long = fq.dot_terms_tex(0, np.ones(6), np.ones((1, 6)), np.ones((1, 6)), np.array([6.0]))
-    assert ")(" not in long and "1.00 + 1.00" in long  # d_k > 4: products only, to fit the line
+    assert ")(" not in long[0] and "1.00 + 1.00" in long[0]  # d_k > 4: products only
+
+
+def test_sums_are_inline_maths_that_a_narrow_screen_can_wrap():
+    md = fq.lines_md(["a = 1 + 2", "b = 3"])
+    assert md == "$a = 1 + 2$\n\n$b = 3$"  # one paragraph a line; no aligned block, which cannot wrap
+    entry = fq.entry_tex("q", 0, 0, np.array([1.0, 2.0]), np.array([0.5, 0.25]), 1.0, "W_q")
+    assert "&" not in entry and "(1.00)(0.50) + (2.00)(0.25)" in entry
 
 
 def test_softmax_lines_hold_every_weight_and_their_sum():
     w = np.array([0.1, 0.2, 0.3, 0.15, 0.25])
-    tex = fq.softmax_tex(2, w, per_line=2)
+    formula, weights = fq.softmax_tex(2, w)
+    assert r"\frac{e^{\alpha_{3,j}/\sqrt{d_k}}}" in formula
     for j, v in enumerate(w, start=1):
-        assert rf"\alpha'_{{3,{j}}} = {v:.3f}" in tex
-    assert r"\sum_j \alpha'_{3,j} = 1.000" in tex
-    assert tex.count(r"\\") == 4  # formula, three lines of weights, the sum: five lines
+        assert rf"$\alpha'_{{3,{j}}} = {v:.3f}" in weights  # each weight its own formula: wraps between them
+    assert "$\u2003$" in weights and ",$" in weights  # a comma ends a formula, so a wrapped line never starts with one
+    assert r"\sum_j \alpha'_{3,j} = 1.000" in weights
 
 
 def test_weighted_sum_tex_and_figure_agree_with_the_arrays():
@@ -68,8 +77,10 @@ def test_weighted_sum_tex_and_figure_agree_with_the_arrays():
     V = np.array([[1.0, -1.0], [2.0, 0.5]])
     contributions = weight[:, None] * V
     b = contributions.sum(axis=0)  # (1.8, 0.2)
-    tex = fq.weighted_sum_tex(0, weight, V, contributions, b)
-    assert "0.200" in tex and "0.800" in tex and "1.80 & 0.20" in tex
+    lines = fq.weighted_sum_tex(0, weight, V, contributions, b)
+    assert len(lines) == 3 and "0.200" in lines[0][0] and "0.800" in lines[1][0] and "1.80 & 0.20" in lines[2]
+    assert "0.20 & -0.20" in lines[0][1]  # α'v_1 = 0.2 · (1, -1), a piece of its own
+    assert "$\u2003${(=" in fq.lines_md(lines)
     fig = fq.weighted_sum_figure(TOKENS[:2], weight, V, contributions, b, b_name="b1", x_title="c", y_title="v")
     bars = [tr for tr in fig.data if tr.type == "bar"]
     assert len(bars) == 2 and fig.layout.barmode == "relative"
