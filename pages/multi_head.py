@@ -334,9 +334,10 @@ if visible(1):
                                    caption=t("multi_head.split_table", name=name))  # fmt: skip
         widgets.formula_and_code(
             r"\begin{aligned} Q &= x\,W_q \\ d_{head} &= d_{model} / h \\"
-            r" Q_i &= Q[:,\ (i-1)\,d_{head} : i\,d_{head}] \end{aligned}",
+            r" Q_i &= \text{columns } (i-1)\,d_{head}+1 \ldots i\,d_{head} \text{ of } Q \end{aligned}",
             split_heads,
         )
+        st.caption(t("multi_head.split_indexing"))
 
 
 # --- 2: each head attends on its own ------------------------------------------------------------------
@@ -479,16 +480,17 @@ if visible(5):
     many, one = multi_head_cost(d_model, n_heads, T), multi_head_cost(d_model, 1, T)
     rows = ("qkv_per_head", "qkv", "w_o", "total", "score_products", "softmax_rows")
     row_names = [t("multi_head.cost_qkv_per_head"), t("multi_head.cost_qkv"), t("multi_head.cost_wo"),
-                 t("multi_head.cost_total"), t("multi_head.cost_scores", T=T), t("multi_head.cost_maps")]  # fmt: skip
+                 t("multi_head.cost_total"), t("multi_head.cost_scores"), t("multi_head.cost_maps")]  # fmt: skip
     cost = pd.DataFrame(
         {
-            t("multi_head.cost_many", n_heads=n_heads, d_head=d_head): [getattr(many, r) for r in rows],
-            t("multi_head.cost_one", d_model=d_model): [getattr(one, r) for r in rows],
+            t("multi_head.cost_many", n_heads=n_heads): [getattr(many, r) for r in rows],
+            t("multi_head.cost_one"): [getattr(one, r) for r in rows],
         },
         index=row_names,
     )
     cost.index.name = t("multi_head.cost_quantity")
-    widgets.show_table(cost, key="mh_cost", filename="multi_head_cost.csv", caption=t("multi_head.cost_table"))
+    caption = t("multi_head.cost_table", n_heads=n_heads, d_head=d_head, d_model=d_model, T=T)
+    widgets.show_table(cost, key="mh_cost", filename="multi_head_cost.csv", caption=caption)
     if n_heads == 1:
         st.caption(t("multi_head.cost_single"))
     elif many.total == one.total:

@@ -206,7 +206,8 @@ def test_parameter_counts_are_equal_and_computed():
     at = open_page(PAGE)
     at.slider(key="mh_d").set_value(384).run()
     at.selectbox(key="mh_h").set_value(12).run()
-    cost = table_with_column(at, t("multi_head.cost_one", d_model=384))
+    cost = table_with_column(at, t("multi_head.cost_one"))
+    assert list(cost.columns) == [t("multi_head.cost_many", n_heads=12), t("multi_head.cost_one")]
     many, one = cost.iloc[:, 0], cost.iloc[:, 1]
     total = t("multi_head.cost_total")
     assert many[total] == one[total] == 4 * 384**2
@@ -216,6 +217,32 @@ def test_parameter_counts_are_equal_and_computed():
     assert any(
         t("multi_head.cost_equal", total=f"{4 * 384**2:,}", d_model=384, n_heads=12) == s.value for s in at.success
     )
+    # Short labels keep the table narrow enough for a phone; the sizes and formulas are in its caption.
+    T = int(one[t("multi_head.cost_maps")])  # one head: one softmax row per token
+    caption = t("multi_head.cost_table", n_heads=12, d_head=32, d_model=384, T=T)
+    assert any(c.value == caption for c in at.caption)
+    assert "3 · d_model · d_head" in t("multi_head.cost_table") and "h · T · T · d_head" in t("multi_head.cost_table")
+    assert all(len(name) <= 25 for name in cost.index), list(cost.index)
+
+
+def test_one_head_keeps_both_columns():
+    at = open_page(PAGE)
+    at.selectbox(key="mh_h").set_value(1).run()
+    assert not at.exception
+    assert table_with_column(at, t("multi_head.cost_one")).shape[1] == 2
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_split_formula_says_how_each_side_counts(lang):
+    at = open_page(PAGE, lang=lang)
+    note = t("multi_head.split_indexing", lang=lang)
+    assert any(c.value == note for c in at.caption)
+    assert "(i-1)" in note and "(i+1)" in note  # 1-based formula, 0-based code
+
+
+def test_the_seed_quote_is_translated_on_the_english_page():
+    body = t("multi_head.s3_body", lang="en")
+    assert "把两个b进行拼接起来" in body and "concatenate the two b's" in body
 
 
 def test_the_seed_003_mistake_is_shown_flatter_than_the_right_scaling():
