@@ -16,6 +16,7 @@ import streamlit as st
 
 from attention_core import split_tokens
 from lab_ui import controls
+from lab_ui.figures.common import LECTURE_TEXT_PX, LECTURE_TITLE_PX
 from lab_ui.i18n import t
 from lab_ui.lecture import is_lecture
 from lab_ui.shell import require_app_shell
@@ -80,9 +81,10 @@ def lecture_styled(fig: go.Figure) -> go.Figure:
     """A copy of the figure for a projector (the original may sit in a cache): text at least
     20 px, lines and markers about 1.5x thicker, each trace keeping its own proportions."""
     fig = go.Figure(fig)
-    fig.update_layout(font_size=20, hoverlabel_font_size=20, title_font_size=24)
-    fig.update_xaxes(tickfont_size=20, title_font_size=20)  # axes inherit 0.8 x the font otherwise
-    fig.update_yaxes(tickfont_size=20, title_font_size=20)
+    text, title = LECTURE_TEXT_PX, LECTURE_TITLE_PX
+    fig.update_layout(font_size=text, hoverlabel_font_size=text, title_font_size=title)
+    fig.update_xaxes(tickfont_size=text, title_font_size=text)  # axes inherit 0.8 x the font otherwise
+    fig.update_yaxes(tickfont_size=text, title_font_size=text)
     for trace in fig.data:
         if trace.type != "scatter":
             continue
@@ -91,7 +93,7 @@ def lecture_styled(fig: go.Figure) -> go.Figure:
             trace.line.width = max(4, 1.5 * (trace.line.width or 2))
         if "markers" in mode and isinstance(trace.marker.size, int | float):
             trace.marker.size = max(10, 1.3 * trace.marker.size)
-    fig.update_traces(selector=dict(type="heatmap"), textfont_size=18, colorbar_tickfont_size=20)
+    fig.update_traces(selector=dict(type="heatmap"), textfont_size=18, colorbar_tickfont_size=text)
     return fig
 
 

@@ -28,6 +28,10 @@ MASKED_COLOUR = "rgba(128,128,128,0.35)"
 # half of it), yet the browser re-themes each chart itself: figures here carry an empty one.
 NO_TEMPLATE = go.layout.Template()
 MAX_LABEL_CHARS = 14
+# Lecture mode's type sizes (lab_ui.widgets.lecture_styled applies them), here so that a figure that
+# must reserve room for its largest text (lab_ui/figures/scaling.py) reads the same numbers.
+LECTURE_TEXT_PX = 20
+LECTURE_TITLE_PX = 24
 
 
 def safe_label(text: str, max_chars: int = MAX_LABEL_CHARS) -> str:

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from lab_ui.figures.common import FONT_FAMILY, QUALITATIVE
+from lab_ui.figures.common import FONT_FAMILY, LECTURE_TEXT_PX, LECTURE_TITLE_PX, QUALITATIVE
 
 # One look per scaling id (attention_core.saturation.SCALINGS): unscaled, ÷√d_k, ÷d_k.
 STYLE = {
@@ -40,11 +40,10 @@ PANEL_GAP = 0.07
 # phone (a plot area about 300 px wide) 0.07 leaves 21 px, less than "0.05" needs.
 HISTOGRAM_GAP = 0.14
 # Vertical room in pixels is reserved for the largest text the figure can carry: lecture mode
-# (lab_ui.widgets.lecture_styled) sets the title to 24 px and every other text to 20 px, and a
+# (lab_ui.widgets.lecture_styled) sets the title to LECTURE_TITLE_PX and every other text to
+# LECTURE_TEXT_PX (lab_ui.figures.common), and a
 # Plotly figure cannot wrap or move its parts when text grows. One line of text at size s takes
 # about LINE * s.
-LECTURE_TITLE_PX = 24
-LECTURE_TEXT_PX = 20
 LINE = 1.3
 TITLE_PAD = 8
 TITLE_GAP = 14  # px under a title's lines, for its descenders and some air
