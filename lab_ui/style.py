@@ -17,8 +17,9 @@ _BASE = """
    hides the top half of the copy-link button. */
 @media (max-width: 640px) { [data-testid="stMainBlockContainer"] { padding-top: 4.25rem; } }
 /* A formula wider than the screen (a phone, or lecture mode's large type) scrolls sideways on its
-   own instead of being cut off at the right edge. */
-.katex-display { overflow-x: auto; overflow-y: hidden; padding: 0.2rem 0; }
+   own instead of being cut off at the right edge, with a visible bar to say there is more. */
+.katex-display { overflow-x: auto; overflow-y: hidden; padding: 0.2rem 0;
+                 scrollbar-width: thin; scrollbar-color: rgba(128, 128, 128, 0.7) transparent; }
 /* Code: Streamlit's syntax colours fall to 2.2:1 (green on grey); GitHub's accessible palettes
    instead. The app's theme follows the system's, so the media query picks the matching one. */
 @media (prefers-color-scheme: light) {
@@ -57,6 +58,8 @@ html { font-size: 22.4px; }
 [data-testid="stMainBlockContainer"] { padding: 4rem 2rem 2rem 2rem; max-width: 100%; }
 /* The title need not be 1.4x of an already large heading; the figure needs the first screen. */
 h1 { font-size: 2.1rem !important; padding-top: 0 !important; }
+h2 { font-size: 1.6rem !important; }
+h3 { font-size: 1.3rem !important; }
 /* The hall reads the page, not the page list: the sidebar's navigation keeps its normal size, so
    the long page names are not cut short with an ellipsis. */
 [data-testid="stSidebarNav"] span { font-size: 0.72rem; }

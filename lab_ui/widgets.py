@@ -61,20 +61,18 @@ def page_header(ns: str) -> None:
         st.markdown(t(f"{ns}.intro"))
 
 
-def show_figure(fig: go.Figure, *, key: str, alt: str) -> None:
+def show_figure(fig: go.Figure, *, key: str, alt: str, numbers_on_phones: bool = True) -> None:
     """Draw a Plotly figure with the shared export config. `alt` describes the figure in words
     for a screen reader and for anyone who cannot see the colours. In lecture mode the text is
-    at least 20 px and lines are thicker, for the back of a hall."""
+    at least 20 px and lines are thicker, for the back of a hall. numbers_on_phones=False: the
+    numbers written in the figure's heatmap cells fit a desktop's or a projector's width but not
+    a 390-pixel phone's, so they are hidden there (hover and the numbers table still give them);
+    the figure is built without knowing the screen, the browser's media query does know it."""
     if is_lecture():
         fig = lecture_styled(fig)
     st.plotly_chart(fig, key=key, config=plotly_config(key), width="stretch", on_select="ignore", alt=alt)
-
-
-def hide_cell_numbers_on_phones(key: str) -> None:
-    """The numbers written in the cells of figure `key` fit a desktop's or a projector's width but
-    not a 390-pixel phone's: hide them there (hover and the numbers table still give them). A
-    figure is built without knowing the screen; the browser does know it."""
-    st.html(f"<style>@media (max-width: 640px) {{ .st-key-{key} .heatmap-label {{ display: none; }} }}</style>")
+    if not numbers_on_phones:
+        st.html(f"<style>@media (max-width: 640px) {{ .st-key-{key} .heatmap-label {{ display: none; }} }}</style>")
 
 
 def lecture_styled(fig: go.Figure) -> go.Figure:

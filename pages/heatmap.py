@@ -266,9 +266,8 @@ with figure_area:
         title=t("heatmap.heatmap_title", source=t(f"heatmap.source_{source}"), mask=t(f"heatmap.mask_{mask}")),
         subtitle=t("heatmap.heatmap_subtitle"),
     ))  # fmt: skip
-    widgets.show_figure(fig, key="heatmap_weights", alt=t("heatmap.heatmap_alt", n=T))
-    if T > figures.CELL_TEXT_PHONE_MAX_TOKENS:
-        widgets.hide_cell_numbers_on_phones("heatmap_weights")
+    widgets.show_figure(fig, key="heatmap_weights", alt=t("heatmap.heatmap_alt", n=T),
+                        numbers_on_phones=T <= figures.CELL_TEXT_PHONE_MAX_TOKENS)  # fmt: skip
     lo, hi = float(sums[live].min()), float(sums[live].max())
     if relu:
         st.markdown(t("heatmap.sums_relu", lo=f"{lo:.3f}", hi=f"{hi:.3f}"))

@@ -325,7 +325,10 @@ if visible(1):
         sizes = dict(name=name, T=T, d_model=d_model, n_heads=n_heads, d_head=d_head)
         st.markdown(f"`{t('multi_head.shapes_split', **sizes)}`")
         widgets.show_figure(
-            figure("split", view_key, lang, name), key="mh_split", alt=t("multi_head.split_alt", **sizes)
+            figure("split", view_key, lang, name),
+            key="mh_split",
+            alt=t("multi_head.split_alt", **sizes),
+            numbers_on_phones=False,  # 4-5 px on a phone: the numbers table below has them
         )
         with numbers("mh_num_split") as box:
             if box.open:
@@ -347,7 +350,10 @@ if visible(2):
     st.markdown(t("multi_head.s2_body"))
     weights = view["weights"]  # [h, T, T]
     widgets.show_figure(
-        figure("maps", view_key, lang), key="mh_maps", alt=t("multi_head.maps_alt", n_heads=n_heads, T=T)
+        figure("maps", view_key, lang),
+        key="mh_maps",
+        alt=t("multi_head.maps_alt", n_heads=n_heads, T=T),
+        numbers_on_phones=False,
     )
     if not figs.maps_have_labels(n_heads, T):  # too small to label: offer a close-up of one head
         heads = list(range(1, n_heads + 1))
@@ -405,7 +411,8 @@ if visible(3):
     else:
         sizes = dict(T=T, d_model=d_model, n_heads=n_heads, d_head=d_head)
         st.markdown(f"`{t('multi_head.shapes_concat', **sizes)}`")
-        widgets.show_figure(figure("concat", view_key, lang), key="mh_concat", alt=t("multi_head.concat_alt", **sizes))
+        widgets.show_figure(figure("concat", view_key, lang), key="mh_concat",
+                            alt=t("multi_head.concat_alt", **sizes), numbers_on_phones=False)  # fmt: skip
         gap = float(np.max(np.abs(merge_heads(mh.heads) - mh.concat)))
         st.caption(t("multi_head.concat_check", gap=f"{gap:.1e}"))
         with numbers("mh_num_concat") as box:

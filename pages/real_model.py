@@ -350,7 +350,7 @@ top_l, top_h = v["top_park"]
 st.markdown(t("real_model.sink_numbers", n=parking, total=N_LAYERS * N_HEADS, mean=f"{share.mean():.0%}",
               layer=top_l + 1, head=top_h + 1, top=f"{share[top_l, top_h]:.0%}"))  # fmt: skip
 st.markdown(f"**{t('real_model.share_fig_title')}**")
-widgets.show_figure(figure("share", source, hide, lang, 0, 0), key="rm_share",
+widgets.show_figure(figure("share", source, hide, lang, 0, 0), key="rm_share", numbers_on_phones=False,
                     alt=t("real_model.share_alt", n=parking, total=N_LAYERS * N_HEADS))  # fmt: skip
 with numbers("rm_num_share", "real_model.share_numbers") as box:
     if box.open:

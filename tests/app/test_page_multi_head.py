@@ -375,3 +375,12 @@ def test_bad_link_values_fall_back_with_a_notice(params, shipped_only):
     assert not at.exception
     assert at.toast, f"no notice for {params}"
     assert figures(at)
+
+
+def test_cell_numbers_of_the_split_and_the_maps_are_hidden_on_phones():
+    """At 390 px Plotly shrinks the numbers in these cells to 4-5 px; the page asks the browser
+    to hide them below 640 px (the numbers tables keep them)."""
+    at = open_page(PAGE)
+    styles = " ".join(h.proto.body for h in at.get("html"))
+    for key in ("mh_split", "mh_maps", "mh_concat"):
+        assert f".st-key-{key} .heatmap-label" in styles
