@@ -309,7 +309,10 @@ def numbers(key: str):
 
 
 def step_header(i: int) -> None:
-    st.subheader(f"{i}. {t(f'multi_head.step{i}')}")
+    """A step's heading, numbered like the other pages' ("2 · ..."). In lecture mode the stepper's
+    bar already names the step."""
+    if not is_lecture():
+        st.subheader(f"{i} · {t(f'multi_head.step{i}')}")
 
 
 # --- 1: cut Q, K, V into heads ----------------------------------------------------------------------

@@ -55,7 +55,7 @@ def test_opens_in_both_languages_with_every_figure(lang):
     assert not at.exception
     assert at.title[0].value == t("multi_head.title", lang=lang)
     assert set(figures(at)) >= {"mh_split", "mh_maps", "mh_concat", "mh_entropy", "mh_overlap"}
-    assert [s.value for s in at.subheader][:6] == [f"{i}. {t(f'multi_head.step{i}', lang=lang)}" for i in range(1, 7)]
+    assert [s.value for s in at.subheader][:6] == [f"{i} · {t(f'multi_head.step{i}', lang=lang)}" for i in range(1, 7)]
 
 
 # --- the split, the maps, the join -----------------------------------------------------------------
