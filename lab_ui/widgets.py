@@ -155,21 +155,31 @@ def friendly_error(error: ValueError, hint_key: str | None = None) -> None:
     st.warning(t(hint_key) if hint_key else t("common.cannot_compute", reason=str(error)), icon="⚠️")
 
 
-def check_number(question: str, answer: float, *, key: str, tolerance: float = 0.01, explanation: str) -> None:
+def _shown(x: float) -> str:
+    """A typed number as the page repeats it: four places, or four significant digits when it is
+    too large or too small for that (1e308 must not become a 309-digit number)."""
+    return f"{x:.4f}" if x == 0 or 1e-3 <= abs(x) < 1e6 else f"{x:.4g}"
+
+
+def check_number(question: str, answer: float, *, key: str, tolerance: float = 0.01, explanation: str) -> bool:
     """Predict, then check: the student types a number and the page says whether it is right
-    (within `tolerance`, relative or absolute, whichever is larger), then explains."""
+    (within `tolerance`, relative or absolute, whichever is larger), then explains. Returns
+    whether the typed answer is right, for a page that shows more once it is."""
+    solved = False
     with st.container(border=True):
         st.markdown(f"**{t('common.check_yourself')}** · {question}")
         typed = controls.number_input(
             t("common.your_answer"), key=key, value=None, format="%.4f", placeholder=t("common.type_a_number")
         )
         if typed is not None:
-            if abs(typed - answer) <= max(tolerance, tolerance * abs(answer)):
+            solved = abs(typed - answer) <= max(tolerance, tolerance * abs(answer))
+            if solved:
                 st.success(t("common.correct", answer=f"{answer:.4f}"))
             else:
-                st.error(t("common.not_quite", typed=f"{typed:.4f}"))
+                st.error(t("common.not_quite", typed=_shown(typed)))
         if controls.toggle(t("common.reveal"), key=f"{key}_show"):
             st.info(explanation)
+    return solved
 
 
 def check_choice(

@@ -243,13 +243,11 @@ if visible("check"):
     # The shown numbers are rounded to 2 places: allow the error that rounding can cause.
     tolerance = 0.006 + 0.005 * float(np.abs(q1).sum() + np.abs(kj).sum())
     terms = " + ".join(f"({fq.num(a)})({fq.num(b)})" for a, b in zip(q1, kj, strict=True))
-    widgets.check_number(
+    solved = widgets.check_number(
         t("qkv.check_question", j=check_j + 1, q1=fq.vector_tex(q1), kj=fq.vector_tex(kj)), check_answer,
         key="qkv_check", tolerance=tolerance,
         explanation=t("qkv.check_explain", j=check_j + 1, terms=terms, answer=f"{check_answer:.4f}"),
     )  # fmt: skip
-    typed = st.session_state.get("qkv_check")
-    solved = typed is not None and abs(typed - check_answer) <= max(tolerance, tolerance * abs(check_answer))
     # Scrolling on would show the answer: until it is typed right or shown, the numbers below that
     # equal it stay hidden. In lecture mode each step is on its own, so nothing below is on screen.
     locked = not is_lecture() and not solved and not st.session_state.get("qkv_check_show")

@@ -1,6 +1,8 @@
-"""Shared widgets' pure parts: CSV that a spreadsheet cannot run, markdown escaping, URL texts."""
+"""Shared widgets: CSV that a spreadsheet cannot run, markdown escaping, URL texts, and how a
+check-yourself answer is repeated."""
 
 import pandas as pd
+from app_harness import open_page
 
 from lab_ui.controls import _matches_default, _url_text
 from lab_ui.widgets import csv_safe, escape_markdown
@@ -32,3 +34,12 @@ def test_url_texts_match_streamlits_binding():
     assert _matches_default(["8"], 8) and _matches_default(["8.0"], 8) and not _matches_default(["9"], 8)
     assert _matches_default(["True"], True) and not _matches_default(["1"], True)
     assert not _matches_default(["abc"], 8)
+
+
+def test_a_huge_or_tiny_typed_answer_is_repeated_briefly():
+    """A link can carry any number as a check-yourself answer: the page repeats it readably."""
+    at = open_page("pages/scaling.py", sc_check="1e308")
+    (message,) = [e.value for e in at.error]
+    assert "1e+308" in message and len(message) < 200
+    at = open_page("pages/scaling.py", sc_check="3.5")
+    assert "3.5000" in at.error[0].value
