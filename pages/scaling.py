@@ -121,7 +121,11 @@ none, sqrt, by_d = (SCALINGS.index(s) for s in ("none", "sqrt", "d"))
 
 st.header(t("scaling.s1_title"))
 st.markdown(t("scaling.s1_body"))
-m1, m2 = st.columns(2)
+# The two measured variances, then the histogram; on a projector the histogram comes first, so
+# that the first screen holds a figure.
+first, second = st.container(), st.container()
+numbers_box, hist_box = (second, first) if is_lecture() else (first, second)
+m1, m2 = numbers_box.columns(2)
 m1.metric(
     t("scaling.metric_var", d=d_k), f"{var.variance[j]:.2f}", help=t("scaling.metric_help"),
     delta=t("scaling.metric_var_delta", theory=d_k, se=f"{var.standard_error[j]:.2f}"),
@@ -132,12 +136,13 @@ m2.metric(
     delta=t("scaling.metric_scaled_delta", se=f"{var.scaled_standard_error[j]:.3f}"),
     delta_color="off", delta_arrow="off",
 )  # fmt: skip
-widgets.show_figure(
-    fig["hist"],
-    key="scaling_hist",
-    alt=t("scaling.hist_alt", n=n, d=d_k, spread=f"{3 * np.sqrt(d_k):.0f}", var=f"{var.variance[j]:.2f}",
-          scaled=f"{var.scaled_variance[j]:.3f}"),
-)  # fmt: skip
+with hist_box:
+    widgets.show_figure(
+        fig["hist"],
+        key="scaling_hist",
+        alt=t("scaling.hist_alt", n=n, d=d_k, spread=f"{3 * np.sqrt(d_k):.0f}", var=f"{var.variance[j]:.2f}",
+              scaled=f"{var.scaled_variance[j]:.3f}"),
+    )  # fmt: skip
 st.caption(t("scaling.hist_caption"))
 widgets.show_figure(
     fig["variance"],
