@@ -115,14 +115,26 @@ def csv_safe(df: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def show_table(df: pd.DataFrame, *, key: str, filename: str, caption: str | None = None) -> None:
-    """The numbers behind a figure, readable by a screen reader, downloadable as CSV."""
+def show_table(
+    df: pd.DataFrame,
+    *,
+    key: str,
+    filename: str,
+    caption: str | None = None,
+    number_format: str | None = None,
+    missing: str | None = None,
+) -> None:
+    """The numbers behind a figure, readable by a screen reader, downloadable as CSV.
+    number_format (e.g. "%.4f"): every column shown with it, so the columns line up; the CSV keeps
+    full precision. missing: the word an empty (NaN) cell shows, on screen and in the CSV."""
     if caption:
         st.caption(caption)
-    st.dataframe(df, key=f"{key}_df", width="stretch")
+    config = dict.fromkeys(df.columns, st.column_config.NumberColumn(format=number_format)) if number_format else None
+    st.dataframe(df, key=f"{key}_df", width="stretch", column_config=config, placeholder=missing)
+    full = df.astype(object).where(df.notna(), missing) if missing is not None else df
     st.download_button(
         t("common.download_csv"),
-        lambda: csv_safe(df).to_csv().encode("utf-8-sig"),  # built only on click; BOM: Excel reads Chinese
+        lambda: csv_safe(full).to_csv().encode("utf-8-sig"),  # built only on click; BOM: Excel reads Chinese
         file_name=filename,
         mime="text/csv",
         key=f"{key}_csv",

@@ -290,21 +290,13 @@ st.caption(t("heatmap.rows_not_columns"))
 # --- numbers --------------------------------------------------------------------------------------
 
 names = [label(i, tokens) for i in range(1, T + 1)]
-masked_word = t("heatmap.masked_cell")
-# On screen: numbers with 4 decimals each, so the columns line up (0.0560 over 0.0068), and a masked
-# cell empty with the word shown in its place. In the CSV: the full float32 values, and the word.
+# On screen every number with 4 decimals, so the columns line up (0.0560 over 0.0068), and a masked
+# cell shows the word; the CSV keeps the full float32 values, and the word.
 shown = pd.DataFrame(np.where(view.allowed, view.weights, np.nan) if view.allowed is not None else view.weights,
                      index=names, columns=names)  # fmt: skip
 shown.insert(0, t("heatmap.row_sum"), sums)
-st.caption(t("heatmap.table_caption"))
-st.dataframe(shown, key="heatmap_table_df", width="stretch", placeholder=masked_word,
-             column_config=dict.fromkeys(shown.columns, st.column_config.NumberColumn(format="%.4f")))  # fmt: skip
-full = shown.astype(object).where(shown.notna(), masked_word)  # [T, T + 1]
-st.download_button(
-    t("common.download_csv"), lambda: widgets.csv_safe(full).to_csv().encode("utf-8-sig"),  # BOM: Excel reads Chinese
-    file_name="attention_weights.csv", mime="text/csv", key="heatmap_table_csv", on_click="ignore",
-    icon=":material/download:",
-)  # fmt: skip
+widgets.show_table(shown, key="heatmap_table", filename="attention_weights.csv", caption=t("heatmap.table_caption"),
+                   number_format="%.4f", missing=t("heatmap.masked_cell"))  # fmt: skip
 
 # --- one query ------------------------------------------------------------------------------------
 
