@@ -1,8 +1,10 @@
 """Open the app the way a browser opens a link: at a page, in a language, with query parameters."""
 
+import base64
 import json
 from pathlib import Path
 
+import numpy as np
 from streamlit.testing.v1 import AppTest
 
 from lab_ui.registry import HOME
@@ -37,3 +39,13 @@ def figures(at: AppTest) -> dict[str, dict]:
 
 def figure_alts(at: AppTest) -> list[str]:
     return [element.proto.alt for element in at.get("plotly_chart")]
+
+
+def plotly_array(value) -> np.ndarray:
+    """A number array from a figure spec, as the browser gets it: Plotly sends numpy arrays as
+    base64 typed arrays (with a shape when they have more than one axis) and lists as lists, where
+    null (a masked cell) becomes NaN."""
+    if isinstance(value, dict) and "bdata" in value:
+        a = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"])).astype(float)
+        return a.reshape([int(s) for s in str(value["shape"]).split(",")]) if "shape" in value else a
+    return np.array(value, dtype=float)

@@ -1,11 +1,9 @@
 """The attention-heatmaps page in AppTest: move the controls, then check what the figures and tables
 hold against the core, computed here independently of the page."""
 
-import base64
-
 import numpy as np
 import pytest
-from app_harness import figures, open_page
+from app_harness import figures, open_page, plotly_array
 
 import attention_core.pretrained as pretrained
 from attention_core import causal_mask, local_mask, split_tokens, token_vectors
@@ -18,17 +16,9 @@ EXAMPLES = {e.id: e for e in load_examples()}
 DEFAULT_TEXT = "The animal didn't cross the street because it was too tired."
 
 
-def arr(value) -> np.ndarray:
-    """A number array from a figure spec: Plotly sends numpy arrays base64-encoded; null is NaN."""
-    if isinstance(value, dict) and "bdata" in value:
-        a = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"])).astype(float)
-        return a.reshape([int(s) for s in str(value["shape"]).split(",")]) if "shape" in value else a
-    return np.array([np.nan if v is None else v for v in np.ravel(value)], dtype=float).reshape(np.shape(value))
-
-
 def weights_z(at) -> np.ndarray:
     """The main heatmap's cells; a masked cell is NaN (drawn grey with a ×)."""
-    return arr(figures(at)["heatmap_weights"]["data"][0]["z"])
+    return plotly_array(figures(at)["heatmap_weights"]["data"][0]["z"])
 
 
 def key_labels(at) -> list[str]:
@@ -46,7 +36,7 @@ def crosses(at) -> set[tuple[int, int]]:
     traces = [tr for tr in figures(at)["heatmap_weights"]["data"] if tr.get("mode") == "markers"]
     if not traces:
         return set()
-    return {(int(r), int(c)) for r, c in zip(arr(traces[0]["y"]), arr(traces[0]["x"]), strict=True)}
+    return {(int(r), int(c)) for r, c in zip(plotly_array(traces[0]["y"]), plotly_array(traces[0]["x"]), strict=True)}
 
 
 def row_bar(at) -> dict:
@@ -165,8 +155,8 @@ def test_query_row_bars_and_output_are_the_weighted_sum_of_values():
     at = open_page(PAGE, hm_q="8")
     r = random_weights(DEFAULT_TEXT)
     tokens = split_tokens(DEFAULT_TEXT)
-    np.testing.assert_allclose(arr(row_bar(at)["y"]), r.weights[7], atol=1e-6)
-    out = arr(figures(at)["heatmap_output"]["data"][0]["z"])
+    np.testing.assert_allclose(plotly_array(row_bar(at)["y"]), r.weights[7], atol=1e-6)
+    out = plotly_array(figures(at)["heatmap_output"]["data"][0]["z"])
     v = random_qkv(token_vectors(tokens, 8, 0), 8, 0)[2]
     np.testing.assert_allclose(out[:-1], r.weights[7][:, None] * v, atol=1e-5)  # alpha'_8j v_j, one row per key
     np.testing.assert_allclose(out[-1], r.output[7], atol=1e-5)  # the sum: b_8
@@ -176,8 +166,8 @@ def test_query_row_bars_and_output_are_the_weighted_sum_of_values():
 def test_a_masked_key_is_grey_in_the_row_bars():
     at = open_page(PAGE, hm_mask="causal", hm_q="2")
     band = next(tr for tr in figures(at)["heatmap_row"]["data"] if tr["name"] == "×")
-    assert list(arr(band["x"])) == list(range(2, len(split_tokens(DEFAULT_TEXT))))  # keys 3 ... T, 0-based
-    np.testing.assert_allclose(arr(row_bar(at)["y"])[2:], 0.0)
+    assert list(plotly_array(band["x"])) == list(range(2, len(split_tokens(DEFAULT_TEXT))))  # keys 3 ... T, 0-based
+    np.testing.assert_allclose(plotly_array(row_bar(at)["y"])[2:], 0.0)
 
 
 # --- the real model ----------------------------------------------------------------------------------
@@ -241,7 +231,7 @@ def test_it_to_animal_preset_finds_the_head_by_computing():
     layer, head = strongest_head(example.attentions, it, animal)
     assert at.slider(key="hm_layer").value == layer + 1 and at.slider(key="hm_head").value == head + 1
     assert at.selectbox(key="hm_q").value == it + 1
-    row = arr(row_bar(at)["y"])
+    row = plotly_array(row_bar(at)["y"])
     assert int(np.argmax(row)) == animal  # in this head "it" looks most at "animal"
 
 

@@ -1,11 +1,9 @@
 """The multi-head page in AppTest: move the controls, then check what the figures and tables hold
 against the core (attention_core), computed here independently of the page."""
 
-import base64
-
 import numpy as np
 import pytest
-from app_harness import figures, open_page
+from app_harness import figures, open_page, plotly_array
 
 import attention_core.pretrained as pretrained
 from attention_core import multi_head_attention, split_tokens, token_vectors
@@ -15,14 +13,6 @@ from lab_ui.i18n import t
 
 PAGE = "pages/multi_head.py"
 EXAMPLES = {e.id: e for e in load_examples()}
-
-
-def arr(value) -> np.ndarray:
-    """A number array from a figure spec: Plotly sends numpy arrays base64-encoded; null is NaN."""
-    if isinstance(value, dict) and "bdata" in value:
-        a = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"])).astype(float)
-        return a.reshape([int(s) for s in str(value["shape"]).split(",")]) if "shape" in value else a
-    return np.array(value, dtype=float)
 
 
 def core(text: str, d_model: int, n_heads: int, seed: int):
@@ -69,11 +59,12 @@ def test_head_blocks_of_q_k_v_are_their_columns():
             at.button_group(key="mh_mat").set_value(name).run()
         spec = figures(at)["mh_split"]["data"]  # the matrix as 3 head blocks, then the 3 blocks apart
         assert len(spec) == 6
-        shown = np.hstack([arr(trace["z"]) for trace in spec[:3]])
+        shown = np.hstack([plotly_array(trace["z"]) for trace in spec[:3]])
         np.testing.assert_allclose(shown, whole, atol=1e-5)  # float32 on the wire
-        assert [list(arr(trace["x"])) for trace in spec[:3]] == [list(range(4 * i, 4 * i + 4)) for i in range(3)]
+        columns = [list(plotly_array(trace["x"])) for trace in spec[:3]]
+        assert columns == [list(range(4 * i, 4 * i + 4)) for i in range(3)]
         for i, trace in enumerate(spec[3:]):
-            block = arr(trace["z"])
+            block = plotly_array(trace["z"])
             assert block.shape == (6, 4)
             np.testing.assert_array_equal(block, shown[:, 4 * i : 4 * (i + 1)])  # head i's block: Q's columns
         shapes = t("multi_head.shapes_split", name=name, T=6, d_model=12, n_heads=3, d_head=4)
@@ -87,9 +78,9 @@ def test_concat_is_the_heads_side_by_side_and_output_is_concat_times_w_o():
     r = core("machine learning is fun", 16, 4, 0)
     spec = figures(at)["mh_concat"]["data"]  # 4 heads apart, the 4 blocks joined, the output
     assert len(spec) == 9
-    blocks = [arr(trace["z"]) for trace in spec[:4]]
-    concat = np.hstack([arr(trace["z"]) for trace in spec[4:8]])
-    output = arr(spec[8]["z"])
+    blocks = [plotly_array(trace["z"]) for trace in spec[:4]]
+    concat = np.hstack([plotly_array(trace["z"]) for trace in spec[4:8]])
+    output = plotly_array(spec[8]["z"])
     np.testing.assert_array_equal(np.hstack(blocks), concat)  # joined = heads side by side, exactly
     for i, block in enumerate(blocks):
         np.testing.assert_allclose(block, r.heads[i], atol=1e-5)
@@ -101,7 +92,7 @@ def test_each_head_map_is_the_cores_and_all_share_one_scale():
     at = open_page(PAGE, mh_text="I saw a saw", mh_d="8", mh_h="4", mh_seed="3")
     r = core("I saw a saw", 8, 4, 3)
     spec = figures(at)["mh_maps"]
-    maps = [arr(trace["z"]) for trace in spec["data"]]
+    maps = [plotly_array(trace["z"]) for trace in spec["data"]]
     assert len(maps) == 4
     for i, m in enumerate(maps):
         np.testing.assert_allclose(m, r.weights[i], atol=1e-6)
@@ -194,8 +185,8 @@ def test_entropy_and_overlap_figures_hold_the_cores_numbers():
     at = open_page(PAGE, mh_text="attention is all you need today", mh_d="24", mh_h="6", mh_seed="11")
     r = core("attention is all you need today", 24, 6, 11)
     spec = figures(at)
-    np.testing.assert_allclose(arr(spec["mh_entropy"]["data"][0]["y"]), mean_entropy(r.weights), atol=1e-5)
-    np.testing.assert_allclose(arr(spec["mh_overlap"]["data"][0]["z"]), head_overlap(r.weights), atol=1e-5)
+    np.testing.assert_allclose(plotly_array(spec["mh_entropy"]["data"][0]["y"]), mean_entropy(r.weights), atol=1e-5)
+    np.testing.assert_allclose(plotly_array(spec["mh_overlap"]["data"][0]["z"]), head_overlap(r.weights), atol=1e-5)
     at.session_state["mh_num_heads"] = True  # open "The numbers": its tables are built only when open
     at.run()
     stats = table_with_column(at, t("multi_head.pattern_self"))
@@ -265,12 +256,12 @@ def test_real_model_layer_shows_the_shipped_maps(shipped_only):
         if layer != 2:
             at.slider(key="mh_layer").set_value(layer).run()
         spec = figures(at)
-        maps = [arr(trace["z"]) for trace in spec["mh_maps"]["data"]]
+        maps = [plotly_array(trace["z"]) for trace in spec["mh_maps"]["data"]]
         assert len(maps) == 12
         for i, m in enumerate(maps):
             np.testing.assert_allclose(m, e.attentions[layer - 1, i], atol=1e-6)
-        np.testing.assert_allclose(arr(spec["mh_entropy"]["data"][0]["y"]), mean_entropy(e.attentions[layer - 1]),
-                                   atol=1e-5)  # fmt: skip
+        entropy = plotly_array(spec["mh_entropy"]["data"][0]["y"])
+        np.testing.assert_allclose(entropy, mean_entropy(e.attentions[layer - 1]), atol=1e-5)
         assert "mh_split" not in spec and "mh_concat" not in spec  # no Q, K, V without the model
         assert t("multi_head.need_encoder") in messages(at)
     assert "own" not in at.selectbox(key="mh_ex").options
@@ -288,7 +279,7 @@ def test_the_model_preset_picks_the_layer_whose_heads_differ_most(shipped_only):
     assert focus == 1 + int(np.argmin(mean_entropy(maps[int(np.argmin(overlaps))])))
     # the close-up is that head's map, labelled with the model's word pieces
     detail = figures(at)["mh_focus_map"]["data"][0]
-    np.testing.assert_allclose(arr(detail["z"]), maps[int(np.argmin(overlaps)), focus - 1], atol=1e-6)
+    np.testing.assert_allclose(plotly_array(detail["z"]), maps[int(np.argmin(overlaps)), focus - 1], atol=1e-6)
     assert any("previous" in item.value for item in at.markdown)  # a head that looks one token back
 
 
@@ -297,17 +288,17 @@ def test_with_the_model_installed_examples_get_real_q_k_v_and_free_text_works():
     at = open_page(PAGE, mh_src="model", mh_ex="cat_mat", mh_layer="3")
     e = EXAMPLES["cat_mat"]
     spec = figures(at)
-    maps = np.stack([arr(trace["z"]) for trace in spec["mh_maps"]["data"]])
+    maps = np.stack([plotly_array(trace["z"]) for trace in spec["mh_maps"]["data"]])
     np.testing.assert_allclose(maps, e.attentions[2], atol=3e-3)  # shipped maps are float16
     split = spec["mh_split"]["data"]
     assert len(split) == 24
-    assert np.hstack([arr(trace["z"]) for trace in split[:12]]).shape == (len(e.tokens), 384)
+    assert np.hstack([plotly_array(trace["z"]) for trace in split[:12]]).shape == (len(e.tokens), 384)
 
     at.selectbox(key="mh_ex").set_value("own").run()
     at.text_input(key="mh_mtext").set_value("Dogs chase cats. " * 40).run()
     assert not at.exception
     maps = figures(at)["mh_maps"]["data"]
-    assert len(maps) == 12 and arr(maps[0]["z"]).shape == (48, 48)  # cut to MAX_PIECES, [CLS] ... [SEP]
+    assert len(maps) == 12 and plotly_array(maps[0]["z"]).shape == (48, 48)  # cut to MAX_PIECES, [CLS] ... [SEP]
     assert maps[0]["customdata"][0][0][0] == "[CLS]" and maps[0]["customdata"][-1][0][0] == "[SEP]"
     assert t("multi_head.model_cut", shown=48) in [c.value for c in at.caption]
 
@@ -319,7 +310,7 @@ def test_seeds_preset_is_four_tokens_two_heads():
     at = open_page(PAGE)
     at.button(key="mh_preset_seeds").click().run()
     maps = figures(at)["mh_maps"]["data"]
-    assert len(maps) == 2 and arr(maps[0]["z"]).shape == (4, 4)
+    assert len(maps) == 2 and plotly_array(maps[0]["z"]).shape == (4, 4)
     assert [row[0][0] for row in maps[0]["customdata"]] == list("机器学习")
     at.button(key="mh_preset_long").click().run()
     assert len(figures(at)["mh_maps"]["data"]) == 8

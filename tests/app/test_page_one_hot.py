@@ -3,11 +3,9 @@ pair exactly 0) against the learned vectors' (animals close, fruit close) on one
 map and its explained variance, sizes of one-hot vs embedding, the sequence examples (frames of a
 sound counted by the core), presets, check-yourself, lecture mode, Chinese glosses and bad links."""
 
-import base64
-
 import numpy as np
 import pytest
-from app_harness import figure_alts, figures, open_page
+from app_harness import figure_alts, figures, open_page, plotly_array
 
 from attention_core import cosine_similarity, pca
 from attention_core.sequences import (
@@ -28,15 +26,6 @@ DEFAULT_WORDS = ["cat", "dog", "apple", "banana", "run", "walk"]
 voc = load_vocabulary()
 
 
-def decoded(values) -> np.ndarray:
-    """A Plotly array as the browser gets it: a (nested) list, or a base64 typed array with a shape."""
-    if isinstance(values, dict):
-        a = np.frombuffer(base64.b64decode(values["bdata"]), dtype=np.dtype(values["dtype"]))
-        shape = values.get("shape")
-        return a.reshape([int(s) for s in str(shape).split(",")]) if shape else a
-    return np.asarray(values, dtype=float)
-
-
 def texts(at) -> str:
     return "\n".join(e.value for e in (*at.markdown, *at.caption, *at.info, *at.success, *at.warning, *at.error))
 
@@ -47,7 +36,7 @@ def metric(at, key: str, lang: str = "en") -> str:
 
 
 def z_of(at, key: str, trace: int = 0) -> np.ndarray:
-    return decoded(figures(at)[key]["data"][trace]["z"])
+    return plotly_array(figures(at)[key]["data"][trace]["z"])
 
 
 def rows_of(at, key: str) -> list[str]:

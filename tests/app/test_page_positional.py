@@ -2,11 +2,9 @@
 with them, the rotation check holds, figures follow the sliders (odd d_model too), the base changes
 the curves, sections open as tabs or lecture steps, presets, check-yourself, and bad input."""
 
-import base64
-
 import numpy as np
 import pytest
-from app_harness import figure_alts, figures, open_page
+from app_harness import figure_alts, figures, open_page, plotly_array
 
 from attention_core import sinusoidal_positional_encoding
 from lab_ui.i18n import t
@@ -21,15 +19,6 @@ FIGURES = {
 }
 
 
-def decoded(values) -> np.ndarray:
-    """A Plotly array as the browser gets it: a (nested) list, or a base64 typed array with a shape."""
-    if isinstance(values, dict):
-        a = np.frombuffer(base64.b64decode(values["bdata"]), dtype=np.dtype(values["dtype"]))
-        shape = values.get("shape")
-        return a.reshape([int(s) for s in str(shape).split(",")]) if shape else a
-    return np.asarray(values, dtype=float)
-
-
 def metric(at, key: str) -> float:
     label = t(f"positional.{key}", lang="en")
     return float(next(m.value for m in at.metric if m.label == label))
@@ -40,7 +29,7 @@ def texts(at) -> str:
 
 
 def z_of(at, key: str, trace: int = 0) -> np.ndarray:
-    return decoded(figures(at)[key]["data"][trace]["z"])
+    return plotly_array(figures(at)[key]["data"][trace]["z"])
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -117,7 +106,7 @@ def test_heatmap_shape_follows_the_sliders():
     assert z.shape == (171, 171)  # every 3rd position and dimension is drawn ...
     assert t("positional.thinned", lang="en", rows=3, cols=3) in texts(at)
     spec = figures(at)["positional_heatmap"]["data"][0]
-    assert decoded(spec["y"])[-1] == 510  # ... at their true indices
+    assert plotly_array(spec["y"])[-1] == 510  # ... at their true indices
 
 
 def test_odd_d_model_works_everywhere():
@@ -134,7 +123,7 @@ def test_odd_d_model_works_everywhere():
 
 def test_base_changes_the_curves_but_not_dimension_0():
     def curves(at):
-        return {tr["name"]: decoded(tr["y"]) for tr in figures(at)["positional_curves"]["data"]}
+        return {tr["name"]: plotly_array(tr["y"]) for tr in figures(at)["positional_curves"]["data"]}
 
     at = open_page(PAGE, "en", pe_step="2")
     before = curves(at)
@@ -166,8 +155,8 @@ def test_similarity_depends_on_offset_only_and_learned_table_is_the_model_s():
     learned = z_of(at, "positional_learned")
     assert learned.shape == (171, 192)  # [512, 384] thinned to every 3rd position, every 2nd dimension
     cos = figures(at)["positional_learned_cos"]["data"]
-    np.testing.assert_allclose(np.diag(decoded(cos[0]["z"])), 1, atol=1e-5)
-    np.testing.assert_allclose(np.diag(decoded(cos[1]["z"])), 1, atol=1e-5)
+    np.testing.assert_allclose(np.diag(plotly_array(cos[0]["z"])), 1, atol=1e-5)
+    np.testing.assert_allclose(np.diag(plotly_array(cos[1]["z"])), 1, atol=1e-5)
 
 
 def test_numbers_open_on_demand_with_the_full_table():

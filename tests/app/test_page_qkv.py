@@ -1,11 +1,9 @@
 """The Q, K, V page in AppTest: move the controls, then check the numbers it shows against the core,
 computed here independently of the page."""
 
-import base64
-
 import numpy as np
 import pytest
-from app_harness import figures, open_page
+from app_harness import figures, open_page, plotly_array
 
 from attention_core.steps import random_weights, sentence_matrix
 from lab_ui.i18n import t
@@ -13,14 +11,6 @@ from lab_ui.i18n import t
 PAGE = "pages/qkv.py"
 TOKENS = ["I", "saw", "a", "saw"]
 SEED = 3  # the page's default seed
-
-
-def arr(value) -> np.ndarray:
-    """A number array from a figure spec: Plotly sends numpy arrays base64-encoded."""
-    if isinstance(value, dict) and "bdata" in value:
-        a = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"])).astype(float)
-        return a.reshape([int(s) for s in str(value["shape"]).split(",")]) if "shape" in value else a
-    return np.asarray(value, dtype=float)
 
 
 def table(at, first_column: str):
@@ -51,7 +41,7 @@ def weights(d_model: int, d_k: int, seed: int = SEED):
 
 def scores_bars(at) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     data = figures(at)["qkv_scores"]["data"]
-    return arr(data[0]["y"]), arr(data[1]["y"]), arr(data[2]["y"])
+    return plotly_array(data[0]["y"]), plotly_array(data[1]["y"]), plotly_array(data[2]["y"])
 
 
 # --- defaults, languages, steps -------------------------------------------------------------------
@@ -139,7 +129,7 @@ def test_output_is_the_weighted_sum_of_the_values():
     np.testing.assert_allclose(parts.to_numpy()[:4], weight[:, None] * V)
     np.testing.assert_allclose(parts.loc["b1"].to_numpy(), weight @ V)
     diamonds = figures(at)["qkv_sum"]["data"][-1]
-    np.testing.assert_allclose(arr(diamonds["y"]), weight @ V, atol=1e-5)
+    np.testing.assert_allclose(plotly_array(diamonds["y"]), weight @ V, atol=1e-5)
     assert t("qkv.same_as_steps", i=1, softmax=6, output=7) in texts(at)
 
 
@@ -248,7 +238,7 @@ def test_presets_set_the_controls():
 
     at.button(key="qkv_preset_long").click().run()
     assert not at.exception
-    assert len(arr(figures(at)["qkv_scores"]["data"][0]["y"])) == 16
+    assert len(plotly_array(figures(at)["qkv_scores"]["data"][0]["y"])) == 16
     assert "qkv_weights" in figures(at)  # 16 × 16 is drawn, not printed
     assert table(at, "1 · the").shape == (16, 16)
 
@@ -277,7 +267,7 @@ AWKWARD = ["", "   ", "word " * 1000, "😀 👍🏽 🎉", "我看见一把锯"
 def test_awkward_text_never_breaks_the_page(text):
     at = open_unlocked(qkv_text=text)
     assert not at.exception
-    n = len(arr(figures(at)["qkv_scores"]["data"][0]["y"]))
+    n = len(plotly_array(figures(at)["qkv_scores"]["data"][0]["y"]))
     assert 1 <= n <= 16
     if not text.strip():
         assert t("common.empty_text", example="I saw a saw") in texts(at)

@@ -2,12 +2,11 @@
 weights (checked against attention_core, computed here independently of the page); free text with
 the optional package, examples only without it; awkward text and bad links never break the page."""
 
-import base64
 import os
 
 import numpy as np
 import pytest
-from app_harness import figures, open_page
+from app_harness import figures, open_page, plotly_array
 
 import attention_core.pretrained as pretrained
 from attention_core.attention_views import (
@@ -31,22 +30,14 @@ IT_LAYER, IT_HEAD = strongest(ANIMAL.attentions[:, :, IT, NOUN])  # the default 
 OWN_DEFAULT = "The trophy didn't fit into the suitcase because it was too big."  # the page's free-text example
 
 
-def arr(value) -> np.ndarray:
-    """A number array from a figure spec: Plotly sends numpy arrays base64-encoded; null is NaN."""
-    if isinstance(value, dict) and "bdata" in value:
-        a = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"])).astype(float)
-        return a.reshape([int(s) for s in str(value["shape"]).split(",")]) if "shape" in value else a
-    return np.array(value, dtype=float)
-
-
 def grid_maps(at, T: int) -> np.ndarray:
     """The 72 maps cut back out of the grid figure.  -> [6, 12, T, T]"""
-    z = arr(figures(at)["rm_grid"]["data"][0]["z"])
+    z = plotly_array(figures(at)["rm_grid"]["data"][0]["z"])
     return np.array([[grid_block(z, T, layer, head) for head in range(12)] for layer in range(6)])
 
 
 def head_map(at) -> np.ndarray:
-    return arr(figures(at)["rm_head_map"]["data"][0]["z"])
+    return plotly_array(figures(at)["rm_head_map"]["data"][0]["z"])
 
 
 def head_rows(at) -> list[str]:
@@ -164,7 +155,7 @@ def test_share_on_cls_and_sep_per_head():
     e = EXAMPLES["cat_mat"]
     special = special_positions(e.tokens)
     expected = special_share(e.attentions, special)[:, :, ~special].mean(axis=-1)  # [6, 12] over word queries
-    np.testing.assert_allclose(arr(figures(at)["rm_share"]["data"][0]["z"]), expected, atol=1e-6)
+    np.testing.assert_allclose(plotly_array(figures(at)["rm_share"]["data"][0]["z"]), expected, atol=1e-6)
     parking = int((expected > 0.5).sum())
     assert t("real_model.grid_sink", n=parking, total=72) in texts(at)
     layer, head = np.unravel_index(np.argmax(expected), expected.shape)
@@ -335,7 +326,8 @@ def test_over_256_pieces_is_truncated_and_drawing_is_cut(minilm):
     np.testing.assert_allclose(z.sum(axis=1), 1.0, atol=1e-5)
     layer, head = at.slider(key="rm_layer").value - 1, at.slider(key="rm_head").value - 1
     np.testing.assert_allclose(z[:, :64], minilm.encode(text).attentions[layer, head, :64, :64], atol=1e-6)
-    assert arr(figures(at)["rm_grid"]["data"][0]["z"]).shape[1] == 12 * 32 + 11 * grid_gap(32)  # 32 tokens a map
+    grid = plotly_array(figures(at)["rm_grid"]["data"][0]["z"])
+    assert grid.shape[1] == 12 * 32 + 11 * grid_gap(32)  # 32 tokens a map
     assert at.text_input(key="rm_text").value == text  # the whole text stays in the box
 
 

@@ -1,12 +1,11 @@
 """The page "why divide by √d_k" in AppTest: what its figures and tables say, its controls, links,
 presets, the check-yourself slot, and bad link values."""
 
-import base64
 import re
 
 import numpy as np
 import pytest
-from app_harness import figure_alts, figures, open_page
+from app_harness import figure_alts, figures, open_page, plotly_array
 
 from lab_ui.i18n import catalog, t
 
@@ -24,15 +23,8 @@ def curves(at):
     out = {}
     for panel, measure in enumerate(("max", "entropy", "jacobian")):
         lines = data[panel * 4 : panel * 4 + 3]
-        out[measure] = {s: decoded(line["y"]) for s, line in zip(("none", "sqrt", "d"), lines, strict=True)}
+        out[measure] = {s: plotly_array(line["y"]) for s, line in zip(("none", "sqrt", "d"), lines, strict=True)}
     return out
-
-
-def decoded(values):
-    """A Plotly array as the browser gets it: a list, or a base64 typed array."""
-    if isinstance(values, dict):
-        return np.frombuffer(base64.b64decode(values["bdata"]), dtype=np.dtype(values["dtype"]))
-    return np.asarray(values, dtype=float)
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -69,7 +61,7 @@ def test_histogram_shows_the_samples_at_the_chosen_d():
     at = open_page(PAGE, "en")
     at.select_slider(key="sc_d").set_value(1024).run()
     hist = figures(at)["scaling_hist"]["data"]
-    raw, scaled = decoded(hist[0]["x"]), decoded(hist[2]["x"])
+    raw, scaled = plotly_array(hist[0]["x"]), plotly_array(hist[2]["x"])
     assert raw.var() == pytest.approx(1024, rel=0.2)  # 2,000 samples: SE ≈ 3 %
     assert scaled.var() == pytest.approx(1, rel=0.2)
     assert "1024" in at.metric[0].label
@@ -110,8 +102,8 @@ def test_animation_has_one_frame_per_d_and_starts_at_the_chosen_d():
     at.select_slider(key="sc_d").set_value(1024).run()
     spec = figures(at)["scaling_play"]
     assert spec["layout"]["sliders"][0]["active"] == D_VALUES.index(1024)
-    start = decoded(spec["data"][0]["y"])
-    np.testing.assert_allclose(start, decoded(spec["frames"][D_VALUES.index(1024)]["data"][0]["y"]))
+    start = plotly_array(spec["data"][0]["y"])
+    np.testing.assert_allclose(start, plotly_array(spec["frames"][D_VALUES.index(1024)]["data"][0]["y"]))
 
 
 def test_check_accepts_8_and_rejects_64():
