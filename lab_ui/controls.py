@@ -19,11 +19,14 @@ and coming back loses nothing.
 from __future__ import annotations
 
 import contextlib
+import math
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
+from streamlit.runtime.state import get_session_state
 
 from lab_ui.i18n import t
 
@@ -83,11 +86,43 @@ def write_url_if_unbound(key: str, value: Any) -> None:
         st.query_params[key] = _url_text(value)
 
 
-def _bound(widget: Callable, key: str, default: Any, *args, **kwargs) -> Any:
-    """Create a widget with bind="query-params" and notice when the link's value was refused."""
+_INTEGER = re.compile(r"[+-]?[0-9]{1,15}")  # what the app itself writes for a whole number
+
+
+def _number_text_ok(text: str, integer: bool) -> bool:
+    """Can Streamlit read this URL text as the control's number without failing? It parses a
+    number input's value as a float and then calls int() on it, so "1e309" (infinity) would
+    raise OverflowError before the page runs. A whole-number control takes only whole numbers as
+    the app writes them (so "1e-400", "1.5" or "9e999" fall back instead of being bent into one)."""
+    if integer:
+        return bool(_INTEGER.fullmatch(text.strip()))
+    try:
+        return math.isfinite(float(text))
+    except ValueError:
+        return False
+
+
+def _drop_unreadable_numbers(key: str, raw: list[str], integer: bool) -> bool:
+    """Remove a link's number that Streamlit could not read, before the widget reads it; True if
+    it was removed (the notice is then shown by the caller)."""
+    if raw and not all(_number_text_ok(r, integer) for r in raw if r != ""):
+        st.query_params.pop(key, None)
+        # Streamlit seeds a bound widget from its own copy of the URL as the page was opened,
+        # not from st.query_params; that copy has no public setter, so the value is removed
+        # there too (tests/app/test_widgets.py fails if a Streamlit upgrade changes this).
+        with get_session_state().query_params() as qp:
+            qp._initial_query_params.pop(key, None)
+        return True
+    return False
+
+
+def _bound(widget: Callable, key: str, default: Any, *args, number: str | None = None, **kwargs) -> Any:
+    """Create a widget with bind="query-params" and notice when the link's value was refused.
+    number: "int" or "float" for a numeric control, whose URL text is checked first."""
     raw = st.query_params.get_all(key) if key not in st.session_state else []
+    dropped = number is not None and _drop_unreadable_numbers(key, raw, integer=number == "int")
     value = widget(*args, key=key, bind="query-params", persist_state=_PERSIST, **kwargs)
-    if raw and st.query_params.get_all(key) != raw and not _matches_default(raw, default):
+    if dropped or (raw and st.query_params.get_all(key) != raw and not _matches_default(raw, default)):
         _notice_bad_value(key, raw)
     return value
 
@@ -143,61 +178,35 @@ def _some_of(options: Sequence[Any], max_selections: int | None) -> Callable[[li
     return parse
 
 
-def selectbox(
-    label: str,
-    options: Sequence[Any],
-    *,
-    key: str,
-    default: Any = None,
-    format_func: Callable[[Any], str] = str,
-    **kwargs,
-) -> Any:
+def _single_choice(widget: Callable, label: str, options: Sequence[Any], key: str, default: Any,
+                   format_func: Callable[[Any], str], **kwargs) -> Any:  # fmt: skip
+    """selectbox, radio and segmented_control alike: the state starts from the URL's option id,
+    the widget shows translated labels, and the chosen id goes back into the URL."""
     default = options[0] if default is None else default
     restore_from_url(key, default, _one_of(options))
-    value = st.selectbox(label, options, key=key, format_func=format_func, persist_state=_PERSIST, **kwargs)
-    publish_to_url(key, value, default)
-    return value
-
-
-def radio(
-    label: str,
-    options: Sequence[Any],
-    *,
-    key: str,
-    default: Any = None,
-    format_func: Callable[[Any], str] = str,
-    horizontal: bool = True,
-    **kwargs,
-) -> Any:
-    default = options[0] if default is None else default
-    restore_from_url(key, default, _one_of(options))
-    value = st.radio(
-        label, options, key=key, format_func=format_func, horizontal=horizontal, persist_state=_PERSIST, **kwargs
-    )
-    publish_to_url(key, value, default)
-    return value
-
-
-def segmented(
-    label: str,
-    options: Sequence[Any],
-    *,
-    key: str,
-    default: Any = None,
-    format_func: Callable[[Any], str] = str,
-    **kwargs,
-) -> Any:
-    """A row of buttons, one always chosen (clicking the chosen one again keeps it chosen)."""
-    default = options[0] if default is None else default
-    restore_from_url(key, default, _one_of(options))
-    if st.session_state.get(key) is None:  # a click on the active button deselects it: undo that
+    if st.session_state.get(key) is None:  # a click on the active segment deselects it: undo that
         st.session_state[key] = default
-    value = st.segmented_control(
-        label, options, key=key, format_func=format_func, selection_mode="single", persist_state=_PERSIST, **kwargs
-    )
+    value = widget(label, options, key=key, format_func=format_func, persist_state=_PERSIST, **kwargs)
     value = default if value is None else value
     publish_to_url(key, value, default)
     return value
+
+
+def selectbox(label: str, options: Sequence[Any], *, key: str, default: Any = None,
+              format_func: Callable[[Any], str] = str, **kwargs) -> Any:  # fmt: skip
+    return _single_choice(st.selectbox, label, options, key, default, format_func, **kwargs)
+
+
+def radio(label: str, options: Sequence[Any], *, key: str, default: Any = None,
+          format_func: Callable[[Any], str] = str, horizontal: bool = True, **kwargs) -> Any:  # fmt: skip
+    return _single_choice(st.radio, label, options, key, default, format_func, horizontal=horizontal, **kwargs)
+
+
+def segmented(label: str, options: Sequence[Any], *, key: str, default: Any = None,
+              format_func: Callable[[Any], str] = str, **kwargs) -> Any:  # fmt: skip
+    """A row of buttons, one always chosen (clicking the chosen one again keeps it chosen)."""
+    return _single_choice(st.segmented_control, label, options, key, default, format_func,
+                          selection_mode="single", **kwargs)  # fmt: skip
 
 
 def multiselect(
@@ -228,8 +237,14 @@ def multiselect(
 # --- bound controls: numbers, switches, text ---------------------------------------------------------
 
 
+def _kind(*numbers) -> str:
+    """ "int" when every given number is whole (Streamlit then makes an int control), else "float"."""
+    return "int" if all(isinstance(n, int) for n in numbers if n is not None) else "float"
+
+
 def slider(label: str, min_value, max_value, value, *, key: str, step=None, **kwargs):
-    return _bound(st.slider, key, value, label, min_value, max_value, value, step, **kwargs)
+    number = _kind(min_value, max_value, *(value if isinstance(value, tuple | list) else [value]), step)
+    return _bound(st.slider, key, value, label, min_value, max_value, value, step, number=number, **kwargs)
 
 
 def select_slider(label: str, options: Sequence[Any], value, *, key: str, **kwargs):
@@ -239,7 +254,10 @@ def select_slider(label: str, options: Sequence[Any], value, *, key: str, **kwar
 
 
 def number_input(label: str, *, key: str, value=None, **kwargs):
-    return _bound(st.number_input, key, value, label, value=value, **kwargs)
+    number = _kind(value, kwargs.get("min_value"), kwargs.get("max_value"), kwargs.get("step"))
+    if value is None and kwargs.get("min_value") is None and kwargs.get("step") is None:
+        number = "float"  # an empty box with no bounds is a float input in Streamlit
+    return _bound(st.number_input, key, value, label, value=value, number=number, **kwargs)
 
 
 def text_input(label: str, value: str, *, key: str, **kwargs) -> str:

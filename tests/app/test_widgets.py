@@ -4,7 +4,7 @@ check-yourself answer is repeated."""
 import pandas as pd
 from app_harness import open_page
 
-from lab_ui.controls import _matches_default, _url_text
+from lab_ui.controls import _matches_default, _number_text_ok, _url_text
 from lab_ui.widgets import csv_safe, escape_markdown
 
 
@@ -43,3 +43,16 @@ def test_a_huge_or_tiny_typed_answer_is_repeated_briefly():
     assert "1e+308" in message and len(message) < 200
     at = open_page("pages/scaling.py", sc_check="3.5")
     assert "3.5000" in at.error[0].value
+
+
+def test_link_numbers_streamlit_could_not_read_are_recognised():
+    """Streamlit parses a number box's link value as a float and calls int() on it: "1e309" is
+    infinity and would raise before the page runs, so such values are removed first."""
+    for text in ["0", "7", "-3", "+12", "2147483647"]:
+        assert _number_text_ok(text, integer=True)
+    for text in ["1e309", "-1e309", "1e-400", "9e999", "1.5", "NaN", "inf", "abc", "", "1" * 16]:
+        assert not _number_text_ok(text, integer=True), text
+    for text in ["0.5", "1e-400", "-2", "3e10"]:
+        assert _number_text_ok(text, integer=False)
+    for text in ["1e309", "-1e309", "9e999", "NaN", "inf", "abc"]:
+        assert not _number_text_ok(text, integer=False), text

@@ -1,0 +1,43 @@
+"""Every page, every control in the link at once, with a number no control can hold: the page
+opens with no error box, and each number control falls back to what it shows without the link (a
+text box keeps the text as typed). The notice itself is tested page by page."""
+
+import pytest
+from app_harness import open_page
+
+from lab_ui.registry import HOME, PAGES
+
+BAD_NUMBERS = ["1e309", "-1e309", "1e-400", "9e999", "NaN", "-inf", "1.5", "99999999999999999999"]
+
+
+def controls(at) -> dict:
+    """Every keyed input on the page (sidebar included) by key, with its value."""
+    out = {}
+    for kind in ("slider", "select_slider", "number_input", "text_input", "text_area", "selectbox", "radio",
+                 "toggle", "checkbox", "multiselect", "segmented_control"):  # fmt: skip
+        for widget in at.get(kind):
+            if widget.key and not widget.key.startswith("$$"):
+                out[widget.key] = (kind, widget.value)
+    return out
+
+
+@pytest.mark.parametrize("value", BAD_NUMBERS)
+@pytest.mark.parametrize("info", [HOME, *PAGES], ids=[p.ns for p in (HOME, *PAGES)])
+def test_a_number_no_control_can_hold_falls_back_everywhere(info, value):
+    plain = open_page(info.path, "en")
+    assert not plain.exception
+    expected = controls(plain)
+    keys = [k for k in expected if not k.startswith("lang")]
+    at = open_page(info.path, "en", **dict.fromkeys(keys, value))
+    assert not at.exception, [e.value for e in at.exception]
+    for key, (kind, shown) in controls(at).items():
+        if key not in expected:
+            continue  # a control that only appears under another setting
+        if kind in ("text_input", "text_area"):
+            assert shown in (value, expected[key][1]), key
+        elif kind in ("number_input", "slider", "select_slider") and shown != expected[key][1]:
+            # a number that fits after all ("1.5" in a float box) is the only other outcome
+            assert float(value) == shown, (key, shown)
+        # A choice may follow another control (the query picker offers the tokens of the text
+        # now in the box, the head count the divisors of d_model): it must still be one of its
+        # options, which AppTest checks when it reads the value.
