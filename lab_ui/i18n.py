@@ -6,11 +6,14 @@ per page or shared area; a key is "<file stem>.<name>" and holds both languages 
     zh = "查询、键、值：一步一步算"
 
 tests/app/test_catalogs.py fails when a key is empty or missing in either language, or when the
-two languages disagree on their {placeholders}.
+two languages disagree on their {placeholders}. A key that is built at run time (an f-string)
+cannot be checked by reading the code, so under the tests (STRICT_TEXT_ENV set, as
+tests/conftest.py does) t() raises on a missing key instead of showing the key itself.
 """
 
 from __future__ import annotations
 
+import os
 import threading
 import tomllib
 from functools import cache
@@ -20,6 +23,11 @@ LANGS = ("en", "zh")
 LANG_NAMES = {"en": "English", "zh": "简体中文"}
 DEFAULT_LANG = "en"
 _LOCALES = Path(__file__).parent / "locales"
+STRICT_TEXT_ENV = "ATTENTION_LAB_STRICT_TEXT"
+
+
+class MissingText(KeyError):
+    """A key with no catalog entry, raised only under the tests (STRICT_TEXT_ENV)."""
 
 
 def _stamp() -> tuple:
@@ -77,12 +85,14 @@ def current_lang() -> str:
 def t(key: str, lang: str | None = None, **values) -> str:
     """The text for `key` in `lang` (default: the session's), with {placeholders} filled in.
 
-    A missing key is a programming error that the catalog test catches; at run time it shows the
-    key itself rather than crashing a lecture.
+    A missing key is a programming error: under the tests it raises MissingText; in front of a
+    class it shows the key itself rather than crashing a lecture.
     """
     lang = lang or current_lang()
     entry = catalog().get(key)
     if entry is None:
+        if os.environ.get(STRICT_TEXT_ENV):
+            raise MissingText(f"no catalog entry for {key!r} (lab_ui/locales/*.toml)")
         return key
     text = entry.get(lang) or entry.get(DEFAULT_LANG) or key
     return text.format(**values) if values else text

@@ -8,10 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from lab_ui.i18n import LANGS, catalog
+from lab_ui.i18n import LANGS, STRICT_TEXT_ENV, MissingText, catalog, t
 
 ROOT = Path(__file__).resolve().parents[2]
 ENTRIES = sorted(catalog().items())
+KEY_IN_CODE = r"""\bt\(\s*["']([A-Za-z_0-9]+\.[A-Za-z_0-9.]+)["']"""
 
 
 def _fields(text: str) -> set[str]:
@@ -39,6 +40,16 @@ def test_chinese_text_is_chinese(key, texts):
 def test_every_key_used_in_code_exists():
     used = set()
     for path in [ROOT / "app.py", *ROOT.glob("pages/*.py"), *ROOT.glob("lab_ui/**/*.py")]:
-        used |= set(re.findall(r"""\bt\(\s*["']([a-z_0-9]+\.[a-z_0-9.]+)["']""", path.read_text(encoding="utf-8")))
+        used |= set(re.findall(KEY_IN_CODE, path.read_text(encoding="utf-8")))
     missing = sorted(used - set(catalog()))
     assert not missing, f"keys used but not in any catalog: {missing}"
+
+
+def test_a_missing_key_fails_loudly_under_the_tests_and_quietly_in_a_lecture(monkeypatch):
+    """Keys built at run time (f-strings) escape the reading above: under the tests t() raises on
+    them (tests/conftest.py sets STRICT_TEXT_ENV), so the page that asks for one fails its tests;
+    without it, a class sees the key rather than an error page."""
+    with pytest.raises(MissingText, match=r"no_such\.key"):
+        t("no_such.key")
+    monkeypatch.delenv(STRICT_TEXT_ENV)
+    assert t("no_such.key") == "no_such.key"
