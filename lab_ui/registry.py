@@ -31,4 +31,10 @@ _ALL = (
     PageInfo("pages/real_model.py", "real_model", "real_model", ":material/psychology:", "app.section_real"),
 )
 
-PAGES: tuple[PageInfo, ...] = tuple(p for p in _ALL if (ROOT / p.path).is_file())
+
+def available(pages: tuple[PageInfo, ...], root: Path = ROOT) -> tuple[PageInfo, ...]:
+    """The pages whose script is in the tree at `root`, in their order."""
+    return tuple(p for p in pages if (root / p.path).is_file())
+
+
+PAGES: tuple[PageInfo, ...] = available(_ALL)

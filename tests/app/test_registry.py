@@ -1,12 +1,27 @@
+"""The page registry: every page script is reachable, addresses are stable, a missing script is left
+out of the navigation instead of breaking it, and the running app's navigation follows the list."""
+
 from pathlib import Path
 
-from lab_ui.i18n import catalog
-from lab_ui.registry import _ALL, HOME, PAGES, ROOT
+from app_harness import open_page
+
+from lab_ui.i18n import catalog, t
+from lab_ui.registry import _ALL, HOME, PAGES, ROOT, available
 
 
-def test_every_listed_page_exists_and_only_those_are_shown():
-    assert [p for p in _ALL if (ROOT / p.path).is_file()] == list(PAGES)
-    assert (ROOT / HOME.path).is_file()
+def test_every_page_script_in_the_tree_is_registered_and_every_entry_has_its_script():
+    registered = {p.path for p in (HOME, *_ALL)}
+    on_disk = {str(path.relative_to(ROOT)) for path in (ROOT / "pages").glob("*.py")}
+    assert on_disk - registered == set(), "a page script nobody can reach: add it to lab_ui/registry.py"
+    assert registered - on_disk == set(), "a registered page without its script"
+
+
+def test_a_page_whose_script_is_missing_is_left_out(tmp_path):
+    (tmp_path / "pages").mkdir()
+    kept = _ALL[1::2]
+    for page in kept:
+        (tmp_path / page.path).write_text("")
+    assert available(_ALL, tmp_path) == kept
 
 
 def test_addresses_are_ascii_unique_and_equal_the_file_stem():
@@ -23,3 +38,9 @@ def test_every_page_has_its_catalog_entries():
     for page in (HOME, *PAGES):
         for key in ("nav", "title", "intro") + (("summary",) if page is not HOME else ()):
             assert f"{page.ns}.{key}" in catalog(), f"{page.ns}.{key} missing"
+
+
+def test_the_home_page_lists_every_page_in_registry_order():
+    at = open_page(HOME.path, "en")
+    links = [element.proto.label for element in at.get("page_link")]
+    assert links == [t(f"{p.ns}.nav", lang="en") for p in PAGES]
