@@ -92,7 +92,8 @@ class EncodeResult:
     hidden_states: np.ndarray  # embeddings output, then each block's output          [n_layers + 1, T, d_model]
     sentence_embedding: np.ndarray  # mean of the last hidden state, unit length     [d_model]
     layers: tuple[MultiHeadResult, ...]  # each block's attention with all its intermediates (Q, K, V, ...)
-    truncated: bool  # the text had more than max_tokens pieces and its end was dropped
+    truncated: bool  # the text had more pieces than were kept, and its end was dropped
+    total_tokens: int  # word pieces of the whole text, [CLS] and [SEP] included (>= T)
 
 
 def embed(ids: np.ndarray, emb: EmbeddingWeights, eps: float) -> np.ndarray:
@@ -155,9 +156,19 @@ class MiniLMEncoder:
         """The longest input in word pieces, [CLS] and [SEP] included (256)."""
         return self.config.max_tokens
 
-    def encode(self, text: str) -> EncodeResult:
-        """Tokenize `text` and run it through every block.  Any Unicode is accepted; "" gives [CLS] [SEP]."""
-        tokens, ids, truncated = self.tokenize(text)
+    def encode(self, text: str, max_tokens: int | None = None) -> EncodeResult:
+        """Tokenize `text` and run it through every block.  Any Unicode is accepted; "" gives [CLS] [SEP].
+
+        max_tokens (at least 2, at most the model's 256): keep the first max_tokens - 1 word pieces
+        and end with [SEP], as the model's own truncation does at 256. Cutting the pieces, not the
+        text, keeps every piece that is shown exactly as the whole text splits it.
+        """
+        limit = self.max_tokens if max_tokens is None else int(max_tokens)
+        if not 2 <= limit <= self.max_tokens:
+            raise ValueError(f"max_tokens={max_tokens} must be between 2 ([CLS] and [SEP]) and {self.max_tokens}.")
+        tokens, ids, total = self.tokenize(text)
+        if len(ids) > limit:
+            tokens, ids = (*tokens[: limit - 1], tokens[-1]), (*ids[: limit - 1], ids[-1])  # [..., [SEP]]
         c = self.config
         x = embed(np.array(ids, dtype=np.intp), self.embeddings, c.eps)  # [T, d_model]
         hidden, layers = [x], []
@@ -172,11 +183,12 @@ class MiniLMEncoder:
             hidden_states=np.stack(hidden),  # [n_layers + 1, T, d_model]
             sentence_embedding=l2_normalise(mean_pool(x)),  # [d_model]
             layers=tuple(layers),
-            truncated=truncated,
+            truncated=total > len(tokens),
+            total_tokens=total,
         )
 
-    def tokenize(self, text: str) -> tuple[tuple[str, ...], tuple[int, ...], bool]:
-        """Word pieces, their ids, and whether the text was cut to max_tokens.
+    def tokenize(self, text: str) -> tuple[tuple[str, ...], tuple[int, ...], int]:
+        """Word pieces (at most max_tokens), their ids, and how many pieces the whole text has.
 
         The tokenizer lowercases, splits CJK characters one by one, drops control characters and
         maps pieces it does not know to [UNK]; it never fails on valid Unicode.
@@ -190,7 +202,9 @@ class MiniLMEncoder:
                 "text contains a broken character (a lone UTF-16 surrogate); paste it again or remove it."
             ) from None
         encoding = self.tokenizer.encode(text)
-        return tuple(encoding.tokens), tuple(encoding.ids), bool(encoding.overflowing)
+        # The cut-off rest comes back as overflowing pieces, each framed by its own [CLS] [SEP].
+        total = len(encoding.tokens) + sum(len(rest.tokens) - 2 for rest in encoding.overflowing)
+        return tuple(encoding.tokens), tuple(encoding.ids), total
 
 
 def minilm_available() -> bool:

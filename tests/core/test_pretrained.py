@@ -173,6 +173,30 @@ def test_truncation_at_256(minilm):
     np.testing.assert_array_equal(long.hidden_states, over.hidden_states)  # the dropped end changes nothing
 
 
+def test_total_tokens_counts_the_whole_text(minilm):
+    assert minilm.encode(pieces(10)).total_tokens == 12
+    assert minilm.encode(pieces(2000)).total_tokens == 2002  # past the 256 the model reads
+
+
+@pytest.mark.parametrize("limit", [2, 3, 16, 64, 256])
+def test_max_tokens_keeps_the_first_pieces_and_ends_with_sep(minilm, limit):
+    text = "The animal didn't cross the street because it was too tired. " * 12  # 170 pieces
+    whole, cut = minilm.encode(text), minilm.encode(text, max_tokens=limit)
+    n = min(limit, len(whole.tokens))
+    assert len(cut.tokens) == n and cut.tokens[-1] == "[SEP]"
+    assert cut.tokens[:-1] == whole.tokens[: n - 1]  # every kept piece as the whole text splits it
+    assert cut.truncated == (whole.total_tokens > n) and cut.total_tokens == whole.total_tokens
+    assert cut.attentions.shape == (6, 12, n, n)
+    if n == len(whole.tokens):
+        np.testing.assert_array_equal(cut.attentions, whole.attentions)
+
+
+@pytest.mark.parametrize("limit", [0, 1, 257, -5])
+def test_max_tokens_out_of_range_is_a_value_error(minilm, limit):
+    with pytest.raises(ValueError, match="max_tokens"):
+        minilm.encode("hello", max_tokens=limit)
+
+
 def test_bad_input_is_a_value_error(minilm):
     with pytest.raises(ValueError, match="must be a string"):
         minilm.encode(None)
