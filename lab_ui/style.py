@@ -22,6 +22,12 @@ _BASE = """
                  scrollbar-width: thin; scrollbar-color: rgba(128, 128, 128, 0.7) transparent; }
 /* Code: Streamlit's syntax colours fall to 2.2:1 (green on grey); GitHub's accessible palettes
    instead. The app's theme follows the system's, so the media query picks the matching one. */
+/* The copy-link box (lab_ui.share): the address wraps anywhere, the button sits under it. */
+.lab-link-box code { display: block; white-space: pre-wrap; word-break: break-all; font-size: 0.85rem;
+                     padding: 0.5rem; border-radius: 0.5rem; background: rgba(128, 128, 128, 0.12); }
+.lab-link-box button { margin-top: 0.5rem; padding: 0.25rem 0.9rem; border-radius: 0.5rem; cursor: pointer;
+                       border: 1px solid rgba(128, 128, 128, 0.5); background: transparent; color: inherit;
+                       font: inherit; }
 @media (prefers-color-scheme: light) {
   [data-testid="stCode"] .token.keyword, [data-testid="stCode"] .token.operator { color: #CF222E; }
   [data-testid="stCode"] .token.function, [data-testid="stCode"] .token.class-name { color: #8250DF; }
