@@ -64,7 +64,7 @@ def causal_mask(T: int) -> np.ndarray:
 
 def local_mask(T: int, window: int) -> np.ndarray:
     """True where |i - j| <= window: each token sees `window` neighbours on each side, so a
-    row allows at most 2·window + 1 keys. This is the seeds' truncated self-attention for
+    row allows at most 2·window + 1 keys. This is the articles' truncated self-attention for
     speech, where only nearby frames matter.  [T, T] bool"""
     T = _non_negative_int(T, "T")
     window = _non_negative_int(window, "window")
@@ -132,7 +132,7 @@ def scaled_dot_product_attention(
 
 
 def additive_attention_scores(q: np.ndarray, k: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """The seeds' additive (tanh) model: score(q_i, k_j) = w · tanh(q_i + k_j).
+    """The articles' additive (tanh) model: score(q_i, k_j) = w · tanh(q_i + k_j).
 
     q: [T_q, d], k: [T_k, d], w: [d] -> [T_q, T_k]. Compare dot-product scoring, q_i · k_j.
     """

@@ -1,7 +1,7 @@
 """How scores become attention weights, and what can be done to weights that are already given.
 
 Scores become weights row by row: each query's scores over the keys are normalised. Softmax is
-what Transformers use (every row then sums to 1); the seeds point out that other functions, such
+what Transformers use (every row then sums to 1); the articles point out that other functions, such
 as ReLU, would also do (then a row need not sum to 1). A temperature τ divides the scaled scores
 before that: τ < 1 sharpens a row, τ > 1 flattens it.
 

@@ -3,7 +3,7 @@
 If q and k have independent entries with mean 0 and variance 1, their dot product q·k has mean 0
 and variance d_k. Fed to softmax unscaled, scores that spread by √d_k push the weights towards a
 one-hot row, where softmax's gradient (its Jacobian diag(p) - p pᵀ) vanishes. Dividing by √d_k
-brings the variance back to 1 at every d_k; dividing by d_k (a common slip, made in seed 003's
+brings the variance back to 1 at every d_k; dividing by d_k (a common slip, made in article 003's
 multi-head code) shrinks it to 1/d_k and flattens every row towards uniform.
 
 All randomness comes in as `rng: np.random.Generator`, so a seed reproduces every number.
@@ -20,7 +20,7 @@ from attention_core.attention import _positive_int, softmax
 # The three ways to scale a row of scores before softmax, by id:
 #   "none": s          (no scaling: variance d_k)
 #   "sqrt": s / √d_k   (the Transformer's choice: variance 1)
-#   "d":    s / d_k    (seed 003's multi-head code: variance 1/d_k)
+#   "d":    s / d_k    (article 003's multi-head code: variance 1/d_k)
 SCALINGS = ("none", "sqrt", "d")
 
 # Draw at most this many normal numbers at once, so d_k = 4,096 with many samples stays within

@@ -1,4 +1,4 @@
-"""Everything is a sequence of vectors (seed 001): a sentence, a sound, a molecule, a social
+"""Everything is a sequence of vectors (article 001): a sentence, a sound, a molecule, a social
 network each become a table [T, d], one row per word, frame, atom or person. And what the two
 ways of turning a word into a vector cost: one-hot (length V) against an embedding (length d).
 """
@@ -144,7 +144,7 @@ MOLECULES: dict[str, tuple[str, ...]] = {
 
 
 def atom_vectors(atoms, elements=ELEMENTS) -> np.ndarray:
-    """One one-hot row per atom over the element list (seed 001: an atom can be a one-hot
+    """One one-hot row per atom over the element list (article 001: an atom can be a one-hot
     vector too).  [n_atoms] -> [n_atoms, n_elements]"""
     elements = tuple(elements)
     unknown = sorted({a for a in atoms if a not in elements})

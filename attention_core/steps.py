@@ -1,7 +1,7 @@
 """Self-attention one step at a time, the way the seed articles walk through it for b_1.
 
 Row-vector convention, as in the rest of the core: the input is I: [T, d_model] (token j is
-row a_j) and a projection is I @ W. The seeds write columns, Q = W_q I; that is the transpose.
+row a_j) and a projection is I @ W. The articles write columns, Q = W_q I; that is the transpose.
 
 The single-query path (query_step) works element by element on purpose: it multiplies q_i and
 k_j component by component and adds the products, exactly as a student would by hand. The matrix
@@ -88,7 +88,7 @@ class QueryStep:
 
 
 def query_step(Q: np.ndarray, K: np.ndarray, V: np.ndarray, i: int) -> QueryStep:
-    """The seeds' walkthrough for one output b_i, term by term.
+    """The articles' walkthrough for one output b_i, term by term.
 
     Q, K: [T, d_k], V: [T, d_v], i: which query (0-based). Subtracting the largest scaled score
     before exp() changes no weight (it cancels in the fraction) but keeps exp() from overflowing.

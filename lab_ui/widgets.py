@@ -1,6 +1,6 @@
 """Pieces every concept page shares, built once here: the header, a figure with its export
 buttons, a table with its CSV download, the formula beside the code that computes it, and the
-check-yourself slot. The page template (DESIGN.md) reads:
+check-yourself slot. A page reads:
 text -> controls -> core call -> figures -> numbers -> check yourself."""
 
 from __future__ import annotations
@@ -240,7 +240,7 @@ def seed_input(*, key: str, value: int = 0) -> int:
 
 
 def presets(options: dict[str, dict], *, key: str, format_func: Callable[[str], str]) -> None:
-    """A row of buttons, each setting several controls at once (e.g. "the seeds' example").
+    """A row of buttons, each setting several controls at once (e.g. "the articles' example").
     `options` maps a preset id to {control key: value}; the values land in the URL like any
     other change, so a preset view is a link too."""
 

@@ -40,7 +40,7 @@ MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 METADATA = {"source": f"{MODEL}, float16, by scripts/build_model_data.py"}
 
 # group id -> (English word, Simplified Chinese gloss). Each word has one clear sense, so no word
-# could sit in two groups ("orange" and "date" are left out for that reason). The seeds' cat, dog
+# could sit in two groups ("orange" and "date" are left out for that reason). The articles' cat, dog
 # and apple and the pages' defaults (banana, run, walk, ...) are among them.
 GROUPS: dict[str, list[tuple[str, str]]] = {
     "animals": [
@@ -109,7 +109,7 @@ GROUPS: dict[str, list[tuple[str, str]]] = {
 EXAMPLES: dict[str, str] = {
     "animal_tired": "The animal didn't cross the street because it was too tired.",
     "animal_wide": "The animal didn't cross the street because it was too wide.",  # now "it" is the street
-    "saw_saw": "I saw a saw.",  # the seeds' example: one word, two meanings
+    "saw_saw": "I saw a saw.",  # the articles' example: one word, two meanings
     "cat_mat": "The cat sat on the mat.",
     "bank_river": "She sat on the bank of the river and watched the boats.",
     "keys_cabinet": "The keys to the old cabinet are on the table.",  # the verb agrees with "keys", far away

@@ -1,6 +1,6 @@
 """Building blocks every page's figures share: arrays in, go.Figure out, no Streamlit calls.
 
-Conventions (DESIGN.md): every axis labelled with tokens or indices, hover shows the exact value,
+Conventions: every axis labelled with tokens or indices, hover shows the exact value,
 colour-blind-safe scales (Viridis / Cividis sequential, RdBu diverging), a font family that
 renders Chinese. graph_objects only: plotly.express costs ~50 ms per figure on a rerun.
 """

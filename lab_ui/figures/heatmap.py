@@ -1,6 +1,6 @@
 """Figures of the attention-heatmaps page: arrays in, go.Figure out, no Streamlit calls.
 
-Positions are shown counting from 1 (token 1 is the first, like the seeds' a1 ... a4), in the
+Positions are shown counting from 1 (token 1 is the first, like the articles' a1 ... a4), in the
 hover text as well as in the page's words.
 """
 

@@ -88,7 +88,7 @@ def matrix_tex(
 
 
 def row_labels(letter: str, n: int) -> list[str]:
-    """a_{1} .. a_{n}: the seeds' names for the rows (1-based, as the seeds count)."""
+    """a_{1} .. a_{n}: the articles' names for the rows (1-based, as the articles count)."""
     return [f"{letter}_{{{j + 1}}}" for j in range(n)]
 
 

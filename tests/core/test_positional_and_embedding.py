@@ -14,7 +14,7 @@ def test_sinusoidal_by_hand():
 def test_sinusoidal_matches_the_seed_formula_with_odd_d_model():
     n, d, base = 50, 7, 10000.0
     pe = sinusoidal_positional_encoding(n, d, base)
-    # The seed's PyTorch code: div_term = exp(arange(0, d, 2) * -log(base) / d)
+    # The article's PyTorch code: div_term = exp(arange(0, d, 2) * -log(base) / d)
     div_term = np.exp(np.arange(0, d, 2) * -np.log(base) / d)
     pos = np.arange(n)[:, None]
     np.testing.assert_allclose(pe[:, 0::2], np.sin(pos * div_term), atol=1e-12)

@@ -27,7 +27,7 @@ rows = arrays(np.float64, st.integers(1, 12), elements=st.floats(-30, 30))
 def test_scale_factors_by_hand():
     assert scale_factor(64, "none") == 1.0
     assert scale_factor(64, "sqrt") == pytest.approx(1 / 8)  # the check-yourself answer: divide by 8
-    assert scale_factor(64, "d") == pytest.approx(1 / 64)  # seed 003's multi-head code
+    assert scale_factor(64, "d") == pytest.approx(1 / 64)  # article 003's multi-head code
     assert scale_factor(1, "sqrt") == scale_factor(1, "d") == 1.0  # at d_k = 1 all three agree
     with pytest.raises(ValueError, match="scaling must be one of"):
         scale_factor(64, "log")

@@ -77,7 +77,7 @@ def test_similar_words_are_closer():
     def cos(a, b):
         return voc.vectors[voc.index(a)] @ voc.vectors[voc.index(b)]
 
-    assert cos("cat", "dog") > cos("cat", "apple")  # the seeds' point about one-hot vectors
+    assert cos("cat", "dog") > cos("cat", "apple")  # the articles' point about one-hot vectors
     assert cos("apple", "banana") > cos("apple", "bus")
     assert cos("run", "walk") > cos("run", "red")
     assert cos("happy", "sad") > cos("happy", "tiger")  # opposites share a topic

@@ -43,7 +43,7 @@ def test_project_is_rows_times_weights_by_hand():
     x = np.array([[1.0, 2.0], [0.0, -1.0]])
     w = np.array([[1.0, 0.0, 2.0], [3.0, 1.0, 0.0]])
     np.testing.assert_array_equal(project(x, w), [[7, 2, 2], [-3, -1, 0]])
-    # The seeds' column form: W_seed = Wᵀ and I_seed = xᵀ give the transpose, Q_seed = W_seed I_seed.
+    # The articles' column form: W_seed = Wᵀ and I_seed = xᵀ give the transpose, Q_seed = W_seed I_seed.
     np.testing.assert_array_equal(w.T @ x.T, project(x, w).T)
 
 
