@@ -133,6 +133,18 @@ def test_rnn_batches_and_empty_sequences():
     assert rnn_forward(np.zeros((0, 3)), w.w_xh, w.w_hh).h.shape == (0, 4)
 
 
+def test_rnn_and_attention_at_T_512_d_512_are_fast():
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((512, 512))
+    # Plain Gaussian weights: random_rnn_weights' QR at d = 512 is slow when BLAS threads compete.
+    w_xh, w_hh, w_q, w_k, w_v = (rng.standard_normal((512, 512)) / np.sqrt(512) for _ in range(5))
+    start = time.perf_counter()
+    h = rnn_forward(x, w_xh, 0.9 * w_hh).h
+    norms, alpha = attention_influence_of_all(x, w_q, w_k, w_v)
+    assert time.perf_counter() - start < 1.0
+    assert np.isfinite(h).all() and np.isfinite(norms).all() and alpha.shape == (512,)
+
+
 def test_random_rnn_weights_have_the_asked_radius():
     w = random_rnn_weights(5, 6, np.random.default_rng(1), radius=0.7)
     np.testing.assert_allclose(np.linalg.svd(w.w_hh, compute_uv=False), 0.7)  # every singular value
@@ -268,6 +280,8 @@ def test_long_range_is_fast_at_T_512_and_refuses_nonsense():
     assert time.perf_counter() - start < 1.0
     assert np.all(np.isfinite(c.attention)) and np.all(c.rnn >= 0)
     long_range_influence([1, 2], d=1, rng=np.random.default_rng(1), n_trials=1)  # d = 1 works
+    with pytest.raises(ValueError, match="at most 32"):
+        long_range_influence([2], d=512, rng=np.random.default_rng(0))
     for bad, message in [([], "non-empty"), ([0, 4], "at least 1"), ([1.5], "whole numbers")]:
         with pytest.raises(ValueError, match=message):
             long_range_influence(bad, d=4, rng=np.random.default_rng(0))
