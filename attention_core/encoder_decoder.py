@@ -315,7 +315,7 @@ class EncoderDecoderView:
     cross: CrossAttentionResult  # Q from the target, K and V from the source: weights [T_target, T_source]
     self_source: CrossAttentionResult  # Target = Source: weights       [T_source, T_source]
     predicted: tuple[str, ...]  # the Chinese word read off each C_i     T_target
-    agreement: float  # share of aligned target words whose largest weight is on an aligned source word
+    agreement: float  # share of aligned target words looking hardest at an aligned source word (nan: none aligned)
     weights_kind: str  # "learned"
     seed: int
 
