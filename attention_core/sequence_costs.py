@@ -1,0 +1,206 @@
+"""What one layer costs, self-attention against an RNN and a CNN: operations as Table 1 of Vaswani
+et al. (2017), "Attention Is All You Need", counts them, the steps that must run one after
+another, and the time both take on the machine that runs this.
+
+n (in the paper) is T here, the sequence length; d is the width of every vector; k the kernel
+width of a convolution; r the neighbourhood size of restricted (truncated) self-attention, i.e.
+the number of keys each query sees. The counts are the leading terms the table's O(·) keeps,
+as multiply-adds:
+    self-attention   T² d     every query dotted with every key (and the weights times values
+                              cost the same again: a constant the O hides)
+    RNN              T d²     each step multiplies the d-long state by W_hh: [d] @ [d, d]
+    CNN              k T d²   each output mixes k inputs of width d into d channels
+    truncated        r T d    each query dotted with r keys
+The projections x @ W (T d² each) are the same for every kind and left out, as in the table.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from attention_core.attention import _non_negative_int, _positive_int, scaled_dot_product_attention
+from attention_core.sequence_models import KINDS, random_rnn_weights, rnn_forward
+
+# The largest sizes a page may ask for; Python ints never overflow, so this only keeps the
+# numbers readable.
+MAX_T = 1_000_000
+MAX_D = 100_000
+MAX_TIMED_T = 4096  # the timing runs the layers for real: keep it to a second or two
+MAX_TIMED_D = 1024
+
+
+@dataclass(frozen=True)
+class LayerCosts:
+    """Multiply-adds per layer (leading terms of Table 1) for a sequence of T vectors of width d."""
+
+    T: int  # sequence length (the paper's n)
+    d: int  # width of every vector
+    k: int  # kernel width of the convolution
+    r: int  # keys each query sees in truncated self-attention (at most T)
+    self_attention: int  # T² d
+    rnn: int  # T d²
+    cnn: int  # k T d²
+    truncated: int  # r T d
+    crossover_T: int  # d: self-attention is the cheaper of it and the RNN exactly when T < d
+    cheaper_than_rnn: bool  # T < d, i.e. T² d < T d²
+
+
+def layer_costs(T: int, d: int, k: int = 3, r: int = 3) -> LayerCosts:
+    """Operations per layer for each kind, and where self-attention stops being cheaper.
+
+    T² d < T d² exactly when T < d: for sentences shorter than the vector width (most of them,
+    with d = 512) self-attention costs less than a recurrent layer; for long inputs (speech, 100
+    vectors a second) it costs more, which is why the source articles' speech models truncate it.
+    r is capped at T, since a query cannot see more keys than there are.
+    """
+    T, d = _bounded(T, "T", MAX_T), _bounded(d, "d", MAX_D)
+    k = _positive_int(k, "k (kernel width)")
+    r = min(_positive_int(r, "r (keys per query)"), T)
+    return LayerCosts(
+        T=T,
+        d=d,
+        k=k,
+        r=r,
+        self_attention=T * T * d,
+        rnn=T * d * d,
+        cnn=k * T * d * d,
+        truncated=r * T * d,
+        crossover_T=d,
+        cheaper_than_rnn=d > T,
+    )
+
+
+def exact_attention_products(mask_sum: int, d: int) -> int:
+    """Multiply-adds of the scores for a given mask: one d-long dot product per visible
+    (query, key) pair. With every pair visible that is T² d; with a ±window band it is a little
+    under r T d, because the first and last queries have fewer neighbours."""
+    return _non_negative_int(mask_sum, "mask_sum") * _positive_int(d, "d")
+
+
+@dataclass(frozen=True)
+class ComplexityRow:
+    """One row of Table 1 of "Attention Is All You Need", symbolic and with numbers put in."""
+
+    layer: str  # ASCII id: self_attention, recurrent, convolutional, restricted
+    name: str  # the row's name in the paper
+    complexity: str  # complexity per layer, as printed, e.g. "O(n²·d)"
+    complexity_value: int  # the expression inside O(·) with n = T and d put in
+    sequential: str  # sequential operations, as printed
+    sequential_value: int
+    path: str  # maximum path length between two positions, as printed
+    path_value: float  # log_k(n) and n/r need not be whole numbers
+
+
+def complexity_table(T: int, d: int, k: int = 3, r: int = 3) -> tuple[ComplexityRow, ...]:
+    """Table 1 of Vaswani et al. (2017), filled in with n = T and the given d, k and r.
+
+    Maximum path length: self-attention links every pair in 1 step; an RNN needs n steps; the
+    paper's convolution row assumes dilated convolutions, whose stack reaches every position in
+    log_k(n) layers (contiguous kernels would need n/k); restricted self-attention needs n/r
+    layers. A kernel of width k = 1 never widens its view, so log_1(n) is refused.
+    """
+    c = layer_costs(T, d, k, r)
+    if c.k < 2:
+        raise ValueError("k=1 never widens a layer's view, so no stack of them links two positions; choose k >= 2.")
+    n = c.T
+    return (
+        ComplexityRow("self_attention", "Self-Attention", "O(n²·d)", c.self_attention, "O(1)", 1, "O(1)", 1.0),
+        ComplexityRow("recurrent", "Recurrent", "O(n·d²)", c.rnn, "O(n)", n, "O(n)", float(n)),
+        ComplexityRow(
+            "convolutional", "Convolutional", "O(k·n·d²)", c.cnn, "O(1)", 1, "O(log_k(n))", math.log(n) / math.log(c.k)
+        ),
+        ComplexityRow(
+            "restricted", "Self-Attention (restricted)", "O(r·n·d)", c.truncated, "O(1)", 1, "O(n/r)", n / c.r
+        ),
+    )
+
+
+# --- parallel against sequential --------------------------------------------------------------------
+
+
+def sequential_steps(T: int) -> dict[str, int]:
+    """Steps that must run one after another to compute one layer's outputs: an RNN needs T
+    (h_t waits for h_{t-1}); a CNN and self-attention need 1 (every output at once)."""
+    T = _bounded(T, "T", MAX_T)
+    return {kind: T if kind in ("rnn", "birnn") else 1 for kind in KINDS}
+
+
+@dataclass(frozen=True)
+class Timing:
+    """Measured on the machine that ran it: seconds for one layer over T inputs."""
+
+    T_values: np.ndarray  # sequence lengths                                      [n]
+    rnn_seconds: np.ndarray  # median time of the RNN loop over T steps             [n]
+    attention_seconds: np.ndarray  # median time of Q, K, V and softmax(Q Kᵀ/√d) V  [n]
+    rnn_steps: np.ndarray  # steps that wait for each other: T                    [n]
+    attention_steps: np.ndarray  # 1 at every T                                    [n]
+    d: int  # width of inputs and states
+    repeats: int  # runs per length; the median is kept
+    cpu_count: int  # logical CPUs this process may use
+
+
+def time_rnn_vs_attention(T_values, d: int = 256, repeats: int = 5, seed: int = 0) -> Timing:
+    """Median wall-clock time of an RNN layer (a Python loop of T steps) against a self-attention
+    layer (a few matrix products for all T at once), for each T, on this machine.
+
+    Both include their input projections. On a CPU the attention layer wins while T is below
+    about d, and loses beyond, as the cost model says (T² d against T d²): its advantage is that
+    its work can be spread over many cores at once, which a 2-core machine barely shows. The
+    numbers depend on the machine and on what else runs on it: a page must label them as
+    measured here, and tests only check they are positive.
+    """
+    T_values = np.asarray(T_values)
+    if T_values.ndim != 1 or T_values.size == 0 or not np.issubdtype(T_values.dtype, np.integer):
+        raise ValueError("T_values must be a non-empty list of whole numbers, e.g. [16, 64, 256].")
+    for T in T_values:
+        _bounded(int(T), "every T", MAX_TIMED_T)
+    d = _bounded(d, "d", MAX_TIMED_D)
+    repeats = _positive_int(repeats, "repeats")
+    rng = np.random.default_rng(seed)
+    w = random_rnn_weights(d, d, rng)
+    w_q, w_k, w_v = (rng.standard_normal((d, d)) / np.sqrt(d) for _ in range(3))  # 3 x [d, d]
+    rnn_s, att_s = np.zeros(T_values.size), np.zeros(T_values.size)  # [n], [n]
+    for n, T in enumerate(T_values):
+        a = rng.standard_normal((int(T), d))  # [T, d]
+
+        def run_rnn(a=a):
+            return rnn_forward(a, w.w_xh, w.w_hh, w.b_h).h  # [T, d]
+
+        def run_attention(a=a):
+            return scaled_dot_product_attention(a @ w_q, a @ w_k, a @ w_v).output  # [T, d]
+
+        rnn_s[n] = _median_seconds(run_rnn, repeats)
+        att_s[n] = _median_seconds(run_attention, repeats)
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return Timing(
+        T_values=T_values.copy(),  # [n]
+        rnn_seconds=rnn_s,  # [n]
+        attention_seconds=att_s,  # [n]
+        rnn_steps=T_values.copy(),  # [n]
+        attention_steps=np.ones_like(T_values),  # [n]
+        d=d,
+        repeats=repeats,
+        cpu_count=cpus,
+    )
+
+
+def _median_seconds(fn, repeats: int) -> float:
+    fn()  # once untimed: the first call pays for caches and memory
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return max(float(np.median(times)), 1e-9)  # a timer tick can read 0 for tiny T
+
+
+def _bounded(n, name: str, largest: int) -> int:
+    n = _positive_int(n, name)
+    if n > largest:
+        raise ValueError(f"{name}={n} is more than this lab counts; choose at most {largest:,}.")
+    return n
