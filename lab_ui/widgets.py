@@ -6,6 +6,7 @@ text -> controls -> core call -> figures -> numbers -> check yourself."""
 from __future__ import annotations
 
 import inspect
+import math
 import re
 from collections.abc import Callable
 from functools import cache
@@ -16,7 +17,8 @@ import streamlit as st
 
 from attention_core import split_tokens
 from lab_ui import controls
-from lab_ui.figures.common import LECTURE_TEXT_PX, LECTURE_TITLE_PX
+from lab_ui.cache import cached
+from lab_ui.figures.common import LECTURE_FIGURE_MAX_PX, LECTURE_TEXT_PX, LECTURE_TITLE_PX
 from lab_ui.i18n import t
 from lab_ui.lecture import is_lecture
 from lab_ui.shell import require_app_shell
@@ -64,23 +66,26 @@ def page_header(ns: str) -> None:
 def show_figure(fig: go.Figure, *, key: str, alt: str, numbers_on_phones: bool = True) -> None:
     """Draw a Plotly figure with the shared export config. `alt` describes the figure in words
     for a screen reader and for anyone who cannot see the colours. In lecture mode the text is
-    at least 20 px and lines are thicker, for the back of a hall. numbers_on_phones=False: the
-    numbers written in the figure's heatmap cells fit a desktop's or a projector's width but not
-    a 390-pixel phone's, so they are hidden there (hover and the numbers table still give them);
-    the figure is built without knowing the screen, the browser's media query does know it."""
+    at least 20 px, lines are thicker and the figure fits a projector's first screen (the styled
+    copy is cached like the figure). numbers_on_phones=False: the numbers written in the figure's
+    heatmap cells fit a desktop's or a projector's width but not a 390-pixel phone's, so they are
+    hidden there (hover and the numbers table still give them); the figure is built without
+    knowing the screen, the browser's media query does know it."""
     if is_lecture():
-        fig = lecture_styled(fig)
+        fig = cached(lecture_styled, fig)
     st.plotly_chart(fig, key=key, config=plotly_config(key), width="stretch", on_select="ignore", alt=alt)
     if not numbers_on_phones:
         st.html(f"<style>@media (max-width: 640px) {{ .st-key-{key} .heatmap-label {{ display: none; }} }}</style>")
 
 
 def lecture_styled(fig: go.Figure) -> go.Figure:
-    """A copy of the figure for a projector (the original may sit in a cache): text at least
-    20 px, lines and markers about 1.5x thicker, each trace keeping its own proportions."""
+    """A copy of the figure for a projector (the original sits in a cache): text at least 20 px,
+    lines and markers about 1.5x thicker, each trace keeping its own proportions, and no taller
+    than what a 1280x720 projector leaves under the title and the step bar."""
     fig = go.Figure(fig)
     text, title = LECTURE_TEXT_PX, LECTURE_TITLE_PX
-    fig.update_layout(font_size=text, hoverlabel_font_size=text, title_font_size=title)
+    height = min(fig.layout.height or LECTURE_FIGURE_MAX_PX, LECTURE_FIGURE_MAX_PX)
+    fig.update_layout(font_size=text, hoverlabel_font_size=text, title_font_size=title, height=height)
     fig.update_xaxes(tickfont_size=text, title_font_size=text)  # axes inherit 0.8 x the font otherwise
     fig.update_yaxes(tickfont_size=text, title_font_size=text)
     for trace in fig.data:
@@ -121,20 +126,37 @@ def show_table(
     key: str,
     filename: str,
     caption: str | None = None,
-    number_format: str | None = None,
+    decimals: int | None = 4,
+    full_precision: bool = False,
     missing: str | None = None,
+    number_format: str | None = None,
 ) -> None:
     """The numbers behind a figure, readable by a screen reader, downloadable as CSV.
-    number_format (e.g. "%.4f"): every column shown with it, so the columns line up; the CSV keeps
-    full precision. missing: the word an empty (NaN) cell shows, on screen and in the CSV."""
+
+    Every number is shown with `decimals` places, so the columns line up, and the CSV holds the
+    same rounded numbers (a 0.9999999999999999 is 1.0000 in both); full_precision=True keeps every
+    digit in the CSV, and the caption says so. The index is written as a named column: a table
+    whose rows mean something must name them (df.index.name), a plain 0, 1, 2 ... index is left
+    out. missing: the word an empty (NaN) cell shows, on screen and in the CSV.
+    number_format: an explicit printf format for the screen, instead of `decimals`."""
+    meaningful_index = not isinstance(df.index, pd.RangeIndex) or df.index.name is not None
+    if meaningful_index and df.index.name is None:
+        raise ValueError(f"table {key!r}: name its index (df.index.name), the CSV's first column")
+    if full_precision:
+        caption = f"{caption} {t('common.csv_full_precision')}" if caption else t("common.csv_full_precision")
     if caption:
         st.caption(caption)
-    config = dict.fromkeys(df.columns, st.column_config.NumberColumn(format=number_format)) if number_format else None
+    if number_format is None and decimals is not None:
+        number_format = f"%.{decimals}f"
+    numeric = [c for c in df.columns if pd.api.types.is_numeric_dtype(df[c])]
+    config = dict.fromkeys(numeric, st.column_config.NumberColumn(format=number_format)) if number_format else None
     st.dataframe(df, key=f"{key}_df", width="stretch", column_config=config, placeholder=missing)
-    full = df.astype(object).where(df.notna(), missing) if missing is not None else df
+    out = df if full_precision or decimals is None else df.round(decimals)
+    out = out.astype(object).where(out.notna(), missing) if missing is not None else out
     st.download_button(
         t("common.download_csv"),
-        lambda: csv_safe(full).to_csv().encode("utf-8-sig"),  # built only on click; BOM: Excel reads Chinese
+        # built only on click; BOM: Excel reads Chinese
+        lambda: csv_safe(out).to_csv(index=meaningful_index).encode("utf-8-sig"),
         file_name=filename,
         mime="text/csv",
         key=f"{key}_csv",
@@ -176,41 +198,46 @@ def _shown(x: float) -> str:
 def check_number(question: str, answer: float, *, key: str, tolerance: float = 0.01, explanation: str) -> bool:
     """Predict, then check: the student types a number and the page says whether it is right
     (within `tolerance`, relative or absolute, whichever is larger), then explains. Returns
-    whether the typed answer is right, for a page that shows more once it is."""
+    whether the typed answer is right, for a page that shows more once it is.
+
+    The answer is kept for the session but never in the link: a shared link must not hand the
+    next student the answer (or unlock what the answer unlocks)."""
     solved = False
     with st.container(border=True):
         st.markdown(f"**{t('common.check_yourself')}** · {question}")
-        typed = controls.number_input(
-            t("common.your_answer"), key=key, value=None, format="%.4f", placeholder=t("common.type_a_number")
-        )
+        typed = st.number_input(t("common.your_answer"), key=key, value=None, format="%.4f",
+                                placeholder=t("common.type_a_number"), persist_state="session")  # fmt: skip
         if typed is not None:
-            solved = abs(typed - answer) <= max(tolerance, tolerance * abs(answer))
+            solved = math.isfinite(typed) and abs(typed - answer) <= max(tolerance, tolerance * abs(answer))
             if solved:
                 st.success(t("common.correct", answer=f"{answer:.4f}"))
             else:
                 st.error(t("common.not_quite", typed=_shown(typed)))
-        if controls.toggle(t("common.reveal"), key=f"{key}_show"):
+        if solved or st.toggle(t("common.reveal"), key=f"{key}_show", persist_state="session"):
             st.info(explanation)
     return solved
 
 
 def check_choice(
     question: str, options: list[str], correct: str, *, key: str, format_func: Callable = str, explanation: str
-) -> None:
-    """Predict, then reveal: pick an answer first; the page says if it was right and why."""
+) -> bool:
+    """Predict, then reveal: pick an answer; a right one shows why, a wrong one says so and leaves
+    the explanation behind "Show the answer", so a second try is still a prediction. Returns
+    whether the right answer is picked. Kept for the session, never in the link."""
     with st.container(border=True):
         st.markdown(f"**{t('common.check_yourself')}** · {question}")
-        picked = controls.radio(
-            t("common.your_prediction"), ["", *options], key=key, format_func=lambda o: format_func(o) if o else "—"
-        )
-        if picked:
-            if picked == correct:
-                st.success(t("common.correct", answer=format_func(correct)))
-            else:
-                st.error(t("common.not_quite", typed=format_func(picked)))
+        picked = st.radio(
+            t("common.your_prediction"), ["", *options], key=key, horizontal=True, persist_state="session",
+            format_func=lambda o: format_func(o) if o else "—",
+        )  # fmt: skip
+        solved = picked == correct
+        if solved:
+            st.success(t("common.correct", answer=format_func(correct)))
+        elif picked:
+            st.error(t("common.not_quite_choice", typed=format_func(picked)))
+        if solved or st.toggle(t("common.reveal"), key=f"{key}_show", persist_state="session"):
             st.info(explanation)
-        elif controls.toggle(t("common.reveal"), key=f"{key}_show"):
-            st.info(explanation)
+    return solved
 
 
 def sentence_tokens(label: str, default: str, *, key: str, max_tokens: int = 64, help: str | None = None) -> list[str]:

@@ -32,6 +32,9 @@ MAX_LABEL_CHARS = 14
 # must reserve room for its largest text (lab_ui/figures/scaling.py) reads the same numbers.
 LECTURE_TEXT_PX = 20
 LECTURE_TITLE_PX = 24
+# The tallest a figure is drawn in lecture mode: what a 1280x720 projector leaves under the browser
+# bar, the title row and the step bar at 1.4x text, so a step's figure is whole on the first screen.
+LECTURE_FIGURE_MAX_PX = 430
 
 
 def safe_label(text: str, max_chars: int = MAX_LABEL_CHARS) -> str:

@@ -1,0 +1,169 @@
+"""The frame of a concept page: title and introduction, presets, the page-level controls, and the
+numbered sections, which are also the lecture's steps.
+
+    frame = page.start("heatmap", sections=("map", "query", "formula", "check"), presets=PRESETS)
+    with frame.controls():
+        text = ...                             # page-level controls: every section depends on them
+    view = cached(core_function, text, ...)    # one core call
+    if frame.shows("map"):
+        map_section(frame, view)               # an @st.fragment: its own controls rerun it alone
+
+Normally every section is shown, each under a numbered heading ("2 · One query"). In lecture mode
+(?lecture=1) the page shows one section at a time, with previous / next buttons, and the section's
+number rides in the link as `<prefix>_step` so a slide can link to it; the title row then holds the
+introduction, the presets and the page-level controls as three small popovers, so the section's
+figure has the projector's first screen.
+
+Catalog keys a page with sections has: `<ns>.section_<name>` (the heading, plain words, no maths).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import streamlit as st
+
+from lab_ui import controls
+from lab_ui.i18n import t
+from lab_ui.lecture import is_lecture
+from lab_ui.shell import require_app_shell
+
+
+@dataclass(frozen=True)
+class Frame:
+    ns: str  # the page's catalog namespace, e.g. "heatmap"
+    sections: tuple[str, ...]  # section names in page order; section i (1-based) is lecture step i
+    step: int  # the lecture step shown (1-based); every section is shown outside lecture mode
+    toolbar: object | None  # lecture mode: the title row's container that holds the popovers
+
+    def shows(self, name: str) -> bool:
+        """Is this section drawn in this run? Always, except in lecture mode (one at a time)."""
+        return not is_lecture() or self.number(name) == self.step
+
+    def number(self, name: str) -> int:
+        return self.sections.index(name) + 1
+
+    def heading(self, name: str) -> None:
+        """The section's numbered heading. In lecture mode the step bar names the section."""
+        if not is_lecture():
+            st.subheader(f"{self.number(name)} · {t(f'{self.ns}.section_{name}')}", anchor=f"{self.ns}-{name}")
+
+    def controls(self):
+        """Where the page-level controls go: in place, or a popover in lecture mode's title row."""
+        if self.toolbar is None:
+            return st.container()
+        return self.toolbar.popover(t("common.controls"), icon=":material/tune:")
+
+
+def start(
+    ns: str,
+    *,
+    sections: Sequence[str],
+    presets: dict[str, dict] | None = None,
+    step_key: str | None = None,
+) -> Frame:
+    """Draw the top of the page and return its frame. presets: {preset id: {control key: value}},
+    named by `<ns>.preset_<id>`; step_key: the link parameter of the lecture step (default
+    "<prefix>_step", prefix taken from the first control key of a preset, or the ns)."""
+    require_app_shell()
+    sections = tuple(sections)
+    step_key = step_key or f"{_prefix(ns, presets)}_step"
+    step = _restore_step(step_key, len(sections))
+    if not is_lecture():
+        st.title(t(f"{ns}.title"))
+        st.markdown(t(f"{ns}.intro"))
+        if presets:
+            _preset_buttons(ns, presets)
+        return Frame(ns, sections, step, None)
+    title, toolbar = st.columns([3, 2], vertical_alignment="center")
+    title.title(t(f"{ns}.title"))
+    toolbar = toolbar.container(horizontal=True, horizontal_alignment="right")
+    with toolbar.popover(t("common.introduction"), icon=":material/subject:"):
+        st.markdown(t(f"{ns}.intro"))
+    if presets:
+        with toolbar.popover(t("common.presets_button"), icon=":material/bookmarks:"):
+            for preset_id, values in presets.items():
+                st.button(t(f"{ns}.preset_{preset_id}"), key=f"{ns}_preset_{preset_id}", on_click=apply_preset,
+                          args=(values,), width="stretch")  # fmt: skip
+    frame = Frame(ns, sections, step, toolbar)
+    _step_bar(frame, step_key)
+    return frame
+
+
+def apply_preset(values: dict) -> None:
+    """Set several controls at once; the values land in the URL like any other change, so a preset
+    view is a link too (a control not on the page in this run is written into the URL here)."""
+    for control_key, value in values.items():
+        st.session_state[control_key] = value
+        controls.write_url_if_unbound(control_key, value)
+
+
+def prose(text: str) -> None:
+    """A section's words. In lecture mode they fold into one line above the figure: the lecturer
+    says them, the hall looks at the figure."""
+    if is_lecture():
+        with st.expander(t("common.section_text"), icon=":material/subject:"):
+            st.markdown(text)
+    else:
+        st.markdown(text)
+
+
+@contextlib.contextmanager
+def section_controls():
+    """A section's own controls, in one row of columns: fewer rows above the figure."""
+    with st.container(horizontal=True, gap="medium"):
+        yield
+
+
+def _prefix(ns: str, presets: dict[str, dict] | None) -> str:
+    if presets:
+        first = next(iter(next(iter(presets.values()))), "")
+        if "_" in first:
+            return first.split("_", 1)[0]
+    return ns
+
+
+def _preset_buttons(ns: str, presets: dict[str, dict]) -> None:
+    st.caption(t("common.presets"))
+    with st.container(horizontal=True):
+        for preset_id, values in presets.items():
+            st.button(t(f"{ns}.preset_{preset_id}"), key=f"{ns}_preset_{preset_id}", on_click=apply_preset,
+                      args=(values,))  # fmt: skip
+
+
+def _restore_step(key: str, n: int) -> int:
+    def parse(raw: list[str]) -> int:
+        step = int(raw[0]) if len(raw) == 1 and raw[0].isdigit() else 0
+        if not 1 <= step <= n:
+            raise ValueError(raw)
+        return step
+
+    controls.restore_from_url(key, 1, parse)
+    step = min(max(int(st.session_state[key]), 1), n)
+    st.session_state[key] = step
+    controls.publish_to_url(key, step, 1)
+    return step
+
+
+def _step_bar(frame: Frame, key: str) -> None:
+    n, step = len(frame.sections), frame.step
+
+    def go(to: int) -> None:
+        st.session_state[key] = to
+
+    prev_col, label_col, next_col = st.columns([1.4, 3.2, 1.4], vertical_alignment="center")
+    prev_col.button(t("common.previous_step"), key=f"{key}_prev", disabled=step == 1, on_click=go, args=(step - 1,),
+                    icon=":material/arrow_back:", width="stretch")  # fmt: skip
+    title = t(f"{frame.ns}.section_{frame.sections[step - 1]}")
+    label_col.markdown(f"**{t('common.step_of', i=step, n=n)}** · {title}")
+    next_col.button(t("common.next_step"), key=f"{key}_next", disabled=step == n, on_click=go, args=(step + 1,),
+                    icon=":material/arrow_forward:", width="stretch")  # fmt: skip
+
+
+def choice_keep_valid(key: str, options: Sequence, default) -> None:
+    """A control whose options just changed (a shorter sentence, another model) must not hold a
+    value that is no longer offered; call before drawing it."""
+    if key in st.session_state and st.session_state[key] not in options:
+        st.session_state[key] = default
