@@ -1,19 +1,25 @@
-"""In-process rerun time per page (AppTest): median and 95th percentile over repeated reruns,
-at default settings and with every slider at its maximum.
+"""In-process rerun time per page and per section (AppTest): what a control's move costs the server.
 
-    .venv/bin/python -m bench.rerun                    # every page, both rows
-    .venv/bin/python -m bench.rerun pages/qkv.py -n 50 # one page, 50 reruns per row
+    .venv/bin/python -m bench.rerun                     # every page: whole page, then each section
+    .venv/bin/python -m bench.rerun pages/qkv.py -n 50  # one page, 50 reruns per row
 
-A rerun here is what a slider move costs the server: the whole script runs again, the core
-call hits its cache, figures are rebuilt and serialised, and (unless runner.postScriptGC is
-off, or --gc off) the full garbage collection the server runs after every script. The
-browser's own time is measured by bench/browser_latency.py. Targets (issue 6): median
-<= 30 ms at defaults, <= 100 ms at maxima.
+Rows per page:
 
-"Maxima": after the first run, every st.slider, st.select_slider and st.number_input on the page
-is set to its largest value (a range slider to its whole range; a number input without a
-maximum keeps its value), then the page runs again until no control's range moves (one control
-may bound another, e.g. d_k by d_model); the reruns are timed from there.
+- **page**: the whole script runs again (a page-level control moved): app.py, the page, every
+  section; the core calls and figures hit their caches (lab_ui.cache), as when a student moves a
+  slider back to a value it had;
+- **section <name>**: one section (an st.fragment) reruns alone, as the server does when a control
+  inside that section moves (the browser asks for a fragment rerun with the fragment's id);
+- **page, maxima**: every st.slider, st.select_slider and st.number_input set to its largest value
+  (rerun until no control's range moves: one control may bound another), then the whole page.
+
+The time is the script's own execution on the server (`script`: from the start to the end of
+the script or fragment run, the widgets' messages built inside it), measured by wrapping the
+function Streamlit runs the code with; `AppTest` is the same rerun with AppTest's own work around
+it (starting the runner thread, parsing the messages into its element tree), about 10 ms that a
+server does not spend. AppTest skips the server's post-script gc.collect(2); the benchmark adds
+it when runner.postScriptGC is on (`--gc on`; off in this project's config). Targets (issue 10):
+median script time at most 15 ms for a section and 30 ms for a page at defaults.
 """
 
 from __future__ import annotations
@@ -23,16 +29,20 @@ import gc
 import statistics
 import time
 from pathlib import Path
+from urllib import parse
 
 import streamlit.runtime.pages_manager as pages_manager
+import streamlit.runtime.scriptrunner.script_runner as script_runner_module
 import streamlit.testing.v1.app_test as app_test_module
 import streamlit.testing.v1.local_script_runner as local_runner_module
 from streamlit import config
 from streamlit.proto.Slider_pb2 import Slider as SliderProto
+from streamlit.runtime.scriptrunner import RerunData
 from streamlit.runtime.scriptrunner.script_cache import ScriptCache
 from streamlit.testing.v1 import AppTest
+from streamlit.testing.v1.element_tree import parse_tree_from_messages
 
-from bench.common import machine_line, summary
+from bench.common import machine_line, percentile
 from lab_ui.registry import HOME, PAGES
 
 # AppTest re-detects the pages/ folder on every run and so takes the one-off detour that
@@ -53,38 +63,95 @@ pages_manager.PagesManager.__init__ = _init_as_after_first_request
 _SCRIPT_CACHE = ScriptCache()
 app_test_module.ScriptCache = local_runner_module.ScriptCache = lambda: _SCRIPT_CACHE
 
+# The script's own execution: Streamlit runs the page (or the fragments of a fragment rerun) as
+# one call of exec_func_with_error_handling; its duration is what the server spends on the rerun.
+_exec = script_runner_module.exec_func_with_error_handling
+_script_ms: list[float] = []
+
+
+def _timed_exec(func, ctx):
+    start = time.perf_counter()
+    try:
+        return _exec(func, ctx)
+    finally:
+        _script_ms.append((time.perf_counter() - start) * 1000)
+
+
+script_runner_module.exec_func_with_error_handling = _timed_exec
+
+# AppTest has no fragment reruns; the runner does. While _FRAGMENTS holds ids, AppTest's runs ask
+# for a fragment rerun of those ids, as the browser does when a control inside a fragment moves.
+_FRAGMENTS: list[str] = []
+_run = local_runner_module.LocalScriptRunner.run
+
+
+def _run_fragment_aware(self, widget_state=None, query_params=None, timeout=3, page_hash="", context_info=None):
+    if not _FRAGMENTS:
+        return _run(self, widget_state, query_params, timeout, page_hash, context_info)
+    rerun_data = RerunData(
+        widget_states=widget_state, query_string=parse.urlencode(query_params or {}, doseq=True),
+        page_script_hash=page_hash, context_info=context_info, fragment_id_queue=list(_FRAGMENTS),
+    )  # fmt: skip
+    self.request_rerun(rerun_data)
+    try:
+        if not self._script_thread:
+            self.start()
+        local_runner_module.require_widgets_deltas(self, timeout)
+    finally:
+        self.join()
+    return parse_tree_from_messages(self.forward_msgs())
+
+
+local_runner_module.LocalScriptRunner.run = _run_fragment_aware
+
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 
 
-def time_reruns(
-    path: str, n: int, lang: str = "en", params: dict | None = None, maxima: bool = False, cpu: list | None = None
-) -> list[float]:
-    """Wall-clock ms of `n` reruns of a page. When `cpu` is a list, the CPU ms this process spent
-    on each rerun are appended to it: a figure that a busy machine inflates far less."""
+def open_app(path: str, lang: str = "en", params: dict | None = None) -> AppTest:
+    """The page after a first visit (its caches filled)."""
     at = AppTest.from_file(APP, default_timeout=60)
     at.query_params["lang"] = lang
     for key, value in (params or {}).items():
         at.query_params[key] = value
     at.run()  # AppTest learns the page registry (st.navigation's url paths) from a first run
     if path != HOME.path:
-        at.switch_page(path).run()  # this run fills the caches, like a student's first visit
-    if maxima:
-        set_controls_to_maxima(at)
+        at.switch_page(path).run()
     if at.exception:
         raise RuntimeError(f"{path}: {at.exception[0].value}")
-    # A server runs gc.collect(2) after every script run unless runner.postScriptGC is off;
-    # AppTest's runner does not, so it is added here to time what the server does.
+    return at
+
+
+def sections(at: AppTest) -> dict[str, str]:
+    """The page's fragments by the name of the function that makes each: {name: fragment id}."""
+    found = {}
+    for fragment_id, wrapped in at._fragment_storage._fragments.items():
+        for cell in wrapped.__closure__ or ():
+            func = cell.cell_contents
+            if callable(func) and not getattr(func, "__module__", "streamlit").startswith("streamlit"):
+                found[func.__qualname__] = fragment_id
+                break
+    return found
+
+
+def time_reruns(at: AppTest, n: int, fragment: str | None = None) -> tuple[list[float], list[float]]:
+    """n reruns of the page (or of one fragment): the script's own ms and AppTest's total ms each."""
     post_gc = config.get_option("runner.postScriptGC")
-    times = []
-    for _ in range(n):
-        start, start_cpu = time.perf_counter(), time.process_time()
-        at.run()
-        if post_gc:
-            gc.collect(2)
-        times.append((time.perf_counter() - start) * 1000)
-        if cpu is not None:
-            cpu.append((time.process_time() - start_cpu) * 1000)
-    return times
+    _FRAGMENTS[:] = [fragment] if fragment else []
+    script, total = [], []
+    try:
+        for _ in range(n):
+            _script_ms.clear()
+            start = time.perf_counter()
+            at.run()
+            if post_gc:
+                gc.collect(2)
+            total.append((time.perf_counter() - start) * 1000)
+            script.append(sum(_script_ms))
+    finally:
+        _FRAGMENTS.clear()
+    if at.exception:
+        raise RuntimeError(at.exception[0].value)
+    return script, total
 
 
 def _largest(widget):
@@ -125,10 +192,29 @@ def set_controls_to_maxima(at: AppTest, passes: int = 4) -> None:
             return
 
 
+def row(name: str, script: list[float], total: list[float], target: float | None) -> str:
+    median = statistics.median(script)
+    verdict = "" if target is None else ("  ok" if median <= target else f"  over {target:.0f} ms")
+    return (f"  {name:34s} script median {median:6.1f} ms  p95 {percentile(script, 95):6.1f} ms"
+            f"   AppTest median {statistics.median(total):6.1f} ms{verdict}")  # fmt: skip
+
+
+def bench_page(path: str, n: int, maxima: bool) -> list[str]:
+    at = open_app(path)
+    lines = [row("page", *time_reruns(at, n), target=30)]
+    for name, fragment in sections(at).items():
+        lines.append(row(f"section {name}", *time_reruns(at, n, fragment), target=15))
+    if maxima:
+        at = open_app(path)
+        set_controls_to_maxima(at)
+        lines.append(row("page, maxima", *time_reruns(at, n), target=None))
+    return lines
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("pages", nargs="*", help="page scripts (default: all)")
-    parser.add_argument("-n", type=int, default=30, help="reruns per page and row")
+    parser.add_argument("-n", type=int, default=30, help="reruns per row")
     parser.add_argument("--defaults-only", action="store_true", help="skip the maxima row")
     parser.add_argument(
         "--gc", choices=("config", "on", "off"), default="config",
@@ -140,17 +226,13 @@ def main() -> None:
     print(machine_line())
     gc_on = config.get_option("runner.postScriptGC")
     print(f"runner.postScriptGC {'on: each rerun includes its gc.collect(2)' if gc_on else 'off'}")
-    paths = args.pages or [p.path for p in (HOME, *PAGES)]
-    for path in paths:
-        for maxima in (False, True) if not args.defaults_only else (False,):
-            row = "maxima" if maxima else "defaults"
-            try:
-                cpu: list[float] = []
-                result = summary(time_reruns(path, args.n, maxima=maxima, cpu=cpu))
-                result += f"   cpu median {statistics.median(cpu):6.1f} ms"
-            except RuntimeError as e:  # a page that raises is reported, and the others still run
-                result = f"FAILED: {str(e).splitlines()[0][:80]}"
-            print(f"{path:28s} {row:9s} {result}")
+    for path in args.pages or [p.path for p in (HOME, *PAGES)]:
+        print(path)
+        try:
+            for line in bench_page(path, args.n, maxima=not args.defaults_only):
+                print(line)
+        except RuntimeError as e:  # a page that raises is reported, and the others still run
+            print(f"  FAILED: {str(e).splitlines()[0][:100]}")
 
 
 if __name__ == "__main__":
