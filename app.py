@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+from lab_ui import course, progress
 from lab_ui.i18n import reload_if_changed, t
 from lab_ui.language import choose_language, language_picker
 from lab_ui.lecture import high_contrast_toggle, lecture_requested, lecture_toggle
@@ -23,6 +24,7 @@ st.set_page_config(
 mark_app_shell()
 reload_if_changed()
 lang = choose_language()
+progress.restore(course.ITEMS)  # the student's progress code from the link, kept in it on every page
 
 
 def _page(info):

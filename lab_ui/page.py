@@ -25,9 +25,10 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from lab_ui import controls
+from lab_ui import controls, course, quiz
 from lab_ui.i18n import t
 from lab_ui.lecture import is_lecture
+from lab_ui.quiz_bank import BANK
 from lab_ui.shell import require_app_shell
 
 
@@ -50,6 +51,16 @@ class Frame:
         if not is_lecture():
             st.subheader(f"{self.number(name)} · {t(f'{self.ns}.section_{name}')}", anchor=f"{self.ns}-{name}")
 
+    def end(self) -> None:
+        """The bottom of a concept page: its quiz, then the previous and next page of the course.
+        Left out in lecture mode, where the screen belongs to the step's figure."""
+        if is_lecture():
+            return
+        questions = BANK.get(self.ns, [])
+        if questions:
+            st.fragment(quiz.page_quiz)(self.ns, questions)  # an answer reruns the quiz alone
+        course.previous_next(self.ns)
+
     def controls(self):
         """Where the page-level controls go: in place, or a popover in lecture mode's title row."""
         if self.toolbar is None:
@@ -68,6 +79,7 @@ def start(
     named by `<ns>.preset_<id>`; step_key: the link parameter of the lecture step (default
     "<prefix>_step", prefix taken from the first control key of a preset, or the ns)."""
     require_app_shell()
+    course.visit(ns)
     sections = tuple(sections)
     step_key = step_key or f"{_prefix(ns, presets)}_step"
     step = _restore_step(step_key, len(sections))

@@ -17,6 +17,13 @@ class PageInfo:
     url_path: str  # stable ASCII address, links in slides point here; equal to the file's stem (lab_ui/shell.py)
     icon: str  # Material icon shown in the navigation (drawn from a font bundled with Streamlit)
     section: str  # catalog key of the navigation section
+    minutes: int = 10  # a student's time for the page, read and tried, shown on the home page
+    sections: tuple[str, ...] = ()  # the page's sections in order: its lecture steps (lab_ui.page)
+    step_prefix: str = ""  # the pages' control-key prefix: the lecture step is <prefix>_step in a link
+
+    @property
+    def step_key(self) -> str:
+        return f"{self.step_prefix or self.ns}_step"
 
 
 HOME = PageInfo("pages/home.py", "home", "", ":material/home:", "")
@@ -29,6 +36,7 @@ _ALL = (
     PageInfo("pages/positional.py", "positional", "positional", ":material/waves:", "app.section_deeper"),
     PageInfo("pages/scaling.py", "scaling", "scaling", ":material/functions:", "app.section_deeper"),
     PageInfo("pages/real_model.py", "real_model", "real_model", ":material/psychology:", "app.section_real"),
+    PageInfo("pages/quiz.py", "quiz", "quiz", ":material/quiz:", "app.section_check", minutes=15),
 )
 
 

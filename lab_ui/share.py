@@ -16,21 +16,29 @@ from urllib.parse import urlencode
 import streamlit as st
 
 from lab_ui.i18n import t
+from lab_ui.progress import PARAM as PROGRESS
 
 # Runs in the page (st.html is not an iframe). One timer for the whole page however often the box
 # is redrawn; it refreshes every box's text and stops touching boxes that are gone.
 _SCRIPT = """
 <script>
 (function () {
+  // The link shares the view, never the student's own progress code (lab_ui.progress).
+  const shared = () => {
+    const url = new URL(window.location.href);
+    url.searchParams.delete("progress");
+    return url.toString();
+  };
   const refresh = () => document.querySelectorAll("code.lab-link").forEach((c) => {
-    if (c.textContent !== window.location.href) c.textContent = window.location.href;
+    const link = shared();
+    if (c.textContent !== link) c.textContent = link;
   });
   refresh();
   if (!window.__labLinkTimer) window.__labLinkTimer = setInterval(refresh, 250);
   document.querySelectorAll("button.lab-link-copy:not([data-ready])").forEach((button) => {
     button.dataset.ready = "1";
     button.addEventListener("click", () => {
-      const text = window.location.href;
+      const text = shared();
       const done = () => { button.textContent = button.dataset.copied; };
       // navigator.clipboard exists only on https or localhost; a class server on a LAN address
       // is plain http, where selecting the text and the older copy command still work.
@@ -60,9 +68,11 @@ _BOX = """
 
 
 def current_link() -> str:
-    """The address of this page with every control's value, as the server saw it at this run."""
+    """The address of this page with every control's value, as the server saw it at this run
+    (without the student's progress code: a shared view never shares progress)."""
     base = st.context.url or ""
-    query = urlencode([(key, value) for key in st.query_params for value in st.query_params.get_all(key)])
+    query = urlencode([(key, value) for key in st.query_params if key != PROGRESS
+                       for value in st.query_params.get_all(key)])  # fmt: skip
     return f"{base}?{query}" if query else base
 
 

@@ -16,7 +16,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from attention_core import split_tokens
-from lab_ui import controls
+from lab_ui import controls, course
 from lab_ui.cache import cached
 from lab_ui.figures.common import LECTURE_FIGURE_MAX_PX, LECTURE_TEXT_PX, LECTURE_TITLE_PX
 from lab_ui.i18n import t
@@ -215,6 +215,7 @@ def check_number(question: str, answer: float, *, key: str, tolerance: float = 0
                 st.error(t("common.not_quite", typed=_shown(typed)))
         if solved or st.toggle(t("common.reveal"), key=f"{key}_show", persist_state="session"):
             st.info(explanation)
+    course.record(key, solved)
     return solved
 
 
@@ -237,6 +238,7 @@ def check_choice(
             st.error(t("common.not_quite_choice", typed=format_func(picked)))
         if solved or st.toggle(t("common.reveal"), key=f"{key}_show", persist_state="session"):
             st.info(explanation)
+    course.record(key, solved)
     return solved
 
 

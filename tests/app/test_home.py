@@ -46,4 +46,5 @@ def test_picker_switches_language_and_a_bad_lang_value_falls_back():
 def test_home_maps_every_page():
     at = open_page()
     links = [link.label for link in at.get("page_link")]
-    assert links == [t(f"{p.ns}.nav", lang="en") for p in PAGES]
+    assert links[0] == t("course.start_here", lang="en")  # a newcomer is told where to begin
+    assert links[1:] == [t(f"{p.ns}.nav", lang="en") for p in PAGES]

@@ -42,5 +42,6 @@ def test_every_page_has_its_catalog_entries():
 
 def test_the_home_page_lists_every_page_in_registry_order():
     at = open_page(HOME.path, "en")
-    links = [element.proto.label for element in at.get("page_link")]
+    names = {t(f"{p.ns}.nav", lang="en") for p in PAGES}
+    links = [element.proto.label for element in at.get("page_link") if element.proto.label in names]
     assert links == [t(f"{p.ns}.nav", lang="en") for p in PAGES]

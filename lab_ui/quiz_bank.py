@@ -1,0 +1,174 @@
+"""The quiz questions, QUIZ_SIZE per concept page, on that page's objectives. A numeric question
+draws its numbers from the attempt's random generator and has the core compute the answer, so a
+final-quiz attempt asks numbers nobody could memorise; its words (with {placeholders}), options
+and explanation are in lab_ui/locales/quiz.toml under quiz.<ns>_<n>.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from attention_core import local_mask, one_hot, sinusoidal_positional_encoding, softmax
+from attention_core.head_stats import head_size, multi_head_cost
+from attention_core.positional import pair_frequencies
+from attention_core.saturation import scale_factor
+from attention_core.sequences import frame_count
+from lab_ui.quiz import Question, Task
+
+
+def _choice(answer: str, *others: str) -> callable:
+    """A multiple-choice task: the options in a fixed order (the right one not always first)."""
+    options = tuple(sorted((answer, *others)))
+    return lambda rng: Task(answer=answer, options=options)
+
+
+def _vector(rng: np.random.Generator, n: int) -> np.ndarray:
+    """Small numbers a student can multiply by hand: one decimal, between -2 and 2."""
+    return np.round(rng.uniform(-2, 2, n), 1)  # [n]
+
+
+def _text(v: np.ndarray) -> str:
+    return "[" + ", ".join(f"{x:g}" for x in v) + "]"
+
+
+# --- one_hot ---------------------------------------------------------------------------------------
+
+
+def one_hot_dot(rng: np.random.Generator) -> Task:
+    V = int(rng.integers(5, 50))
+    i, j = rng.choice(V, size=2, replace=False)
+    e = one_hot([i, j], V)  # [2, V]
+    return Task({"V": V, "i": int(i) + 1, "j": int(j) + 1}, float(e[0] @ e[1]))
+
+
+def embedding_table_size(rng: np.random.Generator) -> Task:
+    V, d = int(rng.choice([5000, 10000, 30000, 50000])), int(rng.choice([64, 128, 256, 384]))
+    return Task({"V": f"{V:,}", "d": d}, float(V * d))
+
+
+def sound_vectors(rng: np.random.Generator) -> Task:
+    seconds = int(rng.integers(2, 10))
+    return Task({"seconds": seconds}, float(frame_count(seconds * 1000)), tolerance=1.0)
+
+
+# --- qkv -------------------------------------------------------------------------------------------
+
+
+def dot_score(rng: np.random.Generator) -> Task:
+    q, k = _vector(rng, 3), _vector(rng, 3)
+    return Task({"q": _text(q), "k": _text(k)}, float(q @ k), tolerance=0.01)
+
+
+def softmax_weight(rng: np.random.Generator) -> Task:
+    scores = np.round(rng.uniform(-1, 2, 3), 1)  # [3]
+    return Task({"scores": _text(scores)}, float(softmax(scores)[0]), tolerance=0.01)
+
+
+# --- heatmap ---------------------------------------------------------------------------------------
+
+
+def row_sum(rng: np.random.Generator) -> Task:
+    T = int(rng.integers(3, 12))
+    weights = softmax(rng.standard_normal((T, T)))  # [T, T]
+    return Task({"T": T}, float(weights.sum(axis=1)[-1]), tolerance=1e-6)
+
+
+def window_keys(rng: np.random.Generator) -> Task:
+    T, window = int(rng.integers(20, 60)), int(rng.integers(1, 5))
+    return Task({"T": T, "w": window}, float(local_mask(T, window)[T // 2].sum()))
+
+
+# --- multi_head ------------------------------------------------------------------------------------
+
+
+def d_head(rng: np.random.Generator) -> Task:
+    d_model, h = [(512, 8), (768, 12), (384, 12), (256, 4), (1024, 16)][int(rng.integers(5))]
+    return Task({"d_model": d_model, "h": h}, float(head_size(d_model, h)))
+
+
+def projection_parameters(rng: np.random.Generator) -> Task:
+    d_model, h = [(64, 4), (128, 8), (256, 8), (512, 8)][int(rng.integers(4))]
+    return Task({"d_model": d_model, "h": h}, float(multi_head_cost(d_model, h, T=1).total))
+
+
+# --- positional ------------------------------------------------------------------------------------
+
+
+def pe_value(rng: np.random.Generator) -> Task:
+    p = int(rng.integers(1, 10))
+    pe = sinusoidal_positional_encoding(p + 1, 4)  # [p + 1, 4]
+    return Task({"p": p}, float(pe[p, 0]), tolerance=0.005)
+
+
+def fastest_period(rng: np.random.Generator) -> Task:
+    d_model = int(rng.choice([16, 64, 128, 512]))
+    return Task({"d_model": d_model}, float(2 * np.pi / pair_frequencies(d_model)[0]), tolerance=0.01)
+
+
+# --- scaling ---------------------------------------------------------------------------------------
+
+
+def score_variance(rng: np.random.Generator) -> Task:
+    d_k = int(rng.choice([16, 32, 64, 128, 256]))
+    # Var(q·k) = Σ_i Var(q_i k_i) = d_k: d_k independent products of variance 1 (the scaling
+    # page measures it with attention_core.saturation.dot_product_variance).
+    return Task({"d_k": d_k}, float(d_k))
+
+
+def scale_value(rng: np.random.Generator) -> Task:
+    d_k = int(rng.choice([4, 16, 25, 64, 100]))
+    return Task({"d_k": d_k}, float(scale_factor(d_k, "sqrt")), tolerance=0.001)
+
+
+# --- real_model ------------------------------------------------------------------------------------
+
+
+def model_maps(rng: np.random.Generator) -> Task:
+    layers, heads = [(6, 12), (12, 12), (24, 16)][int(rng.integers(3))]
+    return Task({"layers": layers, "heads": heads}, float(layers * heads))
+
+
+BANK: dict[str, list[Question]] = {
+    "one_hot": [
+        Question("quiz:one_hot:1", "one_hot", None, one_hot_dot),
+        Question("quiz:one_hot:2", "one_hot", None, _choice("meaning", "size", "order")),
+        Question("quiz:one_hot:3", "one_hot", None, embedding_table_size),
+        Question("quiz:one_hot:4", "one_hot", None, sound_vectors),
+    ],
+    "qkv": [
+        Question("quiz:qkv:1", "qkv", None, dot_score),
+        Question("quiz:qkv:2", "qkv", None, softmax_weight),
+        Question("quiz:qkv:3", "qkv", None, _choice("vector", "number", "matrix")),
+        Question("quiz:qkv:4", "qkv", None, _choice("v", "q", "k")),
+    ],
+    "heatmap": [
+        Question("quiz:heatmap:1", "heatmap", None, row_sum),
+        Question("quiz:heatmap:2", "heatmap", None, _choice("upto", "all", "self")),
+        Question("quiz:heatmap:3", "heatmap", None, window_keys),
+        Question("quiz:heatmap:4", "heatmap", None, _choice("flat", "sharp", "same")),
+    ],
+    "multi_head": [
+        Question("quiz:multi_head:1", "multi_head", None, d_head),
+        Question("quiz:multi_head:2", "multi_head", None, projection_parameters),
+        Question("quiz:multi_head:3", "multi_head", None, _choice("own", "shared", "average")),
+        Question("quiz:multi_head:4", "multi_head", None, _choice("flatter", "sharper", "same")),
+    ],
+    "positional": [
+        Question("quiz:positional:1", "positional", None, _choice("shuffled", "same", "different")),
+        Question("quiz:positional:2", "positional", None, pe_value),
+        Question("quiz:positional:3", "positional", None, _choice("offset", "sum", "both")),
+        Question("quiz:positional:4", "positional", None, fastest_period),
+    ],
+    "scaling": [
+        Question("quiz:scaling:1", "scaling", None, score_variance),
+        Question("quiz:scaling:2", "scaling", None, scale_value),
+        Question("quiz:scaling:3", "scaling", None, _choice("peaked", "flat", "unchanged")),
+        Question("quiz:scaling:4", "scaling", None, _choice("too_small", "right", "too_large")),
+    ],
+    "real_model": [
+        Question("quiz:real_model:1", "real_model", None, model_maps),
+        Question("quiz:real_model:2", "real_model", None, _choice("park", "meaning", "error")),
+        Question("quiz:real_model:3", "real_model", None, _choice("learned", "sinusoid", "none")),
+        Question("quiz:real_model:4", "real_model", None, _choice("one", "zero", "varies")),
+    ],
+}
