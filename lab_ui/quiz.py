@@ -103,13 +103,14 @@ def shown(x: float) -> str:
     return f"{x:,.0f}" if float(x).is_integer() and abs(x) < 1e15 else f"{x:.4f}"
 
 
-def ask(question: Question, task: Task, *, key: str) -> bool | None:
-    """Ask one question; grade it when answered. Returns True / False once answered, else None."""
+def ask(question: Question, task: Task, *, key: str, label: str = "") -> bool | None:
+    """Ask one question; grade it when answered. Returns True / False once answered, else None.
+    label: what stands before the question in bold (e.g. "Question 3 of 14")."""
     text = t(question.text_key, **task.values)
     with st.container(border=True):
-        st.markdown(text)
+        st.markdown(f"**{label}** · {text}" if label else text)
         if question.is_choice(task):
-            picked = st.radio(t("quiz.your_answer"), ["", *task.options], key=key, horizontal=True,
+            picked = st.radio(t("quiz.your_answer"), ["", *task.options], key=key,
                               format_func=lambda o: t(f"{question.text_key}_{o}") if o else "—")  # fmt: skip
             if not picked:
                 return None
@@ -150,9 +151,10 @@ def page_quiz(ns: str, questions: list[Question]) -> None:
     rng_seed = 0  # a page's own quiz asks the same numbers every time; the final quiz varies them
     st.subheader(t("quiz.page_title"))
     st.caption(t("quiz.page_caption", n=len(questions)))
-    for question in questions:
+    for i, question in enumerate(questions, start=1):
         task = question.make(np.random.default_rng([rng_seed, _number(question)]))
-        answered = ask(question, task, key=f"qz_{ns}_{_number(question)}")
+        label = t("quiz.question_n", i=i, n=len(questions))
+        answered = ask(question, task, key=f"qz_{ns}_{_number(question)}", label=label)
         if answered is not None:
             course.record(question.id, answered)
 

@@ -43,10 +43,11 @@ def questions(attempt: int) -> None:
     drawn = draw(attempt)
     results: dict[str, list[bool]] = {}
     for i, question in enumerate(drawn, start=1):
-        st.caption(t("quiz.question_n", i=i, n=len(drawn)))
         number = int(question.id.rsplit(":", 1)[1])
         task = question.make(np.random.default_rng([attempt, course.ITEMS.index(question.id), number]))
-        answered = ask(question, task, key=f"final_{attempt}_{question.id}")
+        answered = ask(
+            question, task, key=f"final_{attempt}_{question.id}", label=t("quiz.question_n", i=i, n=len(drawn))
+        )
         if answered is not None:
             results.setdefault(question.ns, []).append(answered)
     right = sum(sum(r) for r in results.values())
