@@ -1,0 +1,50 @@
+"""The self-study path in a real browser: start on the home page, answer a quiz question on the
+first page, follow "Next" to the second page and answer one there, reload, and find the progress
+kept on the home page; a link copied from a page carries no progress."""
+
+from __future__ import annotations
+
+from browser_helpers import exceptions, open_page, wait_until_idle
+
+from lab_ui import course
+from lab_ui.i18n import t
+from lab_ui.quiz_bank import BANK
+
+
+def answer_first_choice_question_right(page, ns: str) -> None:
+    """Pick the right option of the page's first multiple-choice quiz question."""
+    question = next(q for q in BANK[ns] if q.make.__name__ == "<lambda>")
+    task = question.make(None)
+    right = t(f"{question.text_key}_{task.answer}", lang="en")
+    page.get_by_text(right, exact=True).first.click()
+    wait_until_idle(page)
+    page.get_by_text(t("quiz.right", lang="en", answer=right)).first.wait_for(timeout=20000)
+
+
+def test_a_student_follows_the_path_reloads_and_keeps_the_progress(context, app_url):
+    first, second = course.concept_pages()[:2]
+    page = context.new_page()
+    open_page(page, f"{app_url}/?lang=en", charts=False)
+    page.get_by_text(t("course.start_here", lang="en")).click()
+    wait_until_idle(page)
+    page.wait_for_url(f"**/{first.url_path}**")
+    answer_first_choice_question_right(page, first.ns)
+    page.get_by_text(t("course.next", lang="en", page=t(f"{second.ns}.nav", lang="en"))).click()
+    wait_until_idle(page)
+    page.wait_for_url(f"**/{second.url_path}**")
+    answer_first_choice_question_right(page, second.ns)
+    assert "progress=" in page.url
+
+    page.reload()
+    open_page(page, page.url, charts=False)
+    page.get_by_text(t("home.nav", lang="en"), exact=True).first.click()  # the navigation's Home
+    wait_until_idle(page)
+    body = page.locator("[data-testid=stMain]").inner_text()
+    for info in (first, second):
+        total = len(course.page_items(info.ns))
+        assert t("course.status_visited", lang="en", passed=1, total=total) in body, info.ns
+    assert exceptions(page) == []
+
+    page.get_by_text(t("common.copy_link", lang="en")).click()
+    copied = page.locator("[data-testid=stPopoverBody] code").first.inner_text()
+    assert "progress=" not in copied and "lang=en" in copied
