@@ -112,23 +112,39 @@ class VarianceSweep:
 
 def dot_product_variance(d_values, n_samples: int, rng: np.random.Generator) -> VarianceSweep:
     """Sample n_samples pairs q, k at every d and measure the variance of q·k, before and after
-    dividing by √d_k. Needs at least 2 samples."""
-    d = _check_d_values(d_values).astype(np.float64)  # [n_d]
-    if _positive_int(n_samples, "n_samples") < 2:
-        raise ValueError(f"a variance needs at least 2 samples; got n_samples={n_samples}.")
-    # Fresh pairs at every d (not nested prefixes), so the measurements' errors are independent
-    # and the points scatter around the theory instead of drifting together.
-    scores = np.stack([sample_scores([int(dk)], n_samples, 1, rng)[0, :, 0] for dk in d])  # [n_d, n_samples]
+    dividing by √d_k. Fresh pairs at every d (not nested prefixes), so the measurements' errors are
+    independent and the points scatter around the theory instead of drifting together."""
+    d = _variance_input(d_values, n_samples)  # [n_d]
+    scores = np.stack([pair_dot_products(int(dk), n_samples, rng) for dk in d])  # [n_d, n_samples]
     variance = np.var(scores, axis=1, ddof=1)  # [n_d]
     standard_error = variance_standard_error(d, n_samples)  # [n_d]
     return VarianceSweep(
-        d_values=d.astype(np.int64),  # [n_d]
-        scores=scores,  # [n_d, n_samples]
-        variance=variance,  # [n_d]
-        scaled_variance=variance / d,  # [n_d]; Var(s/√d) = Var(s)/d
-        standard_error=standard_error,  # [n_d]
-        scaled_standard_error=standard_error / d,  # [n_d]
+        d_values=d.astype(np.int64),
+        scores=scores,
+        variance=variance,
+        scaled_variance=variance / d,  # Var(s/√d) = Var(s)/d
+        standard_error=standard_error,
+        scaled_standard_error=standard_error / d,
     )
+
+
+def pair_dot_products(d_k: int, n_samples: int, rng: np.random.Generator) -> np.ndarray:
+    """s = q·k = Σ_i q_i k_i for n_samples pairs of vectors with d_k independent N(0, 1) entries,
+    drawn a few thousand pairs at a time so that d_k = 4,096 needs little memory.  -> [n_samples]"""
+    rows = max(1, _CHUNK_NUMBERS // (2 * d_k))  # pairs per draw
+    s = []
+    for lo in range(0, n_samples, rows):
+        q = rng.standard_normal((min(rows, n_samples - lo), d_k))  # [rows, d_k]
+        k = rng.standard_normal((min(rows, n_samples - lo), d_k))  # [rows, d_k]
+        s.append(np.sum(q * k, axis=1))  # [rows]
+    return np.concatenate(s)  # [n_samples]
+
+
+def _variance_input(d_values, n_samples) -> np.ndarray:
+    d = _check_d_values(d_values).astype(np.float64)  # [n_d]
+    if _positive_int(n_samples, "n_samples") < 2:
+        raise ValueError(f"a variance needs at least 2 samples; got n_samples={n_samples}.")
+    return d
 
 
 def variance_sweep(seed: int, n_samples: int, d_values=D_VALUES) -> VarianceSweep:

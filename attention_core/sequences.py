@@ -100,15 +100,20 @@ def frame_count(duration_ms: float, window_ms: float = WINDOW_MS, hop_ms: float 
     second holds 98 whole windows (starts 0, 10, ..., 970 ms). Libraries that pad the ends get
     101; "about 100 vectors a second" is what all of them agree on.
     """
+    length, w, h = _windows_input(duration_ms, window_ms, hop_ms)
+    if length < w:
+        return 0
+    # The tiny tolerance keeps 0.035 s - 0.025 s = 0.0099999... from losing a whole frame.
+    return 1 + math.floor((length - w) / h + 1e-9)
+
+
+def _windows_input(duration_ms, window_ms, hop_ms) -> tuple[float, float, float]:
     length, w, h = _finite(duration_ms, "duration_ms"), _finite(window_ms, "window_ms"), _finite(hop_ms, "hop_ms")
     if length < 0:
         raise ValueError(f"duration_ms={duration_ms} is negative; a sound lasts zero or more milliseconds.")
     if w <= 0 or h <= 0:
         raise ValueError(f"window_ms={window_ms} and hop_ms={hop_ms} must both be positive.")
-    if length < w:
-        return 0
-    # The tiny tolerance keeps 0.035 s - 0.025 s = 0.0099999... from losing a whole frame.
-    return 1 + math.floor((length - w) / h + 1e-9)
+    return length, w, h
 
 
 def frame_starts(duration_ms: float, window_ms: float = WINDOW_MS, hop_ms: float = HOP_MS) -> np.ndarray:

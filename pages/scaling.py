@@ -1,7 +1,6 @@
 """Why divide by √d_k: q·k spreads out as d_k grows, and softmax saturates unless it is scaled."""
 
 import numpy as np
-import pandas as pd
 import streamlit as st
 
 from attention_core.saturation import (
@@ -9,8 +8,8 @@ from attention_core.saturation import (
     SCALINGS,
     dot_product_variance,
     jacobian_norm,
+    pair_dot_products,
     raw_score_slope,
-    sample_scores,
     saturation_sweep,
     scale_factor,
     score_rows,
@@ -52,6 +51,14 @@ def opening(text: str) -> tuple:
     return controls_box, figure_box
 
 
+def folded_table(label_key: str, box_key: str, build, *args, **show) -> None:
+    """A table behind a figure, folded, built only when opened: most visits never open it."""
+    box = st.expander(t(label_key), key=box_key, on_change="rerun", icon=":material/table:")
+    if box.open:
+        with box:
+            widgets.show_table(build(*args), **show)
+
+
 @st.fragment
 def spread_section(d_k: int, seed: int) -> None:
     frame.heading("spread")
@@ -75,19 +82,13 @@ def spread_section(d_k: int, seed: int) -> None:
     st.caption(t("scaling.hist_caption"))
     widgets.show_figure(cached(figures.variance_against_d, var, d_k, lang), key="scaling_variance",
                         alt=t("scaling.var_alt", d=d_k))  # fmt: skip
-    table = pd.DataFrame({t("scaling.col_var"): var.variance, t("scaling.col_theory"): var.d_values,
-                          t("scaling.col_se"): var.standard_error,
-                          t("scaling.col_z"): (var.variance - var.d_values) / var.standard_error,
-                          t("scaling.col_scaled"): var.scaled_variance,
-                          t("scaling.col_scaled_se"): var.scaled_standard_error},
-                         index=pd.Index(var.d_values, name=t("scaling.col_d")))  # fmt: skip
-    widgets.show_table(table, key="scaling_variance_table", filename="dot_product_variance.csv",
-                       caption=t("scaling.var_table_caption"))  # fmt: skip
+    folded_table("scaling.var_table", "sc_x_variance", figures.variance_table, var, lang, key="scaling_variance_table",
+                 filename="dot_product_variance.csv", caption=t("scaling.var_table_caption"))  # fmt: skip
     widgets.formula_and_code(
         r"\begin{aligned} s &= q \cdot k = \textstyle\sum_{i=1}^{d_k} q_i k_i \\ q_i, k_i &\sim N(0, 1) \\"
         r" \operatorname{Var}(s) &= d_k \\ \operatorname{Var}\big(s / \sqrt{d_k}\big) &= 1 \end{aligned}",
         dot_product_variance,
-        sample_scores,
+        pair_dot_products,
     )
 
 
@@ -126,16 +127,12 @@ def softmax_section(d_k: int, seed: int) -> None:
     widgets.show_figure(slopes, key="scaling_slopes",
                         alt=t("scaling.slopes_alt", none=f"{own[NONE, -1]:.2g}", dk=f"{own[BY_D, -1]:.3f}",
                               dk_raw=f"{raw[BY_D, -1]:.2g}", sqrt_raw=f"{raw[SQRT, -1]:.2g}"))  # fmt: skip
-    st.markdown(t("scaling.slopes_reading", d=d_k, none=f"{own[NONE, j]:.2g}", sqrt=f"{own[SQRT, j]:.3f}",
-                  sqrt_raw=f"{raw[SQRT, j]:.2g}", dk=f"{own[BY_D, j]:.3f}", dk_raw=f"{raw[BY_D, j]:.2g}",
-                  root=f"{np.sqrt(d_k):g}"))  # fmt: skip
-    names = [t(f"scaling.scaling_{s}") for s in SCALINGS]
-    table = pd.DataFrame({t("scaling.col_scaling"): np.repeat(names, len(D_VALUES)),
-                          t("scaling.col_max"): top.ravel(), t("scaling.col_entropy"): sat.entropy.ravel(),
-                          t("scaling.col_slope_scaled"): own.ravel(), t("scaling.col_slope_raw"): raw.ravel()},
-                         index=pd.Index(np.tile(sat.d_values, len(SCALINGS)), name=t("scaling.col_d")))  # fmt: skip
-    widgets.show_table(table, key="scaling_saturation_table", filename="softmax_saturation.csv", full_precision=True,
-                       caption=t("scaling.sat_table_caption", rows=sat.n_rows), number_format="%.4g")  # fmt: skip
+    st.markdown(t("scaling.slopes_reading", d=d_k, none=f"{own[NONE, j]:.2g}", none_first=f"{own[NONE, 0]:.2f}",
+                  sqrt=f"{own[SQRT, j]:.3f}", sqrt_raw=f"{raw[SQRT, j]:.2g}", dk=f"{own[BY_D, j]:.3f}",
+                  dk_raw=f"{raw[BY_D, j]:.2g}", root=f"{np.sqrt(d_k):g}"))  # fmt: skip
+    folded_table("scaling.sat_table", "sc_x_saturation", figures.saturation_table, sat, lang,
+                 key="scaling_saturation_table", filename="softmax_saturation.csv", full_precision=True,
+                 caption=t("scaling.sat_table_caption", rows=sat.n_rows), number_format="%.4g")  # fmt: skip
     widgets.formula_and_code(
         r"\begin{aligned} p &= \operatorname{softmax}(z),\ z = c\,s \\ c &\in \{1,\ 1/\sqrt{d_k},\ 1/d_k\} \\"
         r" H(p) &= -\textstyle\sum_i p_i \log p_i \\"

@@ -1,5 +1,6 @@
-"""Figures for the page "why divide by √d_k": the core's results (attention_core.saturation) and a
-language in, go.Figure out, no Streamlit calls; each builder looks up its own labels.
+"""Figures for the page "why divide by √d_k", and the tables of the numbers behind them: the core's
+results (attention_core.saturation) and a language in, go.Figure (or pd.DataFrame) out, no
+Streamlit calls; each builder looks up its own labels, each table names its index.
 
 Speed: these figures have several panels and, for the animation, 13 frames of 3 traces each.
 Building them trace by trace through Plotly's validators costs 50-200 ms per figure, far over
@@ -16,9 +17,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+import pandas as pd
 import plotly.graph_objects as go
 
-from attention_core.saturation import SaturationSweep, VarianceSweep
+from attention_core.saturation import SCALINGS, SaturationSweep, VarianceSweep
 from lab_ui.figures.common import FONT_FAMILY, LECTURE_TEXT_PX, LECTURE_TITLE_PX, QUALITATIVE
 from lab_ui.i18n import t
 
@@ -384,3 +386,26 @@ def weights_animation(sat: SaturationSweep, chosen_d: int, lang: str, big: bool 
         ],
     }  # fmt: skip
     return _figure([trace], layout, frames)
+
+
+# --- the numbers behind the figures ------------------------------------------------------------------
+
+
+def variance_table(var: VarianceSweep, lang: str) -> pd.DataFrame:
+    """One row per d_k: the measured variances, the theory, their standard errors and z."""
+    columns = {t("scaling.col_var", lang): var.variance, t("scaling.col_theory", lang): var.d_values,
+               t("scaling.col_se", lang): var.standard_error,
+               t("scaling.col_z", lang): (var.variance - var.d_values) / var.standard_error,
+               t("scaling.col_scaled", lang): var.scaled_variance,
+               t("scaling.col_scaled_se", lang): var.scaled_standard_error}  # fmt: skip
+    return pd.DataFrame(columns, index=pd.Index(var.d_values, name=t("scaling.col_d", lang)))
+
+
+def saturation_table(sat: SaturationSweep, lang: str) -> pd.DataFrame:
+    """One row per scaling and d_k: the typical row's largest weight, entropy and both slopes."""
+    names = [t(f"scaling.scaling_{s}", lang) for s in SCALINGS]
+    columns = {t("scaling.col_scaling", lang): np.repeat(names, len(sat.d_values)),
+               t("scaling.col_max", lang): sat.max_weight.ravel(), t("scaling.col_entropy", lang): sat.entropy.ravel(),
+               t("scaling.col_slope_scaled", lang): sat.slope_scaled.ravel(),
+               t("scaling.col_slope_raw", lang): sat.slope_raw.ravel()}  # fmt: skip
+    return pd.DataFrame(columns, index=pd.Index(np.tile(sat.d_values, len(SCALINGS)), name=t("scaling.col_d", lang)))

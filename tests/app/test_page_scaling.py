@@ -16,8 +16,15 @@ PAGE = "pages/scaling.py"
 D_VALUES = list(D_VALUES)
 
 
+def tables(at):
+    """Open the two folded tables (they are built only when opened): variance, then saturation."""
+    at.session_state["sc_x_variance"] = at.session_state["sc_x_saturation"] = True
+    at.run()
+    return at.dataframe[0].value, at.dataframe[1].value
+
+
 def variance_table(at):
-    return at.dataframe[0].value  # one row per d_k, indexed by d_k
+    return tables(at)[0]  # one row per d_k, indexed by d_k
 
 
 def curves(at):
@@ -94,7 +101,8 @@ def test_saturation_unscaled_one_hot_scaled_steady_divided_by_d_uniform():
     np.testing.assert_allclose(c["raw"]["sqrt"], c["jacobian"]["sqrt"] / np.sqrt(D_VALUES), rtol=1e-6)
     assert c["jacobian"]["d"][-1] > 0.3 and c["raw"]["d"][-1] < 1e-4
     # the saturation table agrees with the figure
-    table = at.dataframe[1].value
+    assert not at.dataframe  # folded: not built until opened
+    table = tables(at)[1]
     unscaled = table[table[t("scaling.col_scaling", lang="en")] == t("scaling.scaling_none", lang="en")]
     np.testing.assert_allclose(unscaled[t("scaling.col_max", lang="en")], c["max"]["none"], atol=1e-4)
 
@@ -141,7 +149,7 @@ def test_link_reproduces_the_view_and_the_seed_decides_the_numbers():
     same = figures(a)["scaling_hist"]["data"][0]["x"], figures(b)["scaling_hist"]["data"][0]["x"]
     assert same[0] == same[1]
     assert figures(c)["scaling_hist"]["data"][0]["x"] != same[0]
-    assert a.dataframe[0].value.equals(b.dataframe[0].value)
+    assert variance_table(a).equals(variance_table(b))
 
 
 @pytest.mark.parametrize(
@@ -215,12 +223,12 @@ def test_the_slopes_figure_says_which_slope_is_which_and_the_text_reads_the_numb
     titles = [a["text"] for a in spec["layout"]["annotations"]]
     assert titles == [f"<b>{t(k, lang='en').replace(chr(10), '<br>')}</b>" for k in ("scaling.slope_scaled",
                                                                                      "scaling.slope_raw")]  # fmt: skip
-    assert "q·k" in titles[1] and "scaled" in titles[0]
+    assert "raw" in titles[1] and "q·k" in titles[1] and "c·s" in titles[0]
     sat = saturation_sweep(D_VALUES, score_rows(0), 8)
     j = D_VALUES.index(1024)
     reading = " ".join(m.value for m in at.markdown)
     assert f"**{sat.slope_scaled[2, j]:.3f}**" in reading and f"**{sat.slope_raw[2, j]:.2g}**" in reading
-    table = at.dataframe[1].value
+    table = tables(at)[1]
     assert t("scaling.col_slope_raw", lang="en") in table.columns and table.index.name == t("scaling.col_d", lang="en")
     by_d = table[table[t("scaling.col_scaling", lang="en")] == t("scaling.scaling_d", lang="en")]
     np.testing.assert_allclose(by_d[t("scaling.col_slope_raw", lang="en")], sat.slope_raw[2])  # full precision: tiny

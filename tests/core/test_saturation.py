@@ -14,6 +14,7 @@ from attention_core.saturation import (
     SCALINGS,
     dot_product_variance,
     jacobian_norm,
+    pair_dot_products,
     raw_score_slope,
     sample_scores,
     saturation_sweep,
@@ -84,6 +85,9 @@ def test_jacobian_matches_finite_differences_and_its_closed_form_norm(s):
     # p_i - p_i² loses everything once 1 - p_i is below rounding error)
     if 1 - p.max() > 1e-6:
         assert jacobian_norm(p) == pytest.approx(np.linalg.norm(J), rel=1e-8)
+    # never above 1/2 (step 7 says so): ‖J‖² = s - 2Σp³ + s² with s = Σp², and Σp³ >= s² (Cauchy-Schwarz),
+    # so ‖J‖² <= s(1 - s) <= 1/4
+    assert jacobian_norm(p) <= 0.5 + 1e-12
 
 
 def test_nearly_one_hot_row_keeps_its_small_slope():
@@ -141,6 +145,29 @@ def test_scores_are_dot_products_of_the_first_d_entries():
     k = rng.standard_normal((2, 2, 4))
     for b, d in enumerate([1, 3, 4]):
         np.testing.assert_allclose(scores[b], np.sum(q[:, :, :d] * k[:, :, :d], axis=-1))
+
+
+def test_pair_dot_products_are_sums_of_products_drawn_in_chunks(monkeypatch):
+    import attention_core.saturation as saturation
+
+    rng = np.random.default_rng(5)
+    q, k = rng.standard_normal((3, 4)), rng.standard_normal((3, 4))
+    np.testing.assert_allclose(pair_dot_products(4, 3, np.random.default_rng(5)), np.sum(q * k, axis=1))
+    monkeypatch.setattr(saturation, "_CHUNK_NUMBERS", 16)  # 16 // (2 · 4) = 2 pairs per draw: q, k, q, k
+    rng = np.random.default_rng(5)
+    expected = []
+    for n in (2, 1):
+        q, k = rng.standard_normal((n, 4)), rng.standard_normal((n, 4))
+        expected += list(np.sum(q * k, axis=1))
+    np.testing.assert_allclose(pair_dot_products(4, 3, np.random.default_rng(5)), expected)
+
+
+def test_the_histograms_of_an_earlier_link_are_drawn_again():
+    """The variance sweep draws the numbers the page drew before its sections were rewritten
+    (sample_scores with one key), so a link's histograms look the same."""
+    rng = np.random.default_rng([1, 0])
+    before = np.stack([sample_scores([d], 2000, 1, rng)[0, :, 0] for d in D_VALUES])
+    np.testing.assert_allclose(variance_sweep(0, 2000).scores, before, rtol=0, atol=1e-12)
 
 
 def test_sampling_in_chunks_fills_every_row_with_its_own_dot_products(monkeypatch):
