@@ -75,7 +75,7 @@ def similarity_section(view: WordVectors) -> None:
     frame.heading("similarity")
     _, figure_box = opening(t("one_hot.similarity_body"))
     labels, sim = [figures.word_label(w, lang) for w in view.words], view.learned_similarity
-    left, right = figure_box.columns(2) if len(labels) <= figures.SIDE_BY_SIDE_MAX else (figure_box, figure_box)
+    left, right = figure_box.columns(2) if big or len(labels) <= figures.SIDE_BY_SIDE_MAX else (figure_box, figure_box)
     with left:
         widgets.show_figure(cached(figures.similarity, view, "one_hot", lang, big), key="one_hot_sim_onehot",
                             alt=t("one_hot.sim_onehot_alt"))  # fmt: skip

@@ -267,7 +267,7 @@ def group_cosines(gmap: GroupMap, lang: str, big: bool = False) -> go.Figure:
     group = t("one_hot.group", lang)
     fig = heatmap(
         gmap.block_cosine, names, names, x_title=group, y_title=group, value_name=t("one_hot.mean_cosine", lang),
-        colorscale=SEQUENTIAL, zmin=0.0, zmax=1.0, value_format=".2f", show_values=True,
+        colorscale=SEQUENTIAL, zmin=0.0, zmax=1.0, value_format=".2f", show_values=k <= (5 if big else 10),
         height=min(LECTURE_PX if big else 900, 200 + 34 * k if k > 3 else 330),
     )  # fmt: skip
     fig.layout.title = dict(text=t("one_hot.blocks_title", lang), x=0, xanchor="left", y=1, yref="container",
