@@ -27,18 +27,21 @@ def token_vectors(tokens: list[str], d_model: int, seed: int = 0) -> np.ndarray:
 
 def cosine_similarity(a: np.ndarray, b: np.ndarray | None = None) -> np.ndarray:
     """cos(a_i, b_j) = a_i · b_j / (|a_i| |b_j|).  [n, d], [m, d] -> [n, m]; b defaults to a.
-
-    A zero vector has no direction; its similarities are reported as 0.
-    """
-    a = np.asarray(a, dtype=np.float64)  # [n, d]
-    b = a if b is None else np.asarray(b, dtype=np.float64)  # [m, d]
-    if a.ndim != 2 or b.ndim != 2 or a.shape[1] != b.shape[1]:
-        raise ValueError(f"cosine similarity needs two tables [n, d] and [m, d]; got {a.shape} and {b.shape}.")
+    A zero vector has no direction; its similarities are reported as 0."""
+    a, b = _two_tables(a, b)  # [n, d], [m, d]
     na = np.linalg.norm(a, axis=1)  # [n]
     nb = np.linalg.norm(b, axis=1)  # [m]
     unit_a = a / np.where(na == 0, 1.0, na)[:, None]  # [n, d]
     unit_b = b / np.where(nb == 0, 1.0, nb)[:, None]  # [m, d]
     return np.clip(unit_a @ unit_b.T, -1.0, 1.0)  # [n, m]
+
+
+def _two_tables(a, b) -> tuple[np.ndarray, np.ndarray]:
+    a = np.asarray(a, dtype=np.float64)  # [n, d]
+    b = a if b is None else np.asarray(b, dtype=np.float64)  # [m, d]
+    if a.ndim != 2 or b.ndim != 2 or a.shape[1] != b.shape[1]:
+        raise ValueError(f"cosine similarity needs two tables [n, d] and [m, d]; got {a.shape} and {b.shape}.")
+    return a, b
 
 
 @dataclass(frozen=True)
@@ -55,23 +58,29 @@ def pca(x: np.ndarray, n_components: int = 2) -> PCAResult:
     The signs of the axes are fixed (largest loading positive) so the map does not flip
     between runs or machines.
     """
+    x, n_components = _pca_input(x, n_components)  # [n, d]
+    mean = x.mean(axis=0)  # [d]
+    centred = x - mean  # [n, d]
+    _, s, vt = np.linalg.svd(centred, full_matrices=False)  # s: [r], vt: [r, d]
+    components = fixed_signs(vt[:n_components])  # [n_components, d]
+    variance = s**2  # [r]
+    ratio = variance[:n_components] / variance.sum() if variance.sum() > 0 else np.zeros(n_components)
+    return PCAResult(coords=centred @ components.T, explained_variance_ratio=ratio, components=components, mean=mean)
+
+
+def fixed_signs(axes: np.ndarray) -> np.ndarray:
+    """Each axis (a row) turned so that its largest entry is positive: an SVD may return either
+    sign, and a map must not flip between runs or machines.  [k, d] -> [k, d]"""
+    axes = np.asarray(axes, dtype=np.float64)  # [k, d]
+    signs = np.sign(axes[np.arange(len(axes)), np.argmax(np.abs(axes), axis=1)])  # [k]
+    return axes * np.where(signs == 0, 1.0, signs)[:, None]  # [k, d]
+
+
+def _pca_input(x, n_components) -> tuple[np.ndarray, int]:
     x = np.asarray(x, dtype=np.float64)  # [n, d]
     if x.ndim != 2 or x.shape[0] < 2:
         raise ValueError(f"PCA needs at least two vectors in a table [n, d]; got shape {x.shape}.")
     n_components = _positive_int(n_components, "n_components")
     if n_components > min(x.shape):
         raise ValueError(f"n_components={n_components} is more than min(n, d) = {min(x.shape)}.")
-    mean = x.mean(axis=0)  # [d]
-    centred = x - mean  # [n, d]
-    _, s, vt = np.linalg.svd(centred, full_matrices=False)  # s: [r], vt: [r, d]
-    components = vt[:n_components]  # [n_components, d]
-    signs = np.sign(components[np.arange(n_components), np.argmax(np.abs(components), axis=1)])  # [n_components]
-    components = components * signs[:, None]  # [n_components, d]
-    variance = s**2  # [r]
-    ratio = variance[:n_components] / variance.sum() if variance.sum() > 0 else np.zeros(n_components)
-    return PCAResult(
-        coords=centred @ components.T,  # [n, n_components]
-        explained_variance_ratio=ratio,  # [n_components]
-        components=components,
-        mean=mean,
-    )
+    return x, n_components

@@ -35,6 +35,20 @@ class RepresentationSizes:
         """How many times longer a one-hot vector is than an embedding (V / d)."""
         return self.V / self.d
 
+    @property
+    def longer(self) -> str:
+        """Which vector of a word is the longer: "one_hot" (V > d, as in every real model) or "embedding"."""
+        return "one_hot" if self.d <= self.V else "embedding"
+
+    @property
+    def longer_by(self) -> float:
+        """How many times longer that one is: V / d or d / V, at least 1."""
+        return max(self.V, self.d) / min(self.V, self.d)
+
+    def bytes(self, n_numbers: int) -> int:
+        """The memory n_numbers take, stored as bytes_per_number each."""
+        return n_numbers * self.bytes_per_number
+
 
 def representation_sizes(V: int, d: int, T: int, bytes_per_number: int = 4) -> RepresentationSizes:
     """Numbers needed to feed T words to a model as one-hot vectors or as embeddings."""
@@ -62,10 +76,15 @@ def embedding_lookup(indices, table: np.ndarray) -> np.ndarray:
     model: the table *is* that layer's weight matrix. Real code indexes E[i] instead and skips
     the V - 1 multiplications by zero.
     """
+    E = _table(table)  # [V, d]
+    return one_hot(indices, E.shape[0]) @ E  # [n, V] @ [V, d] -> [n, d]
+
+
+def _table(table) -> np.ndarray:
     E = np.asarray(table, dtype=np.float64)  # [V, d]
     if E.ndim != 2:
         raise ValueError(f"the embedding table must be a matrix [V, d]; got shape {E.shape}.")
-    return one_hot(indices, E.shape[0]) @ E  # [n, V] @ [V, d] -> [n, d]
+    return E
 
 
 # --- sound: 25 ms windows every 10 ms ----------------------------------------------------------------
@@ -81,15 +100,20 @@ def frame_count(duration_ms: float, window_ms: float = WINDOW_MS, hop_ms: float 
     second holds 98 whole windows (starts 0, 10, ..., 970 ms). Libraries that pad the ends get
     101; "about 100 vectors a second" is what all of them agree on.
     """
+    length, w, h = _windows_input(duration_ms, window_ms, hop_ms)
+    if length < w:
+        return 0
+    # The tiny tolerance keeps 0.035 s - 0.025 s = 0.0099999... from losing a whole frame.
+    return 1 + math.floor((length - w) / h + 1e-9)
+
+
+def _windows_input(duration_ms, window_ms, hop_ms) -> tuple[float, float, float]:
     length, w, h = _finite(duration_ms, "duration_ms"), _finite(window_ms, "window_ms"), _finite(hop_ms, "hop_ms")
     if length < 0:
         raise ValueError(f"duration_ms={duration_ms} is negative; a sound lasts zero or more milliseconds.")
     if w <= 0 or h <= 0:
         raise ValueError(f"window_ms={window_ms} and hop_ms={hop_ms} must both be positive.")
-    if length < w:
-        return 0
-    # The tiny tolerance keeps 0.035 s - 0.025 s = 0.0099999... from losing a whole frame.
-    return 1 + math.floor((length - w) / h + 1e-9)
+    return length, w, h
 
 
 def frame_starts(duration_ms: float, window_ms: float = WINDOW_MS, hop_ms: float = HOP_MS) -> np.ndarray:
@@ -112,6 +136,28 @@ def frame_signal(signal: np.ndarray, window: int, hop: int) -> np.ndarray:
     n = frame_count(x.size, window, hop)
     rows = np.arange(n)[:, None] * hop + np.arange(window)[None, :]  # [n_frames, window] sample indices
     return x[rows].reshape(n, window)  # [n_frames, window]
+
+
+@dataclass(frozen=True)
+class SoundFrames:
+    """A sound of some length as the sequence a speech model reads: how many vectors it gives."""
+
+    duration_ms: float  # the sound's length
+    n_frames: int  # whole windows that fit into it: the length of the sequence
+    per_second: float  # n_frames per second of sound (0 for a sound of 0 ms)
+    samples_per_window: int  # numbers one window holds at the sample rate
+
+
+def sound_frames(duration_ms: float, sample_rate: int = 16000) -> SoundFrames:
+    """Windows of WINDOW_MS every HOP_MS over a sound of duration_ms (see frame_count)."""
+    n = frame_count(duration_ms)
+    sample_rate = _positive_int(sample_rate, "sample_rate")
+    return SoundFrames(
+        duration_ms=float(duration_ms),
+        n_frames=n,
+        per_second=n / float(duration_ms) * 1000 if duration_ms else 0.0,
+        samples_per_window=WINDOW_MS * sample_rate // 1000,
+    )
 
 
 def toy_sound(duration_ms: float, sample_rate: int = 16000) -> np.ndarray:
@@ -162,6 +208,28 @@ def atom_labels(atoms) -> list[str]:
         seen[a] = seen.get(a, 0) + 1
         labels.append(f"{a}{seen[a]}" if atoms.count(a) > 1 else a)
     return labels
+
+
+@dataclass(frozen=True)
+class GraphVectors:
+    """A graph as a sequence of vectors (article 001): one 0/1 row per node."""
+
+    nodes: tuple[str, ...]  # the rows: atoms (O, H1, H2) or people                 n
+    features: tuple[str, ...]  # the columns: elements, or the people again       m
+    vectors: np.ndarray  # row i is node i's vector                              [n, m]
+
+
+def molecule_vectors(name: str) -> GraphVectors:
+    """The atoms of one of MOLECULES as one-hot rows over ELEMENTS."""
+    if name not in MOLECULES:
+        raise ValueError(f"unknown molecule {name!r}; pick one of {list(MOLECULES)}.")
+    atoms = MOLECULES[name]
+    return GraphVectors(tuple(atom_labels(atoms)), ELEMENTS, atom_vectors(atoms))
+
+
+def network_vectors() -> GraphVectors:
+    """The people of the example network, each as their row of friends."""
+    return GraphVectors(NETWORK_PEOPLE, NETWORK_PEOPLE, adjacency_vectors(NETWORK_PEOPLE, NETWORK_FRIENDSHIPS))
 
 
 # Six people in two circles of friends, joined by one friendship (C-D).

@@ -1,14 +1,22 @@
-"""Figures of the one-hot vs embedding page: arrays in, go.Figure out, no Streamlit calls.
-Every text a figure shows arrives translated from the page."""
+"""Figures of the one-hot vs embedding page, and the tables of the numbers behind them: the core's
+results and a language in, go.Figure (or pd.DataFrame) out, no Streamlit calls. Each builder looks
+up its own labels (t(key, lang)) and builds its figure in one go.Figure(data=..., layout=...) call;
+each table names its index, the CSV's first column."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cache
 
 import numpy as np
+import pandas as pd
 import plotly.graph_objects as go
 
-from lab_ui.figures.common import QUALITATIVE, SEQUENTIAL, base_layout, heatmap, safe_label
+from attention_core.sequences import HOP_MS, WINDOW_MS, GraphVectors, RepresentationSizes, frame_starts, toy_sound
+from attention_core.shipped import load_vocabulary
+from attention_core.word_map import GroupMap, WordVectors
+from lab_ui.figures.common import QUALITATIVE, SEQUENTIAL, heatmap, layout_dict, safe_label
+from lab_ui.i18n import t
 
 # A binary matrix reads best as dark marks on a pale ground: one Okabe-Ito blue for the 1s.
 BINARY_SCALE = [[0.0, "#F2F2F2"], [1.0, "#0072B2"]]
@@ -18,7 +26,30 @@ GROUP_SYMBOLS = ("circle", "square", "diamond", "triangle-up", "cross", "triangl
                  "hexagon", "star-diamond", "hourglass")  # fmt: skip
 PICKED_COLOUR = "#000000"
 SIDE_BY_SIDE_MAX = 10  # words up to which two similarity matrices fit side by side
+# The tallest a lecture step's figure may be (big=True): what a 1280x720 screen leaves under the
+# lecture frame's title row and step bar (they end at about 302 px; the page puts the figure
+# right under them, its controls and words below it), so that the figure is whole on the first screen.
+LECTURE_PX = 380
+SAMPLE_RATE = 16_000  # Hz, what speech models usually read
+SHOWN_MS = 100  # the window figure shows the first 100 ms: longer, and 25 ms windows are slivers
 HALO = "0 0 3px #fff, 0 0 3px #fff, 0 0 2px #fff"  # a white glow keeps a label readable over markers
+
+
+@cache
+def word_labels(lang: str) -> dict[str, str]:
+    """Each shipped word as the pages show it: the word the model reads, in Chinese with its gloss."""
+    voc = load_vocabulary()
+    if lang == "zh":
+        return {w: f"{w} {g}" for w, g in zip(voc.words, voc.glosses_zh, strict=True)}
+    return {w: w for w in voc.words}
+
+
+def word_label(word: str, lang: str) -> str:
+    return word_labels(lang)[word]
+
+
+def group_name(group_id: str, lang: str) -> str:
+    return t(f"one_hot.group_{group_id}", lang)
 
 
 def group_marker(k: int) -> dict:
@@ -76,18 +107,7 @@ def runs(labels: Sequence[str]) -> list[tuple[str, int, int]]:
     return out
 
 
-def one_hot_rows(
-    vectors: np.ndarray,
-    row_labels: Sequence[str],
-    vocab_labels: Sequence[str],
-    vocab_groups: Sequence[str],
-    group_names: dict[str, str],
-    *,
-    x_title: str,
-    value_name: str,
-    position_text: str,
-    big: bool = False,
-) -> go.Figure:
+def one_hot_rows(view: WordVectors, lang: str, big: bool = False) -> go.Figure:
     """The picked words' one-hot vectors [n, V] over the whole vocabulary: one lit cell per row,
     its position written beside it; the x axis names the vocabulary's groups. `big`: taller rows
     and slanted group names for a projector's larger fonts.
@@ -97,12 +117,13 @@ def one_hot_rows(
     without sending a V x n table of labels. Small arrays go as lists: Plotly's numpy path costs
     about half a millisecond per array on every rerun.
     """
-    z = np.asarray(vectors)  # [n, V]
-    n, _V = z.shape
-    rows = [safe_label(s) for s in row_labels]
-    cols = [safe_label(s) for s in vocab_labels]
-    hot = np.argmax(z, axis=1)  # [n] the column of each row's single 1
-    spans = runs(vocab_groups)
+    voc = load_vocabulary()
+    labels = word_labels(lang)
+    z = np.asarray(view.one_hot)  # [n, V]
+    rows = [safe_label(labels[w]) for w in view.words]
+    cols = [safe_label(labels[w]) for w in voc.words]
+    spans = runs(voc.groups)
+    value, position = t("one_hot.value", lang), t("one_hot.position", lang)
     borders = [
         dict(type="line", xref="x", yref="paper", x0=first - 0.5, x1=first - 0.5, y0=0, y1=1,
              line=dict(color="rgba(90,90,90,0.7)", width=1, dash="dot"))
@@ -116,69 +137,78 @@ def one_hot_rows(
         zmin=0,
         zmax=1,
         showscale=False,
-        hovertemplate=f"%{{y}} · %{{x}}<br>{value_name}: %{{z}}<extra></extra>",
+        hovertemplate=f"%{{y}} · %{{x}}<br>{value}: %{{z}}<extra></extra>",
         ygap=2,
     )
     marks = [
-        dict(x=cols[i], y=row, text=position_text.format(i=int(i)), showarrow=False, xanchor="left", xshift=5,
+        dict(x=cols[i], y=row, text=position.format(i=int(i)), showarrow=False, xanchor="left", xshift=5,
              bgcolor="rgba(255,255,255,0.9)", font=dict(color="#222222"))
-        for i, row in zip(hot, rows, strict=True)
+        for i, row in zip(view.indices, rows, strict=True)
     ]  # fmt: skip
-    layout = dict(
+    layout = layout_dict(
+        height=min(LECTURE_PX, 150 + 44 * len(rows)) if big else (90 + 26 * len(rows)),
         shapes=borders,
         annotations=marks,
-        xaxis=dict(title=dict(text=x_title), type="category", tickmode="array", tickfont=dict(size=17 if big else 12),
+        xaxis=dict(title=dict(text=t("one_hot.vocab_axis", lang, V=len(voc.words))), type="category",
+                   tickmode="array", tickfont=dict(size=17 if big else 12),
                    **({"tickangle": -30} if big else {}),  # unset: Plotly slants them only if they collide
                    tickvals=[cols[(a + b) // 2] for _, a, b in spans],
-                   ticktext=[safe_label(group_names.get(g, g), 18) for g, _, _ in spans],
+                   ticktext=[safe_label(group_name(g, lang), 18) for g, _, _ in spans],
                    showgrid=False, zeroline=False, side="top"),
         yaxis=dict(type="category", autorange="reversed", showgrid=False, zeroline=False),
     )  # fmt: skip
-    return base_layout(go.Figure(data=[heat], layout=layout), height=(150 + 44 * n) if big else (90 + 26 * n))
+    return go.Figure(data=[heat], layout=layout)
 
 
-def similarity(
-    sim: np.ndarray, labels: Sequence[str], *, title: str, axis_title: str, value_name: str, zmin: float,
-    big: bool = False,
-) -> go.Figure:  # fmt: skip
-    """A cosine-similarity matrix; both of the page's matrices share zmin..1 so equal colours
-    mean equal numbers. `big`: cells large enough for a projector's 18 px numbers. More than
-    SIDE_BY_SIDE_MAX words need the page's full width, and the figure is made taller for it."""
-    n = len(labels)
+def similarity(view: WordVectors, kind: str, lang: str, big: bool = False) -> go.Figure:
+    """The cosine similarities of the picked words, kind "one_hot" or "learned". Both matrices
+    share one colour scale (down to the lowest number of the two, up to 1), so equal colours mean
+    equal numbers. More than SIDE_BY_SIDE_MAX words need the page's full width, and the figure is
+    made taller for it. `big` (a projector, half the width and LECTURE_PX high): the cells fill
+    the width instead of staying square, and the columns are named by the word alone, so that the
+    matrix is not squeezed under a tall row of slanted labels and 18 px numbers fit in its cells."""
+    sim = view.one_hot_similarity if kind == "one_hot" else view.learned_similarity  # [n, n]
+    zmin = min(0.0, float(view.one_hot_similarity.min()), float(view.learned_similarity.min()))
+    n = len(view.words)
+    labels = [word_label(w, lang) for w in view.words]
+    word = t("one_hot.word", lang)
+    title = t("one_hot.sim_onehot_title", lang) if kind == "one_hot" else \
+        t("one_hot.sim_learned_title", lang, d=view.learned.shape[1])  # fmt: skip
     fig = heatmap(
-        sim, labels, labels, x_title=axis_title, y_title=axis_title, value_name=value_name,
-        colorscale=SEQUENTIAL, zmin=zmin, zmax=1.0, value_format=".2f", show_values=n <= 12,
-        height=min(820, 220 + 66 * n) if big else (190 + 34 * n if n <= SIDE_BY_SIDE_MAX else min(900, 200 + 28 * n)),
+        sim, list(view.words) if big else labels, labels, x_title=word, y_title=word,
+        value_name=t("one_hot.cosine", lang), colorscale=SEQUENTIAL, zmin=zmin, zmax=1.0, value_format=".2f",
+        show_values=n <= (8 if big else 12),
+        height=min(LECTURE_PX, 220 + 66 * n) if big else
+        (190 + 34 * n if n <= SIDE_BY_SIDE_MAX else min(900, 200 + 28 * n)),
     )  # fmt: skip
     # The title goes above the top axis (its word labels and title), pushing the margin as needed.
-    fig.update_layout(title=dict(text=title, x=0, xanchor="left", y=1, yref="container", yanchor="top",
-                                 automargin=True, pad=dict(t=8)))  # fmt: skip
+    fig.layout.title = dict(text=title, x=0, xanchor="left", y=1, yref="container", yanchor="top", automargin=True,
+                            pad=dict(t=8))  # fmt: skip
+    if big:
+        fig.layout.yaxis.scaleanchor = None
+        fig.layout.xaxis.title = None  # the words name the columns; the y axis says "word"
     return fig
 
 
-def vocabulary_map(
-    coords: np.ndarray,
-    hover: Sequence[str],
-    groups: Sequence[str],
-    group_ids: Sequence[str],
-    group_names: dict[str, str],
-    picked: Sequence[int],
-    picked_labels: Sequence[str],
-    *,
-    x_title: str,
-    y_title: str,
-    picked_name: str,
-    height: int = 560,
-    big: bool = False,
-) -> go.Figure:
-    """Every word at its first two principal coordinates [n, 2], coloured and shaped by group;
-    the picked words ringed in black and labelled."""
-    xy = np.round(np.asarray(coords, dtype=np.float64), 5)  # [n, 2]; 5 digits are plenty for a map
-    labels = np.asarray(groups)  # [n]
-    hover = [safe_label(h, 40) for h in hover]
+def vocabulary_map(gmap: GroupMap, words: tuple[str, ...], lang: str, big: bool = False) -> go.Figure:
+    """Every word of the map's groups at its place on the plane of the group centres [n, 2],
+    coloured and shaped by group; the picked words (those among them) ringed in black and
+    labelled. The hover gives each word's mean cosine with its own group and with the others,
+    measured in all d dimensions, which is what the map can only suggest."""
+    voc = load_vocabulary()
+    labels = word_labels(lang)
+    xy = np.round(np.asarray(gmap.coords, dtype=np.float64), 5)  # [n, 2]; 5 digits are plenty for a map
+    groups = np.asarray(gmap.labels)  # [n]
+    names = {g: group_name(g, lang) for g in gmap.group_ids}
+    own, other = t("one_hot.map_hover_own", lang), t("one_hot.map_hover_other", lang)
+    hover = [
+        f"{safe_label(labels[voc.words[r]], 40)} · {safe_label(names[g], 24)}<br>{own}: {o:.3f}"
+        + (f"<br>{other}: {x:.3f}" if np.isfinite(x) else "")
+        for r, g, o, x in zip(gmap.rows, groups, gmap.own_group, gmap.other_groups, strict=True)
+    ]
     traces = []
-    for k, gid in enumerate(group_ids):
-        inside = np.flatnonzero(labels == gid)  # rows of this group
+    for k, gid in enumerate(voc.group_ids):  # colours follow the vocabulary's order on every map
+        inside = np.flatnonzero(groups == gid)  # rows of this group
         if not inside.size:
             continue
         traces.append(
@@ -186,142 +216,151 @@ def vocabulary_map(
                 x=xy[inside, 0].tolist(),  # lists, not arrays: see one_hot_rows
                 y=xy[inside, 1].tolist(),
                 mode="markers",
-                name=safe_label(group_names.get(gid, gid), 24),
+                name=safe_label(names[gid], 24),
                 marker=group_marker(k),
                 hovertext=[hover[i] for i in inside],
-                hovertemplate="%{hovertext}<br>(%{x:.3f}, %{y:.3f})<extra>%{fullData.name}</extra>",
+                hovertemplate="%{hovertext}<extra></extra>",
             )
-        )  # fmt: skip
-    picked = list(picked)
+        )
+    picked = [gmap.position(voc.index(w)) for w in words if voc.groups[voc.index(w)] in gmap.group_ids]
     if picked:
+        picked_labels = [labels[voc.words[gmap.rows[i]]] for i in picked]
         traces.append(
             go.Scatter(
                 x=xy[picked, 0].tolist(),
                 y=xy[picked, 1].tolist(),
                 mode="markers+text",
-                name=picked_name,
+                name=t("one_hot.picked", lang),
                 text=[f"<b>{safe_label(s)}</b>" for s in picked_labels],
                 textposition=label_positions(xy[picked], picked_labels, np.ptp(xy, axis=0)),
-                # a white halo keeps the label readable over a crowd of markers
-                textfont=dict(
-                    size=20 if big else 14, color=PICKED_COLOUR, shadow="0 0 3px #fff, 0 0 3px #fff, 0 0 2px #fff"
-                ),
+                textfont=dict(size=20 if big else 14, color=PICKED_COLOUR, shadow=HALO),  # readable over markers
                 marker=dict(size=16, color="rgba(0,0,0,0)", line=dict(width=2.5, color=PICKED_COLOUR)),
                 cliponaxis=False,  # a label at the map's edge runs past the axis instead of losing letters
                 hovertext=[hover[i] for i in picked],
-                hovertemplate="%{hovertext}<br>(%{x:.3f}, %{y:.3f})<extra></extra>",
+                hovertemplate="%{hovertext}<extra></extra>",
             )
         )
     # Axes fit the data with a margin for the labels of points at the edge, and keep equal scales
     # (distances mean something) by shrinking the plot, not by stretching one axis's range.
     low, high = xy.min(axis=0), xy.max(axis=0)  # [2], [2]
     pad = 0.08 * np.maximum(high - low, 1e-9)  # [2]
-    fig = go.Figure(data=traces)
-    fig.update_xaxes(title=x_title, zeroline=False, range=[low[0] - pad[0], high[0] + pad[0]], constrain="domain")
-    fig.update_yaxes(title=y_title, zeroline=False, range=[low[1] - pad[1], high[1] + pad[1]], constrain="domain",
-                     scaleanchor="x", scaleratio=1)  # fmt: skip
-    # The legend in rows under the plot: beside it, it took 40% of a phone's width.
-    fig.update_layout(legend=dict(itemsizing="constant", orientation="h", x=0, xanchor="left", y=-0.14,
-                                  yanchor="top"))  # fmt: skip
-    return base_layout(fig, height=height)
+    share = 100 * gmap.axis_share  # [2]
+    layout = layout_dict(
+        height=LECTURE_PX if big else 560,
+        xaxis=dict(title=dict(text=t("one_hot.map_axis", lang, k=1, share=share[0])), zeroline=False,
+                   range=[low[0] - pad[0], high[0] + pad[0]], constrain="domain"),
+        yaxis=dict(title=dict(text=t("one_hot.map_axis", lang, k=2, share=share[1])), zeroline=False,
+                   range=[low[1] - pad[1], high[1] + pad[1]], constrain="domain", scaleanchor="x", scaleratio=1),
+        # The legend in rows under the plot (beside it, it took 40% of a phone's width), clear of the
+        # axis title at a projector's text size too.
+        legend=dict(itemsizing="constant", orientation="h", x=0, xanchor="left", y=-0.3 if big else -0.14,
+                    yanchor="top"),
+    )  # fmt: skip
+    return go.Figure(data=traces, layout=layout)
 
 
-def sizes(
-    categories: Sequence[str],
-    one_hot_counts: Sequence[int],
-    embedding_counts: Sequence[int],
-    *,
-    one_hot_name: str,
-    embedding_name: str,
-    y_title: str,
-    zero_text: str,
-) -> go.Figure:
-    """Counts of numbers, one-hot beside embedding, on a log axis (they differ by thousands).
-    A log axis cannot draw 0, so a zero is written where its bar would stand."""
-    fig = go.Figure()
+def group_cosines(gmap: GroupMap, lang: str, big: bool = False) -> go.Figure:
+    """The mean cosine of the words of one group with those of another [k, k]; on the diagonal,
+    two different words of the same group. On the word matrices' scale (0 to 1)."""
+    names = [group_name(g, lang) for g in gmap.group_ids]
+    k = len(names)
+    group = t("one_hot.group", lang)
+    fig = heatmap(
+        gmap.block_cosine, names, names, x_title=group, y_title=group, value_name=t("one_hot.mean_cosine", lang),
+        colorscale=SEQUENTIAL, zmin=0.0, zmax=1.0, value_format=".2f", show_values=k <= (5 if big else 10),
+        height=min(LECTURE_PX if big else 900, 200 + 34 * k if k > 3 else 330),
+    )  # fmt: skip
+    fig.layout.title = dict(text=t("one_hot.blocks_title", lang), x=0, xanchor="left", y=1, yref="container",
+                            yanchor="top", automargin=True, pad=dict(t=8))  # fmt: skip
+    if big:  # as in similarity: cells that fill the width, so a projector's numbers fit in them
+        fig.layout.yaxis.scaleanchor = None
+        fig.layout.xaxis.title = None
+    return fig
+
+
+def sizes(s: RepresentationSizes, lang: str, big: bool = False) -> go.Figure:
+    """Counts of numbers, one-hot beside embedding, on a log axis (they differ by thousands):
+    one word's vector, a sentence of T words, the learned parameters. A log axis cannot draw 0,
+    so a zero is written where its bar would stand."""
+    categories = [t("one_hot.cat_vector", lang), t("one_hot.cat_sentence", lang, T=s.T),
+                  t("one_hot.cat_parameters", lang)]  # fmt: skip
+    bars, notes = [], []
     for name, counts, colour, offset in (
-        (one_hot_name, one_hot_counts, QUALITATIVE[0], -0.2),
-        (embedding_name, embedding_counts, QUALITATIVE[1], 0.2),
+        (t("one_hot.onehot", lang), (s.V, s.one_hot_sentence, s.one_hot_parameters), QUALITATIVE[0], -0.2),
+        (t("one_hot.embedding", lang), (s.d, s.embedding_sentence, s.table_parameters), QUALITATIVE[1], 0.2),
     ):  # offset: where plotly puts each of the two grouped bars
-        values = np.asarray(counts, dtype=np.float64)  # [n_categories]; float: a log axis wants floats
-        fig.add_trace(
+        bars.append(
             go.Bar(
-                x=list(range(len(categories))),
-                y=[float(v) if v > 0 else None for v in values],  # None: no bar (log 0 does not exist)
+                x=[0, 1, 2],
+                y=[float(v) if v > 0 else None for v in counts],  # None: no bar (log 0 does not exist)
                 name=name,
                 marker_color=colour,
-                text=[f"{int(v):,}" for v in values],
+                text=[f"{v:,}" for v in counts],
                 textposition="outside",
                 cliponaxis=False,
                 hovertemplate=f"{name}<br>%{{y:,.0f}}<extra></extra>",
             )
         )
-        for i, v in enumerate(values):
-            if v == 0:
-                fig.add_annotation(  # upright in the empty bar's slot: across, it ran into the bar beside it
-                    x=i + offset,
-                    y=0.02,
-                    yref="y domain",
-                    text=zero_text,
-                    textangle=-90,
-                    showarrow=False,
-                    yanchor="bottom",
-                    xanchor="center",
-                )
-    top = max(max(one_hot_counts), max(embedding_counts), 1)
-    fig.update_xaxes(tickmode="array", tickvals=list(range(len(categories))), ticktext=list(categories))
-    fig.update_yaxes(title=y_title, type="log", range=[-0.3, np.log10(top) + 0.8], exponentformat="power")
-    # uniformtext: a number that does not fit over its bar stays 10 px (Plotly would shrink it to ~5).
-    fig.update_layout(barmode="group", legend=dict(orientation="h", y=1.02, yanchor="bottom", x=0),
-                      uniformtext=dict(minsize=10, mode="show"))  # fmt: skip
-    return base_layout(fig, height=380)
+        notes += [  # upright in the empty bar's slot: across, it ran into the bar beside it
+            dict(x=i + offset, y=0.02, yref="y domain", text=t("one_hot.zero_params", lang), textangle=-90,
+                 showarrow=False, yanchor="bottom", xanchor="center")
+            for i, v in enumerate(counts) if v == 0
+        ]  # fmt: skip
+    top = max(s.V, s.one_hot_sentence, s.table_parameters, s.embedding_sentence, 1)
+    layout = layout_dict(
+        height=LECTURE_PX if big else 380,
+        annotations=notes,
+        barmode="group",
+        xaxis=dict(tickmode="array", tickvals=[0, 1, 2], ticktext=categories),
+        yaxis=dict(title=dict(text=t("one_hot.count_axis", lang)), type="log", range=[-0.3, np.log10(top) + 0.8],
+                   exponentformat="power"),
+        legend=dict(orientation="h", y=1.02, yanchor="bottom", x=0),
+        # a number that does not fit over its bar stays 10 px (Plotly would shrink it to ~5)
+        uniformtext=dict(minsize=10, mode="show"),
+    )  # fmt: skip
+    return go.Figure(data=bars, layout=layout)
 
 
-def wide_heatmap(
-    z: np.ndarray, row_labels: Sequence[str], *, x_title: str, y_title: str, value_name: str, height: int | None = None
-) -> go.Figure:
-    """A table [T, d] too wide to label every column (d = 384): rows named, columns numbered,
-    diverging colours around 0."""
-    z = np.asarray(z, dtype=np.float32)  # [T, d]
+def sentence(view: WordVectors, lang: str, big: bool = False) -> go.Figure:
+    """The picked words' learned vectors [T, d] as one table, too wide to label every column
+    (d = 384): rows named, columns numbered, diverging colours around 0."""
+    z = np.asarray(view.learned, dtype=np.float32)  # [T, d]
     limit = float(np.abs(z).max()) or 1.0
+    value, dimension = t("one_hot.value", lang), t("one_hot.dimension", lang)
     heat = go.Heatmap(
         z=z,
-        y=[safe_label(s) for s in row_labels],  # categorical: the picked words hold no repeats
+        y=[safe_label(word_label(w, lang)) for w in view.words],  # categorical: the picked words hold no repeats
         colorscale="RdBu",
         reversescale=True,  # red = positive reads warm, blue = negative
         zmin=-limit,
         zmax=limit,
-        hovertemplate=f"%{{y}}, {x_title} %{{x}}<br>{value_name}: %{{z:.4f}}<extra></extra>",
-        colorbar=dict(title=dict(text=value_name, side="right"), thickness=14),
+        hovertemplate=f"%{{y}}, {dimension} %{{x}}<br>{value}: %{{z:.4f}}<extra></extra>",
+        colorbar=dict(title=dict(text=value, side="right"), thickness=14),
         ygap=2,
     )
-    layout = dict(
-        xaxis=dict(title=dict(text=x_title), showgrid=False, zeroline=False),
-        yaxis=dict(title=dict(text=y_title), type="category", autorange="reversed", showgrid=False, zeroline=False),
-    )
-    return base_layout(go.Figure(data=[heat], layout=layout), height=height or 110 + 28 * z.shape[0])
+    layout = layout_dict(
+        height=min(LECTURE_PX, 110 + 28 * z.shape[0]) if big else 110 + 28 * z.shape[0],
+        xaxis=dict(title=dict(text=dimension), showgrid=False, zeroline=False),
+        yaxis=dict(title=dict(text=t("one_hot.word", lang)), type="category", autorange="reversed", showgrid=False,
+                   zeroline=False),
+    )  # fmt: skip
+    return go.Figure(data=[heat], layout=layout)
 
 
-def audio_windows(
-    t_ms: np.ndarray,
-    signal: np.ndarray,
-    starts_ms: np.ndarray,
-    window_ms: float,
-    *,
-    x_title: str,
-    signal_name: str,
-    frame_text: str,
-    window_text: str,
-    hop_text: str,
-) -> go.Figure:
-    """A stretch of sound with its windows drawn underneath as numbered bars, staggered on three
-    rows so the overlaps show (a new window every 10 ms means up to three cover any instant).
-    The first window and the first hop are measured off with labels."""
+def sound(duration_ms: int, lang: str) -> go.Figure:
+    """The first SHOWN_MS of a made-up sound with the windows that fit into it drawn underneath
+    as numbered bars, staggered on three rows so the overlaps show (a new window every 10 ms
+    means up to three cover any instant). The first window and the first hop are measured off."""
+    shown = min(duration_ms, SHOWN_MS)
+    signal = toy_sound(shown, SAMPLE_RATE)  # [N]
+    t_ms = np.arange(signal.size) * 1000.0 / SAMPLE_RATE  # [N]
+    starts = frame_starts(shown)  # [n_frames]
+    frame_text = t("one_hot.frame_hover", lang)
     wave = go.Scatter(
-        x=np.asarray(t_ms, dtype=np.float32),
-        y=np.asarray(signal, dtype=np.float32),
+        x=t_ms.astype(np.float32),
+        y=signal.astype(np.float32),
         mode="lines",
-        name=signal_name,
+        name=t("one_hot.signal", lang),
         line=dict(color="#555555", width=1.5),
         hovertemplate="%{x:.2f} ms: %{y:.3f}<extra></extra>",
     )
@@ -332,10 +371,10 @@ def audio_windows(
         xs: list[float | None] = []
         ys: list[float | None] = []
         texts: list[str | None] = []
-        for k in range(level, len(starts_ms), levels):
-            s = float(starts_ms[k])
-            label = frame_text.format(k=k + 1, start=f"{s:g}", end=f"{s + window_ms:g}")
-            xs += [s, s + window_ms, None]
+        for k in range(level, len(starts), levels):
+            s = float(starts[k])
+            label = frame_text.format(k=k + 1, start=f"{s:g}", end=f"{s + WINDOW_MS:g}")
+            xs += [s, s + WINDOW_MS, None]
             ys += [level_y[level]] * 2 + [None]
             texts += [label, label, None]
         colour = QUALITATIVE[level + 1]
@@ -348,10 +387,10 @@ def audio_windows(
         )  # fmt: skip
     traces.append(
         go.Scatter(
-            x=[float(s) + window_ms / 2 for s in starts_ms],
-            y=[level_y[k % levels] + 0.06 for k in range(len(starts_ms))],  # just clear of the thick bar
+            x=[float(s) + WINDOW_MS / 2 for s in starts],
+            y=[level_y[k % levels] + 0.06 for k in range(len(starts))],  # just clear of the thick bar
             mode="text",
-            text=[str(k + 1) for k in range(len(starts_ms))],
+            text=[str(k + 1) for k in range(len(starts))],
             textposition="top center",
             textfont=dict(size=12, color="#222222"),
             hoverinfo="skip",
@@ -359,40 +398,48 @@ def audio_windows(
         )
     )
     notes = []
-    if len(starts_ms) >= 2:
-        s0, s1 = float(starts_ms[0]), float(starts_ms[1])
+    if len(starts) >= 2:
+        s0, s1 = float(starts[0]), float(starts[1])
         arrow = dict(showarrow=True, arrowhead=2, arrowside="end+start", arrowwidth=1.2, arrowcolor="#222222",
                      axref="x", ayref="y", font=dict(color="#222222"))  # fmt: skip
         notes = [
-            dict(x=s0, y=1.3, ax=s0 + window_ms, ay=1.3, **arrow),
-            dict(x=s0 + window_ms / 2, y=1.3, text=window_text, showarrow=False, yanchor="bottom",
-                 font=dict(color="#222222")),
+            dict(x=s0, y=1.3, ax=s0 + WINDOW_MS, ay=1.3, **arrow),
+            dict(x=s0 + WINDOW_MS / 2, y=1.3, text=t("one_hot.window_note", lang, window=WINDOW_MS),
+                 showarrow=False, yanchor="bottom", font=dict(color="#222222")),
             dict(x=s0, y=-2.45, ax=s1, ay=-2.45, **arrow),
-            dict(x=s1, y=-2.45, text=hop_text, showarrow=False, xanchor="left", xshift=4,
-                 font=dict(color="#222222")),
+            dict(x=s1, y=-2.45, text=t("one_hot.hop_note", lang, hop=HOP_MS), showarrow=False, xanchor="left",
+                 xshift=4, font=dict(color="#222222")),
         ]  # fmt: skip
-    layout = dict(
+    layout = layout_dict(
+        height=320,
         annotations=notes,
         showlegend=False,
-        xaxis=dict(title=dict(text=x_title), zeroline=False),
+        xaxis=dict(title=dict(text=t("one_hot.time_ms", lang)), zeroline=False),
         yaxis=dict(showticklabels=False, showgrid=False, zeroline=False, range=[-2.65, 1.6]),
     )
-    return base_layout(go.Figure(data=traces, layout=layout), height=320)
+    return go.Figure(data=traces, layout=layout)
 
 
-def binary_rows(
-    z: np.ndarray, row_labels: Sequence[str], col_labels: Sequence[str], *, x_title: str, y_title: str,
-    value_name: str, title: str | None = None,
-) -> go.Figure:  # fmt: skip
-    """Small 0/1 tables (atoms over elements, people over people), each row one vector."""
-    rows = np.asarray(z).shape[0]
+def feature_names(graph: GraphVectors, kind: str, lang: str) -> list[str]:
+    """The columns of a graph's vectors as shown: element names for a molecule, people for a network."""
+    if kind == "molecule":
+        return [t(f"one_hot.element_{e}", lang) for e in graph.features]
+    return list(graph.features)
+
+
+def graph_rows(graph: GraphVectors, kind: str, lang: str, big: bool = False) -> go.Figure:
+    """A graph's nodes as 0/1 rows, kind "molecule" (atoms over elements) or "network" (people
+    over people), every cell printed."""
+    x_title, y_title = (
+        ("one_hot.element", "one_hot.atom") if kind == "molecule" else ("one_hot.friend_of", "one_hot.person")
+    )
     fig = heatmap(
-        z, col_labels, row_labels, x_title=x_title, y_title=y_title, value_name=value_name, title=title,
-        colorscale=BINARY_SCALE, zmin=0, zmax=1, value_format=".0f", show_values=True,
-        height=min(520, 120 + 34 * rows),
+        graph.vectors, feature_names(graph, kind, lang), graph.nodes, x_title=t(x_title, lang),
+        y_title=t(y_title, lang), value_name=t("one_hot.value", lang), colorscale=BINARY_SCALE, zmin=0, zmax=1,
+        value_format=".0f", show_values=True, height=min(LECTURE_PX if big else 520, 120 + 34 * len(graph.nodes)),
     )  # fmt: skip
-    fig.update_traces(selector=dict(type="heatmap"), showscale=False)
-    fig.update_yaxes(scaleanchor=None)
+    fig.data[0].showscale = False
+    fig.layout.yaxis.scaleanchor = None
     return fig
 
 
@@ -418,9 +465,9 @@ def spring_layout(adjacency: np.ndarray, iterations: int = 300) -> np.ndarray:
     return pos / max(np.abs(pos).max(), 1e-9)  # [n, 2]
 
 
-def network(nodes: Sequence[str], adjacency: np.ndarray, *, friends_name: str) -> go.Figure:
+def network(graph: GraphVectors, lang: str) -> go.Figure:
     """People as dots, a line for each friendship; the hover counts each one's friends."""
-    A = np.asarray(adjacency)  # [n, n]
+    A = graph.vectors  # [n, n]
     pos = np.round(spring_layout(A), 6)  # [n, 2]
     x, y = pos[:, 0].tolist(), pos[:, 1].tolist()
     ex: list[float | None] = []
@@ -428,21 +475,99 @@ def network(nodes: Sequence[str], adjacency: np.ndarray, *, friends_name: str) -
     for i, j in zip(*np.nonzero(np.triu(A)), strict=True):
         ex += [x[i], x[j], None]
         ey += [y[i], y[j], None]
-    fig = go.Figure(go.Scatter(x=ex, y=ey, mode="lines", line=dict(color="#777777", width=2), hoverinfo="skip"))
-    fig.add_trace(
-        go.Scatter(
-            x=x,
-            y=y,
-            mode="markers+text",
-            text=[safe_label(s) for s in nodes],
-            textposition="top center",  # beside the dot, not inside: lecture mode shrinks dots to 10 px
-            textfont=dict(size=16, shadow=HALO),
-            marker=dict(size=22, color=QUALITATIVE[0]),
-            customdata=A.sum(axis=1).astype(int).tolist(),
-            hovertemplate=f"%{{text}} · {friends_name}: %{{customdata}}<extra></extra>",
-        )
+    edges = go.Scatter(x=ex, y=ey, mode="lines", line=dict(color="#777777", width=2), hoverinfo="skip")
+    people = go.Scatter(
+        x=x,
+        y=y,
+        mode="markers+text",
+        text=[safe_label(s) for s in graph.nodes],
+        textposition="top center",  # beside the dot, not inside: lecture mode shrinks dots to 10 px
+        textfont=dict(size=16, shadow=HALO),
+        marker=dict(size=22, color=QUALITATIVE[0]),
+        customdata=A.sum(axis=1).astype(int).tolist(),
+        hovertemplate=f"%{{text}} · {t('one_hot.friends', lang)}: %{{customdata}}<extra></extra>",
     )
-    fig.update_xaxes(visible=False, range=[-1.35, 1.35])
-    fig.update_yaxes(visible=False, range=[-1.35, 1.35], scaleanchor="x")
-    fig.update_layout(showlegend=False)
-    return base_layout(fig, height=340)
+    layout = layout_dict(
+        height=340,
+        showlegend=False,
+        xaxis=dict(visible=False, range=[-1.35, 1.35]),
+        yaxis=dict(visible=False, range=[-1.35, 1.35], scaleanchor="x"),
+    )
+    return go.Figure(data=[edges, people], layout=layout)
+
+
+# --- the numbers behind the figures ------------------------------------------------------------------
+
+
+def vectors_table(view: WordVectors, lang: str) -> pd.DataFrame:
+    """Each one-hot vector in four numbers: its V - 1 zeros would help no screen reader."""
+    V = view.one_hot.shape[1]
+    columns = {t("one_hot.col_position", lang): view.indices, t("one_hot.col_length", lang): V,
+               t("one_hot.col_ones", lang): view.one_hot.sum(axis=1).astype(int),
+               t("one_hot.col_zeros", lang): (view.one_hot == 0).sum(axis=1)}  # fmt: skip
+    return pd.DataFrame(columns, index=_word_index(view.words, lang))
+
+
+def pairs_table(view: WordVectors, lang: str) -> pd.DataFrame:
+    """Every pair of picked words (each with itself too), most alike first: both cosines."""
+    labels = [word_label(w, lang) for w in view.words]
+    i, j = view.pairs[:, 0], view.pairs[:, 1]
+    return pd.DataFrame({t("one_hot.col_word_1", lang): [labels[k] for k in i],
+                         t("one_hot.col_word_2", lang): [labels[k] for k in j],
+                         t("one_hot.col_onehot", lang): view.one_hot_similarity[i, j],
+                         t("one_hot.col_learned", lang): view.learned_similarity[i, j]})  # fmt: skip
+
+
+def map_table(gmap: GroupMap, lang: str) -> pd.DataFrame:
+    """Every word of the map: its group, its place, its mean cosine with its group and the others."""
+    voc = load_vocabulary()
+    columns = {t("one_hot.group", lang): [group_name(g, lang) for g in gmap.labels],
+               t("one_hot.col_axis", lang, k=1): gmap.coords[:, 0], t("one_hot.col_axis", lang, k=2): gmap.coords[:, 1],
+               t("one_hot.col_own", lang): gmap.own_group, t("one_hot.col_other", lang): gmap.other_groups}  # fmt: skip
+    return pd.DataFrame(columns, index=_word_index([voc.words[r] for r in gmap.rows], lang))
+
+
+def bytes_text(n_bytes: int) -> str:
+    """A memory size in decimal units: 46.9 MB."""
+    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if n_bytes >= scale:
+            return f"{n_bytes / scale:,.1f} {unit}"
+    return f"{n_bytes:,} B"
+
+
+def memory(s: RepresentationSizes) -> dict[str, str]:
+    """The memory of the T words both ways and of the embedding table, as the page writes them."""
+    return {"one_hot": bytes_text(s.bytes(s.one_hot_sentence)), "embedding": bytes_text(s.bytes(s.embedding_sentence)),
+            "table": bytes_text(s.bytes(s.table_parameters))}  # fmt: skip
+
+
+def sizes_table(s: RepresentationSizes, lang: str) -> pd.DataFrame:
+    """All the counts and sizes, one-hot beside embedding, as the page writes them (1,000,000)."""
+    T = s.T
+    rows = [("row_length", s.V, s.d, {}), ("row_sentence", s.one_hot_sentence, s.embedding_sentence, {"T": T}),
+            ("row_nonzero", s.one_hot_nonzero, s.embedding_sentence, {"T": T})]  # fmt: skip
+    out = [(t(f"one_hot.{key}", lang, **values), f"{a:,}", f"{b:,}") for key, a, b, values in rows]
+    out.append((t("one_hot.row_sentence_mem", lang, T=T), bytes_text(s.bytes(s.one_hot_sentence)),
+                bytes_text(s.bytes(s.embedding_sentence))))  # fmt: skip
+    out.append((t("one_hot.row_parameters", lang), f"{s.one_hot_parameters:,}", f"{s.table_parameters:,}"))
+    out.append((t("one_hot.row_parameters_mem", lang), bytes_text(s.bytes(s.one_hot_parameters)),
+                bytes_text(s.bytes(s.table_parameters))))  # fmt: skip
+    names = [t("one_hot.col_quantity", lang), t("one_hot.onehot", lang), t("one_hot.embedding", lang)]
+    return pd.DataFrame(out, columns=names).set_index(names[0])
+
+
+def sentence_table(view: WordVectors, lang: str) -> pd.DataFrame:
+    """The sentence's vectors, a column per word: 384 rows read better than 384 columns."""
+    return pd.DataFrame(view.learned.T, columns=[word_label(w, lang) for w in view.words],
+                        index=pd.RangeIndex(view.learned.shape[1], name=t("one_hot.dimension", lang)))  # fmt: skip
+
+
+def graph_table(graph: GraphVectors, kind: str, lang: str) -> pd.DataFrame:
+    """Every node's vector, 0 or 1 in each column."""
+    name = t("one_hot.atom" if kind == "molecule" else "one_hot.person", lang)
+    return pd.DataFrame(graph.vectors.astype(int), columns=feature_names(graph, kind, lang),
+                        index=pd.Index(graph.nodes, name=name))  # fmt: skip
+
+
+def _word_index(words, lang: str) -> pd.Index:
+    return pd.Index([word_label(w, lang) for w in words], name=t("one_hot.word", lang))

@@ -1,4 +1,6 @@
-"""Figures for the page "why divide by √d_k": arrays in, go.Figure out, no Streamlit calls.
+"""Figures for the page "why divide by √d_k", and the tables of the numbers behind them: the core's
+results (attention_core.saturation) and a language in, go.Figure (or pd.DataFrame) out, no
+Streamlit calls; each builder looks up its own labels, each table names its index.
 
 Speed: these figures have several panels and, for the animation, 13 frames of 3 traces each.
 Building them trace by trace through Plotly's validators costs 50-200 ms per figure, far over
@@ -15,9 +17,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+import pandas as pd
 import plotly.graph_objects as go
 
+from attention_core.saturation import SCALINGS, SaturationSweep, VarianceSweep
 from lab_ui.figures.common import FONT_FAMILY, LECTURE_TEXT_PX, LECTURE_TITLE_PX, QUALITATIVE
+from lab_ui.i18n import t
 
 # One look per scaling id (attention_core.saturation.SCALINGS): unscaled, ÷√d_k, ÷d_k.
 STYLE = {
@@ -48,6 +53,11 @@ LINE = 1.3
 TITLE_PAD = 8
 TITLE_GAP = 14  # px under a title's lines, for its descenders and some air
 PANEL_TITLE_SHIFT = 6  # px between a panel's title and its plot
+PLAY_PLOT_PX = 260  # the animated bars' own height on a screen
+# The tallest a lecture step's figure may be (big=True): what a 1280x720 screen leaves under the
+# lecture frame's title row and step bar (they end at about 302 px; the page puts the figure
+# right under them, its controls and words below it), so that the figure is whole on the first screen.
+LECTURE_PX = 380
 # plotly.js sliders/constants.js: from the current value's row to the tick labels, tickOffset (25)
 # + tickLength (7) + labelOffset (8)
 SLIDER_RAIL_TO_LABELS = 25 + 7 + 8
@@ -121,21 +131,16 @@ def _normal_density(x: np.ndarray, variance: float) -> np.ndarray:
     return np.exp(-(x**2) / (2 * variance)) / np.sqrt(2 * np.pi * variance)  # [n]
 
 
-def dot_product_histogram(
-    scores: np.ndarray,
-    d_k: int,
-    *,
-    titles: tuple[str, str],
-    x_titles: tuple[str, str],
-    y_title: str,
-    measured_name: str,
-    theory_names: tuple[str, str],
-    height: int = 400,
-) -> go.Figure:
-    """Histograms of q·k (left) and q·k/√d_k (right) over the samples, each beside a normal
+def dot_product_histogram(var: VarianceSweep, d_k: int, lang: str, big: bool = False) -> go.Figure:
+    """Histograms of the sampled q·k (left) and q·k/√d_k (right) at d_k, each beside a normal
     density with the variance the derivation predicts, d_k and 1 (the shape itself is normal only
-    for large d_k, by the central limit theorem).  scores: [n_samples]"""
-    scores = np.asarray(scores, dtype=np.float64)  # [n_samples]
+    for large d_k, by the central limit theorem)."""
+    height = LECTURE_PX if big else 400
+    titles = (t("scaling.hist_raw", lang, d=d_k), t("scaling.hist_scaled", lang, d=d_k))
+    x_titles = (t("scaling.hist_x_raw", lang), t("scaling.hist_x_scaled", lang))
+    y_title, measured_name = t("scaling.hist_y", lang), t("scaling.hist_measured", lang)
+    theory_names = (t("scaling.hist_theory_raw", lang), t("scaling.hist_theory_scaled", lang))
+    scores = np.asarray(var.scores[list(var.d_values).index(d_k)], dtype=np.float64)  # [n_samples]
     data = []
     for i, (values, variance) in enumerate(((scores, float(d_k)), (scores / np.sqrt(d_k), 1.0))):
         data.append(
@@ -160,24 +165,16 @@ def dot_product_histogram(
     return _figure(data, layout)
 
 
-def variance_against_d(
-    d_values: np.ndarray,
-    variance: np.ndarray,
-    standard_error: np.ndarray,
-    scaled_variance: np.ndarray,
-    scaled_standard_error: np.ndarray,
-    chosen_d: int,
-    *,
-    title: str,
-    x_title: str,
-    y_title: str,
-    names: tuple[str, str, str, str],
-    height: int = 420,
-) -> go.Figure:
+def variance_against_d(var: VarianceSweep, chosen_d: int, lang: str, height: int = 420) -> go.Figure:
     """Measured variance against d_k on log-log axes, with ±2 standard errors, beside the theory:
-    the line Var = d_k unscaled and the flat line Var = 1 after dividing by √d_k.
-    names: measured unscaled, theory unscaled, measured scaled, theory scaled.  arrays: [n_d]"""
-    d = np.asarray(d_values, dtype=np.float64)  # [n_d]
+    the line Var = d_k unscaled and the flat line Var = 1 after dividing by √d_k; a dashed line
+    marks chosen_d."""
+    title, x_title, y_title = t("scaling.var_title", lang), t("scaling.var_x", lang), t("scaling.var_y", lang)
+    names = [t(f"scaling.{key}", lang) for key in ("var_measured", "var_theory", "var_scaled_measured",
+                                                    "var_scaled_theory")]  # fmt: skip
+    variance, standard_error = var.variance, var.standard_error
+    scaled_variance, scaled_standard_error = var.scaled_variance, var.scaled_standard_error
+    d = np.asarray(var.d_values, dtype=np.float64)  # [n_d]
     data = []
     for measured, error, theory, style, (measured_name, theory_name) in (
         (variance, standard_error, d, STYLE["none"], names[:2]),
@@ -208,85 +205,103 @@ def variance_against_d(
     return _figure(data, layout)
 
 
-def saturation_curves(
-    d_values: np.ndarray,
-    max_weight: np.ndarray,
-    entropy: np.ndarray,
-    jacobian_norm: np.ndarray,
-    T: int,
-    chosen_d: int,
-    *,
-    scaling_names: dict[str, str],
-    titles: tuple[str, str, str],
-    x_title: str,
-    reference_names: tuple[str, str, str],
-    height: int = 420,
-) -> go.Figure:
-    """Three panels against d_k (log axis), one line per scaling: the largest weight of a row,
-    its entropy and the size of softmax's Jacobian, each averaged over rows. Dotted lines mark a
-    uniform row of T (weight 1/T, entropy log T, norm √(T-1)/T); a dashed line marks chosen_d.
-    max_weight, entropy, jacobian_norm: [n_s, n_d] in the order of scaling_names."""
-    d = np.asarray(d_values, dtype=np.float64)  # [n_d]
-    uniform = (1.0 / T, np.log(T), np.sqrt(T - 1) / T)
-    axes, annotations = _panels(titles, (x_title,) * 3, ("", "", ""))
+def _scaling_lines(
+    sat: SaturationSweep, measures: Sequence[np.ndarray], titles: Sequence[str], references: Sequence[tuple],
+    chosen_d: int, lang: str, height: int, log_y: Sequence[bool],
+) -> go.Figure:  # fmt: skip
+    """Panels side by side against d_k (log axis), one line per scaling in each: measures [n_s, n_d]
+    in the order of sat.scalings; references: (value, name) of a dotted grey line, or None; a
+    dashed line marks chosen_d. On a log y axis a 0 cannot be drawn and leaves a gap."""
+    d = np.asarray(sat.d_values, dtype=np.float64)  # [n_d]
+    x_title = t("scaling.curves_x", lang)
+    names = {s: t(f"scaling.scaling_{s}", lang) for s in sat.scalings}
+    axes, annotations = _panels(titles, (x_title,) * len(titles), ("",) * len(titles))
     data, shapes = [], []
-    for i, (values, reference) in enumerate(zip((max_weight, entropy, jacobian_norm), uniform, strict=True)):
+    for i, (values, reference) in enumerate(zip(measures, references, strict=True)):
         on = _on(i)
-        for s, (scaling, name) in enumerate(scaling_names.items()):
-            style = STYLE[scaling]
+        for s, scaling in enumerate(sat.scalings):
+            style, name = STYLE[scaling], names[scaling]
+            y = np.asarray(values[s], dtype=np.float64)  # [n_d]
+            y = [float(v) if v > 0 or not log_y[i] else None for v in y]  # lists: a gap where log 0 would be
             data.append(
-                {"type": "scatter", "mode": "lines+markers", "x": d, "y": np.asarray(values[s], dtype=np.float32),
-                 "name": name, "legendgroup": scaling, "showlegend": i == 0,
-                 "line": {"color": style["color"], "dash": style["dash"], "width": 2.5},
+                {"type": "scatter", "mode": "lines+markers", "x": d, "y": y, "name": name, "legendgroup": scaling,
+                 "showlegend": i == 0, "line": {"color": style["color"], "dash": style["dash"], "width": 2.5},
                  "marker": {"symbol": style["symbol"], "size": 7},
-                 "hovertemplate": f"{x_title}: %{{x}}<br>{titles[i]}: %{{y:.4f}}<extra>{name}</extra>", **on}
+                 "hovertemplate": f"{x_title}: %{{x}}<br>{_flat(titles[i])}: %{{y:.4g}}<extra>{name}</extra>", **on}
             )  # fmt: skip
-        data.append(
-            {"type": "scatter", "mode": "lines", "x": [d[0], d[-1]], "y": [reference, reference],
-             "name": reference_names[i], "showlegend": False,
-             "line": {"color": THEORY_COLOUR, "width": 1.5, "dash": "dot"},
-             "hovertemplate": f"{reference_names[i]}: {reference:.4f}<extra></extra>", **on}
-        )  # fmt: skip
+        if reference is not None:
+            value, ref_name = reference
+            data.append(
+                {"type": "scatter", "mode": "lines", "x": [d[0], d[-1]], "y": [value, value], "name": ref_name,
+                 "showlegend": False, "line": {"color": THEORY_COLOUR, "width": 1.5, "dash": "dot"},
+                 "hovertemplate": f"{ref_name}: {value:.4f}<extra></extra>", **on}
+            )  # fmt: skip
         shapes.append(
             {"type": "line", "x0": chosen_d, "x1": chosen_d, "y0": 0, "y1": 1, "xref": on["xaxis"],
              "yref": f"{on['yaxis']} domain", "line": {"color": THEORY_COLOUR, "width": 1, "dash": "dash"}}
         )  # fmt: skip
-        x_key = "xaxis" if i == 0 else f"xaxis{i + 1}"
-        axes[x_key].update({"type": "log", "dtick": np.log10(4), "tickformat": "d"})
-    axes["yaxis"]["range"] = [0, 1.05]
-    axes["yaxis2"]["rangemode"] = "tozero"
-    axes["yaxis3"]["rangemode"] = "tozero"
+        suffix = "" if i == 0 else str(i + 1)
+        axes[f"xaxis{suffix}"].update({"type": "log", "dtick": np.log10(4), "tickformat": "d"})
+        axes[f"yaxis{suffix}"].update(
+            {"type": "log", "exponentformat": "power"} if log_y[i] else {"rangemode": "tozero"}
+        )
     top = max(_height(title) for title in titles) + PANEL_TITLE_SHIFT + 4
     layout = {**axes, "annotations": annotations, "shapes": shapes, "height": height, "legend": LEGEND,
               "margin": {"t": round(top), "b": LEGEND_MARGIN}}  # fmt: skip
     return _figure(data, layout)
 
 
-def weights_animation(
-    d_values: np.ndarray,
-    weights: np.ndarray,
-    scores: np.ndarray,
-    start: int,
-    *,
-    group_titles: dict[str, str],
-    title: str,
-    x_title: str,
-    y_title: str,
-    score_name: str,
-    slider_prefix: str,
-    play_label: str,
-    pause_label: str,
-    plot_height: int = 260,
-) -> go.Figure:
-    """One row of T weights under each scaling, side by side in three groups, as d_k sweeps: one
-    Plotly frame per d_k, a play / pause button and a slider, animated in the browser without a
-    rerun. weights: [n_s, n_d, T] in the order of group_titles (scaling id -> the group's title,
-    "\n" between its lines: a group is under 100 px wide on a phone); scores: [n_d, T] raw q·k_j
-    of the row; start: the index into d_values shown first; plot_height: of the bars alone, the
-    title and controls get their own room above and below.
+def saturation_curves(sat: SaturationSweep, chosen_d: int, lang: str, height: int = 400) -> go.Figure:
+    """How peaked the typical row is, against d_k: its largest weight and its entropy, one line per
+    scaling. Dotted lines mark a uniform row of T (weight 1/T, entropy log T)."""
+    T = sat.T
+    fig = _scaling_lines(
+        sat, (sat.max_weight, sat.entropy), (t("scaling.curves_max", lang), t("scaling.curves_entropy", lang)),
+        ((1.0 / T, t("scaling.ref_max", lang)), (np.log(T), t("scaling.ref_entropy", lang))), chosen_d, lang,
+        height, log_y=(False, False),
+    )  # fmt: skip
+    fig.layout.yaxis.range = [0, 1.05]
+    return fig
+
+
+def slope_curves(sat: SaturationSweep, chosen_d: int, lang: str, height: int = 420) -> go.Figure:
+    """How strongly the typical row still responds, against d_k, on log axes: left, softmax's own
+    slope ‖∂p/∂z‖ with respect to the scores it reads (z = c·s); right, the slope with respect to
+    the raw scores s = q·k, c times that (the chain rule). A dotted line marks a uniform row's
+    own slope, √(T-1)/T."""
+    T = sat.T
+    return _scaling_lines(
+        sat, (sat.slope_scaled, sat.slope_raw), (t("scaling.slope_scaled", lang), t("scaling.slope_raw", lang)),
+        ((np.sqrt(T - 1) / T, t("scaling.ref_jacobian", lang)), None), chosen_d, lang, height, log_y=(True, True),
+    )  # fmt: skip
+
+
+def _flat(title: str) -> str:
+    """A panel title on one line, for a hover label."""
+    return title.replace("\n", " ")
+
+
+def weights_animation(sat: SaturationSweep, chosen_d: int, lang: str, big: bool = False) -> go.Figure:
+    """The first row's T weights under each scaling, side by side in three groups, as d_k sweeps:
+    one Plotly frame per d_k, a play / pause button and a slider, animated in the browser without
+    a rerun; it starts at chosen_d. The group titles have "\n" between their lines (a group is
+    under 100 px wide on a phone). The bars get PLAY_PLOT_PX; the title and the controls get their
+    own room above and below. `big` (a projector): LECTURE_PX in all, so no title (the lecture's
+    step bar names the step, the T slider sits under the figure), and the buttons beside the
+    slider's rail, where a wide screen has room for both.
 
     All bars are one trace (groups placed along one axis, a gap between them), so each frame
     carries one small update (heights, labels, hover data) and the figure builds quickly."""
+    d_values, start = sat.d_values, list(sat.d_values).index(chosen_d)
+    weights, scores = sat.first_weights, sat.first_scores
+    group_titles = {s: t(f"scaling.play_group_{s}", lang) for s in sat.scalings}
+    title, x_title, y_title = (
+        t("scaling.play_title", lang, T=sat.T),
+        t("scaling.play_x", lang),
+        t("scaling.play_y", lang),
+    )
+    score_name, slider_prefix = t("scaling.play_score", lang), t("scaling.play_slider", lang)
+    play_label, pause_label = t("scaling.play", lang), t("scaling.pause", lang)
     weights = np.asarray(weights, dtype=np.float32)  # [n_s, n_d, T]
     scores = np.asarray(scores, dtype=np.float32)  # [n_d, T]
     n_scalings, _, T = weights.shape
@@ -317,14 +332,18 @@ def weights_animation(
     # Top, from the edge down: the title, then the group titles, then the bars.
     text = LINE * LECTURE_TEXT_PX  # px: one line of text at its largest
     head_shift = 4  # px between a group's title and the top of the plot
-    top = _title_room(title) + TITLE_GAP + max(_height(name) for name in group_titles.values()) + head_shift + 4
+    heads = max(_height(name) for name in group_titles.values()) + head_shift + 4
+    top = heads + 8 if big else _title_room(title) + TITLE_GAP + heads
     # Bottom, from the plot down: the key numbers, then one row with the buttons at the left and the
     # slider's "d_k = …" at the right, then the slider's rail across the whole width (beside the
-    # buttons it would be squeezed to a stub on a phone), its tick labels under it.
+    # buttons it would be squeezed to a stub on a phone), its tick labels under it. On a projector
+    # the rail runs beside the buttons, under its "d_k = …".
     button_h = text + 10  # a button's text and its padding and border
     controls_top = text + 16  # below the key numbers
-    slider_h = button_h + 6 + SLIDER_RAIL_TO_LABELS + text  # the buttons' row, the rail, its ticks and labels
-    bottom = controls_top + slider_h + 8
+    rail_top = text + 6 if big else button_h + 6  # the current value's row above the rail
+    bottom = controls_top + rail_top + SLIDER_RAIL_TO_LABELS + text + 8
+    plot_height = LECTURE_PX - top - bottom if big else PLAY_PLOT_PX
+    rail_x = 0.3 if big else 0  # the buttons take the left of the rail's row on a projector
 
     def below(px: float) -> float:
         """A distance below the plot area in Plotly's paper units (the plot's height is 1)."""
@@ -340,7 +359,8 @@ def weights_animation(
     still = {"frame": {"duration": 0, "redraw": False}, "mode": "immediate", "transition": {"duration": 0}}
     playing = {"frame": {"duration": 900, "redraw": False}, "fromcurrent": True, "transition": {"duration": 400}}
     layout = {
-        "title": _title(title, round(plot_height + top + bottom)), "height": round(plot_height + top + bottom),
+        "title": None if big else _title(title, round(plot_height + top + bottom)),
+        "height": round(plot_height + top + bottom),
         "bargap": 0.15,
         "annotations": annotations, "margin": {"t": round(top), "b": round(bottom)},
         "xaxis": {"tickmode": "array", "tickvals": x[ticks],  # no title: it would sit on the controls
@@ -348,7 +368,8 @@ def weights_animation(
                   "showgrid": False, "zeroline": False},
         "yaxis": {"title": {"text": y_title}, "range": [0, 1.15], "tickformat": ".1f"},
         "updatemenus": [
-            {"type": "buttons", "direction": "left", "x": 0, "y": below(controls_top), "xanchor": "left",
+            {"type": "buttons", "direction": "left", "x": 0, "y": below(controls_top + (rail_top if big else 0)),
+             "xanchor": "left",
              "yanchor": "top", "showactive": False, "pad": {"t": 0, "r": 0, "b": 0, "l": 0},
              "buttons": [
                  {"label": "▶ " + play_label, "method": "animate", "args": [None, playing]},
@@ -356,11 +377,35 @@ def weights_animation(
              ]}
         ],
         "sliders": [
-            {"active": start, "x": 0, "len": 1, "y": below(controls_top), "xanchor": "left", "yanchor": "top",
+            {"active": start, "x": rail_x, "len": 1 - rail_x, "y": below(controls_top), "xanchor": "left",
+             "yanchor": "top",
              "pad": {"t": 0, "r": 0, "b": 0, "l": 0},
              # the current value shares the buttons' row; its offset drops the rail below them
-             "currentvalue": {"prefix": slider_prefix, "xanchor": "right", "offset": round(button_h - text + 6)},
+             "currentvalue": {"prefix": slider_prefix, "xanchor": "right", "offset": round(rail_top - text)},
              "steps": [{"label": str(int(d)), "method": "animate", "args": [[str(int(d))], still]} for d in d_values]}
         ],
     }  # fmt: skip
     return _figure([trace], layout, frames)
+
+
+# --- the numbers behind the figures ------------------------------------------------------------------
+
+
+def variance_table(var: VarianceSweep, lang: str) -> pd.DataFrame:
+    """One row per d_k: the measured variances, the theory, their standard errors and z."""
+    columns = {t("scaling.col_var", lang): var.variance, t("scaling.col_theory", lang): var.d_values,
+               t("scaling.col_se", lang): var.standard_error,
+               t("scaling.col_z", lang): (var.variance - var.d_values) / var.standard_error,
+               t("scaling.col_scaled", lang): var.scaled_variance,
+               t("scaling.col_scaled_se", lang): var.scaled_standard_error}  # fmt: skip
+    return pd.DataFrame(columns, index=pd.Index(var.d_values, name=t("scaling.col_d", lang)))
+
+
+def saturation_table(sat: SaturationSweep, lang: str) -> pd.DataFrame:
+    """One row per scaling and d_k: the typical row's largest weight, entropy and both slopes."""
+    names = [t(f"scaling.scaling_{s}", lang) for s in SCALINGS]
+    columns = {t("scaling.col_scaling", lang): np.repeat(names, len(sat.d_values)),
+               t("scaling.col_max", lang): sat.max_weight.ravel(), t("scaling.col_entropy", lang): sat.entropy.ravel(),
+               t("scaling.col_slope_scaled", lang): sat.slope_scaled.ravel(),
+               t("scaling.col_slope_raw", lang): sat.slope_raw.ravel()}  # fmt: skip
+    return pd.DataFrame(columns, index=pd.Index(np.tile(sat.d_values, len(SCALINGS)), name=t("scaling.col_d", lang)))

@@ -1,13 +1,15 @@
 """The page "one-hot vs embedding" in AppTest: one-hot rows and their similarity (every distinct
-pair exactly 0) against the learned vectors' (animals close, fruit close) on one scale, the PCA
-map and its explained variance, sizes of one-hot vs embedding, the sequence examples (frames of a
-sound counted by the core), presets, check-yourself, lecture mode, Chinese glosses and bad links."""
+pair exactly 0) against the learned vectors' (animals close, fruit close) on one scale, whether
+the words of a group gather (mean cosine within against between groups, computed by the core and
+shown) and the map on the plane of the group centres with the variance it keeps, sizes of one-hot
+vs embedding, the sequence examples (frames of a sound counted by the core), presets,
+check-yourself, lecture steps, CSV tables with named indexes, Chinese glosses and bad links."""
 
 import numpy as np
 import pytest
 from app_harness import figure_alts, figures, open_page, plotly_array
 
-from attention_core import cosine_similarity, pca
+from attention_core import cosine_similarity
 from attention_core.sequences import (
     MOLECULES,
     NETWORK_FRIENDSHIPS,
@@ -18,7 +20,9 @@ from attention_core.sequences import (
     representation_sizes,
 )
 from attention_core.shipped import load_vocabulary
-from lab_ui.figures.common import safe_label
+from attention_core.word_map import group_map
+from lab_ui.figures.common import LECTURE_FIGURE_MAX_PX, safe_label
+from lab_ui.figures.one_hot import LECTURE_PX
 from lab_ui.i18n import t
 
 PAGE = "pages/one_hot.py"
@@ -61,7 +65,11 @@ def test_page_runs_in_both_languages_with_every_figure_described(lang):
     assert not at.exception
     assert at.title[0].value == t("one_hot.title", lang=lang)
     assert set(figures(at)) == {"one_hot_vectors", "one_hot_sim_onehot", "one_hot_sim_learned", "one_hot_map",
-                                "one_hot_sizes", "one_hot_sentence"}  # fmt: skip
+                                "one_hot_groups", "one_hot_sizes", "one_hot_sentence"}  # fmt: skip
+    assert [h.value for h in at.subheader][:5] == [
+        f"{i} · {t(f'one_hot.section_{name}', lang=lang)}"
+        for i, name in enumerate(("vectors", "similarity", "map", "sizes", "sequences"), start=1)
+    ]
     assert all(alt.strip() for alt in figure_alts(at))
     assert at.multiselect(key="oh_words").value == DEFAULT_WORDS
 
@@ -132,36 +140,59 @@ def test_fewer_than_two_words_show_the_defaults_with_a_note_and_keep_the_choice(
     ) in texts(at)
 
 
-def test_map_states_the_variance_the_core_computes():
+def test_the_map_section_shows_the_cosines_that_support_the_claim():
+    """Issue 11 #6: the claim "the animals gather in one cluster" is supported by numbers the core
+    computed in all 384 dimensions (mean cosine within a group against between groups), shown to
+    the student, and the map says how much of the variance its plane keeps."""
     at = open_page(PAGE, "en")
-    result = pca(voc.vectors, 2)
+    gmap = group_map(("animals", "fruit_plants", "motion_verbs"))  # the default words' groups
+    assert metric(at, "metric_within") == f"{gmap.within:.3f}" and metric(at, "metric_between") == f"{gmap.between:.3f}"
+    assert gmap.within > gmap.between + 0.1
+    reading = t("one_hot.map_reading", lang="en", d=384, groups=3, within=gmap.within, between=gmap.between,
+                kept=100 * gmap.kept, centres=100 * gmap.centre_share)  # fmt: skip
+    assert reading in texts(at) and f"**{100 * gmap.kept:.1f}%**" in reading
+    np.testing.assert_allclose(z_of(at, "one_hot_groups"), gmap.block_cosine, atol=1e-6)
     layout = figures(at)["one_hot_map"]["layout"]
     for k, axis in ((0, "xaxis"), (1, "yaxis")):
-        share = 100 * result.explained_variance_ratio[k]
-        assert layout[axis]["title"]["text"] == t("one_hot.pc_axis", lang="en", k=k + 1, share=share)
-    assert f"**{100 * result.explained_variance_ratio.sum():.1f}%**" in texts(at)
+        assert layout[axis]["title"]["text"] == t(
+            "one_hot.map_axis", lang="en", k=k + 1, share=100 * gmap.axis_share[k]
+        )
     traces = figures(at)["one_hot_map"]["data"]
     groups = traces[:-1]
-    assert [g["name"] for g in groups] == [safe_label(t(f"one_hot.group_{g}", lang="en"), 24) for g in voc.group_ids]
-    assert sum(len(g["x"]) for g in groups) == len(voc.words)
-    cat = voc.index("cat")
-    np.testing.assert_allclose([traces[-1]["x"][0], traces[-1]["y"][0]], result.coords[cat], atol=1e-5)
+    assert [g["name"] for g in groups] == [safe_label(t(f"one_hot.group_{g}", lang="en"), 24) for g in gmap.group_ids]
+    assert sum(len(g["x"]) for g in groups) == 60
+    np.testing.assert_allclose([traces[-1]["x"][0], traces[-1]["y"][0]], gmap.coords[gmap.position(voc.index("cat"))],
+                               atol=1e-5)  # fmt: skip
     assert len({(g["marker"]["color"], g["marker"]["symbol"]) for g in groups}) == len(groups)  # all distinct
+    # on the plane of the three centres, cat and dog sit with the animals, apple with the fruit
+    cat, dog, apple = (gmap.coords[gmap.position(voc.index(w))] for w in ("cat", "dog", "apple"))
+    fruit = gmap.coords[np.asarray(gmap.labels) == "fruit_plants"].mean(axis=0)
+    assert np.linalg.norm(apple - fruit) < np.linalg.norm(apple - cat) and np.linalg.norm(cat - dog) < 0.2
 
 
-def test_map_of_the_picked_groups_only_explains_more():
+def test_all_groups_keep_less_of_the_variance_and_the_page_says_so():
     at = open_page(PAGE, "en")
-    at.segmented_control(key="oh_map").set_value("picked").run()
+    at.segmented_control(key="oh_map").set_value("all").run()
     traces = figures(at)["one_hot_map"]["data"]
     assert [g["name"] for g in traces[:-1]] == [safe_label(t(f"one_hot.group_{g}", lang="en"), 24)
-                                                for g in ("animals", "fruit_plants", "motion_verbs")]  # fmt: skip
-    rows = [i for i, g in enumerate(voc.groups) if g in ("animals", "fruit_plants", "motion_verbs")]
-    ratio = pca(voc.vectors[rows], 2).explained_variance_ratio
-    assert ratio.sum() > pca(voc.vectors, 2).explained_variance_ratio.sum()
-    assert f"**{100 * ratio.sum():.1f}%**" in texts(at)
+                                                for g in voc.group_ids]  # fmt: skip
+    everything, picked = group_map(voc.group_ids), group_map(("animals", "fruit_plants", "motion_verbs"))
+    assert everything.kept < picked.kept and everything.centre_share < 1
+    assert f"**{100 * everything.kept:.1f}%**" in texts(at)
+    assert f"{100 * everything.centre_share:.0f}% of the spread of the 10 group centres" in texts(at)
+    assert at.query_params["oh_map"] in ("all", ["all"])  # the view is a link
     table = open_table(at, "oh_x_map").dataframe[0].value
-    assert len(table) == len(rows)
-    np.testing.assert_allclose(table[t("one_hot.pc_col", lang="en", k=1)], pca(voc.vectors[rows], 2).coords[:, 0])
+    assert len(table) == len(voc.words) and table.index.name == t("one_hot.word", lang="en")
+    np.testing.assert_allclose(table[t("one_hot.col_axis", lang="en", k=1)], everything.coords[:, 0], atol=1e-4)
+    np.testing.assert_allclose(table[t("one_hot.col_own", lang="en")], everything.own_group, atol=1e-4)
+
+
+def test_words_of_one_group_say_there_is_nothing_to_compare():
+    at = open_page(PAGE, "en", oh_words=["cat", "dog", "tiger"])
+    assert not at.exception
+    assert metric(at, "metric_between") == "—"
+    assert t("one_hot.map_reading_one", lang="en", within=group_map(("animals",)).within, d=384,
+             kept=100 * group_map(("animals",)).kept) in texts(at)  # fmt: skip
 
 
 @pytest.mark.parametrize(
@@ -176,7 +207,7 @@ def test_sizes_follow_the_sliders(V, d, T, memory):
     at.slider(key="oh_T").set_value(T).run()
     s = representation_sizes(V, d, T)
     assert metric(at, "metric_onehot_len") == f"{V:,}" and metric(at, "metric_embedding_len") == f"{d:,}"
-    ratio_key, ratio = ("metric_ratio", V / d) if d <= V else ("metric_ratio_embedding", d / V)  # the longer one
+    ratio_key, ratio = ("metric_ratio_one_hot", V / d) if d <= V else ("metric_ratio_embedding", d / V)  # longer
     assert metric(at, ratio_key) == f"{ratio:,.1f}×"
     bars = figures(at)["one_hot_sizes"]["data"]
     assert bars[0]["text"] == [f"{V:,}", f"{s.one_hot_sentence:,}", "0"]
@@ -265,24 +296,23 @@ def test_check_yourself_frames_counted_by_the_core():
     assert at.error
     at.number_input(key="oh_q_frames").set_value(float(frame_count(3000))).run()
     assert t("common.correct", lang="en", answer=f"{frame_count(3000):.4f}") in [s.value for s in at.success]
-    at.toggle(key="oh_q_frames_show").set_value(True).run()
-    assert "2970 ms" in texts(at)
+    assert "2970 ms" in texts(at)  # a right answer brings its explanation
 
 
 def test_presets_set_the_controls():
     at = open_page(PAGE, "en")
-    at.button(key="oh_preset_seeds").click().run()
+    at.button(key="one_hot_preset_article").click().run()
     assert at.multiselect(key="oh_words").value == ["cat", "dog", "apple", "run"]
     assert (at.select_slider(key="oh_V").value, at.select_slider(key="oh_d").value) == (200, 4)
     np.testing.assert_array_equal(z_of(at, "one_hot_sim_onehot"), np.eye(4))
-    at.button(key="oh_preset_groups").click().run()
+    at.button(key="one_hot_preset_groups").click().run()
     assert len(at.multiselect(key="oh_words").value) == 8
     learned = z_of(at, "one_hot_sim_learned")
     off = ~np.eye(4, dtype=bool)
     between = learned[:4, 4:].mean()  # two blocks: animals with animals, fruit with fruit
     assert learned[:4, :4][off].mean() > between + 0.15 and learned[4:, 4:][off].mean() > between + 0.15
     assert at.segmented_control(key="oh_map").value == "picked"
-    at.button(key="oh_preset_many").click().run()
+    at.button(key="one_hot_preset_many").click().run()
     assert not at.exception
     assert len(rows_of(at, "one_hot_sim_learned")) == 20
     assert metric(at, "metric_onehot_len") == "1,000,000"
@@ -300,14 +330,45 @@ def test_chinese_mode_shows_glosses_and_translated_groups():
     assert rows_of(at, "one_hot_sim_learned") == ["tiger 老虎", "cat 猫"]
 
 
-def test_lecture_mode_folds_the_controls_and_enlarges_the_figures():
-    at = open_page(PAGE, "en", lecture="1")
+STEPS = {1: {"one_hot_vectors"}, 2: {"one_hot_sim_onehot", "one_hot_sim_learned"}, 3: {"one_hot_map", "one_hot_groups"},
+         4: {"one_hot_sizes"}, 5: {"one_hot_sentence"}}  # fmt: skip
+
+
+@pytest.mark.parametrize("step", STEPS)
+def test_lecture_steps_show_one_section_each_with_its_figures_sized_for_the_first_screen(step):
+    at = open_page(PAGE, "en", lecture="1", oh_step=str(step))
     assert not at.exception
-    assert t("one_hot.controls", lang="en") in [e.label for e in at.expander]
+    shown = figures(at)
+    assert set(shown) == STEPS[step]
+    for spec in shown.values():
+        assert spec["layout"]["height"] <= LECTURE_PX <= LECTURE_FIGURE_MAX_PX  # whole under the lecture frame
+        assert spec["layout"]["font"]["size"] >= 20
+    assert t(f"one_hot.section_{('vectors', 'similarity', 'map', 'sizes', 'sequences')[step - 1]}", lang="en") in \
+        " ".join(m.value for m in at.markdown)  # fmt: skip
+    assert t("common.section_text", lang="en") in [e.label for e in at.expander]  # the words fold away
+
+
+def test_lecture_mode_puts_the_words_in_a_popover_and_the_step_in_the_link():
+    at = open_page(PAGE, "en", lecture="1")
+    assert at.multiselect(key="oh_words").value == DEFAULT_WORDS  # in the title row's popover
+    at.button(key="oh_step_next").click().run()
+    assert at.query_params["oh_step"] in ("2", ["2"]) and set(figures(at)) == STEPS[2]
     normal = open_page(PAGE, "en")
     big, small = figures(at)["one_hot_sim_learned"], figures(normal)["one_hot_sim_learned"]
-    assert big["layout"]["height"] > small["layout"]["height"]
-    assert big["layout"]["font"]["size"] >= 20
+    assert big["layout"]["font"]["size"] > small["layout"]["font"].get("size", 14)
+
+
+def test_tables_download_with_named_indexes():
+    at = open_page(PAGE, "en")
+    for box in ("oh_x_vectors", "oh_x_sizes", "oh_x_sentence"):
+        at.session_state[box] = True
+    at.run()
+    indexes = {df.value.index.name for df in at.dataframe}
+    assert {
+        t("one_hot.word", lang="en"),
+        t("one_hot.col_quantity", lang="en"),
+        t("one_hot.dimension", lang="en"),
+    } <= indexes
 
 
 @pytest.mark.parametrize(
@@ -315,14 +376,21 @@ def test_lecture_mode_folds_the_controls_and_enlarges_the_figures():
     [("oh_words", "xylophone"), ("oh_words", "<b>cat</b>"), ("oh_words", "😀"), ("oh_words", "猫"),
      ("oh_words", "cat\u200b"), ("oh_words", "a" * 5000), ("oh_words", "  "),
      ("oh_V", "abc"), ("oh_V", "12345"), ("oh_d", "-1"), ("oh_T", "99999"), ("oh_T", "nan"),
-     ("oh_ms", "-5"), ("oh_ms", "1e9"), ("oh_seq", "video"), ("oh_map", "‮all"), ("oh_mol", "uranium")],
+     ("oh_ms", "-5"), ("oh_ms", "1e9"), ("oh_seq", "video"), ("oh_map", "‮all"), ("oh_mol", "uranium"),
+     ("oh_step", "0"), ("oh_step", "6"), ("oh_step", "two"),
+     *((key, number) for key in ("oh_V", "oh_d", "oh_T", "oh_ms", "oh_step", "oh_words", "oh_map", "oh_seq", "oh_mol")
+       for number in ("1e309", "-1e309", "1e-400", "9e999"))],
 )  # fmt: skip
 def test_a_bad_link_value_falls_back_with_a_notice(key, value):
     example = {"oh_ms": "sound", "oh_mol": "molecule"}.get(key, "sentence")
-    at = open_page(PAGE, "en", **({"oh_seq": example} | {key: value}))
+    lecture = {"lecture": "1"} if key == "oh_step" else {}
+    at = open_page(PAGE, "en", **({"oh_seq": example} | lecture | {key: value}))
     assert not at.exception
     assert at.toast and key in at.toast[0].value
-    assert set(figures(at)) >= {"one_hot_vectors", "one_hot_sim_onehot", "one_hot_map", "one_hot_sizes"}
+    if key == "oh_step":
+        assert set(figures(at)) == {"one_hot_vectors"}  # back to the first step
+    else:
+        assert set(figures(at)) >= {"one_hot_vectors", "one_hot_sim_onehot", "one_hot_map", "one_hot_sizes"}
 
 
 def test_a_bad_value_loses_nothing_else_from_the_link():

@@ -1,5 +1,6 @@
-"""The page "why divide by √d_k" in AppTest: what its figures and tables say, its controls, links,
-presets, the check-yourself slot, and bad link values."""
+"""The page "why divide by √d_k" in AppTest: what its figures and tables say (the two slopes, with
+respect to the scaled scores and to the raw scores q·k, labelled), its controls, links, presets,
+lecture steps, the check-yourself slot, and bad link values."""
 
 import re
 
@@ -7,23 +8,37 @@ import numpy as np
 import pytest
 from app_harness import figure_alts, figures, open_page, plotly_array
 
+from attention_core.saturation import D_VALUES, saturation_sweep, score_rows
+from lab_ui.figures.scaling import LECTURE_PX
 from lab_ui.i18n import catalog, t
 
 PAGE = "pages/scaling.py"
-D_VALUES = [2**i for i in range(13)]
+D_VALUES = list(D_VALUES)
+
+
+def tables(at):
+    """Open the two folded tables (they are built only when opened): variance, then saturation."""
+    at.session_state["sc_x_variance"] = at.session_state["sc_x_saturation"] = True
+    at.run()
+    return at.dataframe[0].value, at.dataframe[1].value
 
 
 def variance_table(at):
-    return at.dataframe[0].value  # one row per d_k, indexed by d_k
+    return tables(at)[0]  # one row per d_k, indexed by d_k
 
 
 def curves(at):
-    """{measure: {scaling: y values}} from the three-panel figure (traces: 3 scalings + a reference per panel)."""
-    data = figures(at)["scaling_curves"]["data"]
+    """{measure: {scaling: y values}} from the two figures: largest weight and entropy (3 scalings and a
+    reference per panel), softmax's own slope (3 and a reference) and the slope with respect to q·k (3)."""
     out = {}
-    for panel, measure in enumerate(("max", "entropy", "jacobian")):
-        lines = data[panel * 4 : panel * 4 + 3]
-        out[measure] = {s: plotly_array(line["y"]) for s, line in zip(("none", "sqrt", "d"), lines, strict=True)}
+    for key, panels in (
+        ("scaling_curves", (("max", 0), ("entropy", 4))),
+        ("scaling_slopes", (("jacobian", 0), ("raw", 4))),
+    ):
+        data = figures(at)[key]["data"]
+        for measure, first in panels:
+            lines = data[first : first + 3]
+            out[measure] = {s: plotly_array(line["y"]) for s, line in zip(("none", "sqrt", "d"), lines, strict=True)}
     return out
 
 
@@ -32,9 +47,10 @@ def test_page_runs_in_both_languages_with_its_figures(lang):
     at = open_page(PAGE, lang)
     assert not at.exception
     assert at.title[0].value == t("scaling.title", lang=lang)
-    assert set(figures(at)) == {"scaling_hist", "scaling_variance", "scaling_play", "scaling_curves"}
+    assert set(figures(at)) == {"scaling_hist", "scaling_variance", "scaling_play", "scaling_curves", "scaling_slopes"}
     assert all(alt.strip() for alt in figure_alts(at))
-    assert t("scaling.s3_title", lang=lang) in [h.value for h in at.header]
+    assert [h.value for h in at.subheader] == [f"{i} · {t(f'scaling.section_{name}', lang=lang)}" for i, name in
+                                               enumerate(("spread", "softmax", "derivation"), start=1)]  # fmt: skip
     if lang == "zh":
         assert "除以 √d_k" in at.title[0].value
 
@@ -80,8 +96,13 @@ def test_saturation_unscaled_one_hot_scaled_steady_divided_by_d_uniform():
     # ÷ √d_k: roughly constant
     for measure in ("max", "entropy", "jacobian"):
         assert c[measure]["sqrt"].max() / c[measure]["sqrt"].min() < 1.3
+    # the slope with respect to q·k carries the scale factor: ÷ d_k starves it, 4,096 times over
+    np.testing.assert_allclose(c["raw"]["d"], c["jacobian"]["d"] / np.array(D_VALUES), rtol=1e-6)
+    np.testing.assert_allclose(c["raw"]["sqrt"], c["jacobian"]["sqrt"] / np.sqrt(D_VALUES), rtol=1e-6)
+    assert c["jacobian"]["d"][-1] > 0.3 and c["raw"]["d"][-1] < 1e-4
     # the saturation table agrees with the figure
-    table = at.dataframe[1].value
+    assert not at.dataframe  # folded: not built until opened
+    table = tables(at)[1]
     unscaled = table[table[t("scaling.col_scaling", lang="en")] == t("scaling.scaling_none", lang="en")]
     np.testing.assert_allclose(unscaled[t("scaling.col_max", lang="en")], c["max"]["none"], atol=1e-4)
 
@@ -128,13 +149,15 @@ def test_link_reproduces_the_view_and_the_seed_decides_the_numbers():
     same = figures(a)["scaling_hist"]["data"][0]["x"], figures(b)["scaling_hist"]["data"][0]["x"]
     assert same[0] == same[1]
     assert figures(c)["scaling_hist"]["data"][0]["x"] != same[0]
-    assert a.dataframe[0].value.equals(b.dataframe[0].value)
+    assert variance_table(a).equals(variance_table(b))
 
 
 @pytest.mark.parametrize(
     ("key", "value"),
     [("sc_d", "100"), ("sc_d", "abc"), ("sc_d", "-64"), ("sc_T", "999"), ("sc_T", "1.5"), ("sc_T", "两"),
-     ("sc_n", "7"), ("sc_seed", "-1"), ("sc_seed", "<b>x</b>")],
+     ("sc_n", "7"), ("sc_seed", "-1"), ("sc_seed", "<b>x</b>"),
+     *((key, number) for key in ("sc_d", "sc_T", "sc_n", "sc_seed")
+       for number in ("1e309", "-1e309", "1e-400", "9e999"))],
 )  # fmt: skip
 def test_bad_link_values_fall_back_with_a_notice_and_keep_the_rest(key, value):
     good = {"sc_d": "1024", "sc_T": "16"}
@@ -154,13 +177,13 @@ def test_bad_link_values_fall_back_with_a_notice_and_keep_the_rest(key, value):
 
 def test_presets_set_the_controls_and_the_link():
     at = open_page(PAGE, "en")
-    at.button(key="sc_preset_saturation").click().run()
+    at.button(key="scaling_preset_saturation").click().run()
     assert at.select_slider(key="sc_d").value == 1024
     assert at.query_params["sc_d"] in ("1024", ["1024"])
     assert figures(at)["scaling_play"]["layout"]["sliders"][0]["active"] == D_VALUES.index(1024)
-    at.button(key="sc_preset_seeds").click().run()
+    at.button(key="scaling_preset_article").click().run()
     assert (at.select_slider(key="sc_d").value, at.slider(key="sc_T").value) == (8, 4)
-    at.button(key="sc_preset_long").click().run()
+    at.button(key="scaling_preset_long").click().run()
     assert not at.exception
     assert (at.select_slider(key="sc_d").value, at.slider(key="sc_T").value) == (4096, 64)
 
@@ -168,7 +191,7 @@ def test_presets_set_the_controls_and_the_link():
 def test_extremes_and_lecture_mode_run():
     at = open_page(PAGE, "zh", sc_d="1", sc_T="2", sc_n="500", lecture="1")
     assert not at.exception
-    assert at.expander  # lecture mode tucks the controls away
+    assert at.select_slider(key="sc_d").value == 1  # in the title row's popover
     at = open_page(PAGE, "en", sc_d="4096", sc_T="64", sc_n="5000", sc_seed=str(2**31 - 1))
     assert not at.exception
     assert variance_table(at).index[-1] == 4096
@@ -190,3 +213,58 @@ def test_english_page_translates_every_chinese_quote():
     at = open_page(PAGE, "en")
     page = " ".join(m.value for m in at.markdown)
     assert "(“independent components: summed, they become 0 and dk”)" in page
+
+
+def test_the_slopes_figure_says_which_slope_is_which_and_the_text_reads_the_numbers():
+    """Issue 11 #7: "gradient size" was softmax's Jacobian with respect to the already scaled
+    scores, so article 003's ÷ d_k looked healthy. Both slopes are shown, each panel titled."""
+    at = open_page(PAGE, "en", sc_d="1024")
+    spec = figures(at)["scaling_slopes"]
+    titles = [a["text"] for a in spec["layout"]["annotations"]]
+    assert titles == [f"<b>{t(k, lang='en').replace(chr(10), '<br>')}</b>" for k in ("scaling.slope_scaled",
+                                                                                     "scaling.slope_raw")]  # fmt: skip
+    assert "raw" in titles[1] and "q·k" in titles[1] and "c·s" in titles[0]
+    sat = saturation_sweep(D_VALUES, score_rows(0), 8)
+    j = D_VALUES.index(1024)
+    reading = " ".join(m.value for m in at.markdown)
+    assert f"**{sat.slope_scaled[2, j]:.3f}**" in reading and f"**{sat.slope_raw[2, j]:.2g}**" in reading
+    table = tables(at)[1]
+    assert t("scaling.col_slope_raw", lang="en") in table.columns and table.index.name == t("scaling.col_d", lang="en")
+    by_d = table[table[t("scaling.col_scaling", lang="en")] == t("scaling.scaling_d", lang="en")]
+    np.testing.assert_allclose(by_d[t("scaling.col_slope_raw", lang="en")], sat.slope_raw[2])  # full precision: tiny
+
+
+@pytest.mark.parametrize(
+    ("step", "shown"),
+    [(1, {"scaling_hist", "scaling_variance"}), (2, {"scaling_play", "scaling_curves", "scaling_slopes"}), (3, set())],
+)
+def test_lecture_steps_show_one_section_and_its_first_figure_fits_the_first_screen(step, shown):
+    """Issue 11 #16: lecture mode cut the histograms. The step's first figure is drawn right under
+    the step bar, no taller than LECTURE_PX; its controls and words come after it."""
+    at = open_page(PAGE, "en", lecture="1", sc_step=str(step))
+    assert not at.exception
+    assert set(figures(at)) == shown
+    first = {1: "scaling_hist", 2: "scaling_play"}.get(step)
+    if first:
+        assert figures(at)[first]["layout"]["height"] <= LECTURE_PX
+        assert next(e.key for e in at.get("plotly_chart")) == first
+    if step == 3:
+        at.number_input(key="sc_check").set_value(8).run()
+        assert at.success
+
+
+def test_moving_T_draws_no_new_rows():
+    """Issue 11's stopwatch: T took 3 s a step. The rows are drawn once per seed (score_rows), and
+    a row of T keys is their first T: T = 8 and T = 9 share their first eight raw scores."""
+    a, b = open_page(PAGE, "en", sc_d="1"), open_page(PAGE, "en", sc_d="1", sc_T="9")
+    customdata = [np.array(figures(x)["scaling_play"]["data"][0]["customdata"]) for x in (a, b)]
+    np.testing.assert_allclose(customdata[1][:8, 1], customdata[0][:8, 1])  # the first group's raw scores q·k
+
+
+@pytest.mark.parametrize("value", ["0", "4", "two", "1e309", "-1e309", "1e-400", "9e999"])
+def test_a_bad_step_in_the_link_falls_back_to_the_first_step_and_keeps_the_rest(value):
+    at = open_page(PAGE, "en", lecture="1", sc_step=value, sc_d="1024")
+    assert not at.exception
+    assert at.toast and "sc_step" in at.toast[0].value
+    assert set(figures(at)) == {"scaling_hist", "scaling_variance"}
+    assert at.select_slider(key="sc_d").value == 1024

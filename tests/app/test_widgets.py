@@ -37,12 +37,17 @@ def test_url_texts_match_streamlits_binding():
 
 
 def test_a_huge_or_tiny_typed_answer_is_repeated_briefly():
-    """A link can carry any number as a check-yourself answer: the page repeats it readably."""
-    at = open_page("pages/scaling.py", sc_check="1e308")
+    """A student can type any number as a check-yourself answer (answers are not in the link): the
+    page repeats it readably, not as a 309-digit number."""
+    at = open_page("pages/scaling.py")
+    at.number_input(key="sc_check").set_value(1e308).run()
     (message,) = [e.value for e in at.error]
     assert "1e+308" in message and len(message) < 200
-    at = open_page("pages/scaling.py", sc_check="3.5")
+    at.number_input(key="sc_check").set_value(1e-300).run()
+    assert "1e-300" in at.error[0].value and len(at.error[0].value) < 200
+    at.number_input(key="sc_check").set_value(3.5).run()
     assert "3.5000" in at.error[0].value
+    assert "sc_check" not in at.query_params  # the answer stays out of the link
 
 
 def test_link_numbers_streamlit_could_not_read_are_recognised():

@@ -15,7 +15,10 @@ from attention_core.sequences import (
     frame_count,
     frame_signal,
     frame_starts,
+    molecule_vectors,
+    network_vectors,
     representation_sizes,
+    sound_frames,
     toy_sound,
 )
 
@@ -25,6 +28,15 @@ def test_sizes_by_hand():
     assert (s.one_hot_sentence, s.one_hot_nonzero, s.embedding_sentence) == (30, 3, 12)
     assert (s.table_parameters, s.one_hot_parameters) == (40, 0)
     assert s.length_ratio == 2.5 and s.bytes_per_number == 4
+
+
+def test_which_vector_is_longer_and_how_much_memory():
+    s = representation_sizes(V=30_522, d=384, T=6)
+    assert (s.longer, s.longer_by) == ("one_hot", pytest.approx(30_522 / 384))
+    assert s.bytes(s.table_parameters) == 30_522 * 384 * 4  # float32
+    tiny = representation_sizes(V=10, d=384, T=1)  # for once the embedding is the longer one
+    assert (tiny.longer, tiny.longer_by) == ("embedding", pytest.approx(38.4))
+    assert representation_sizes(V=4, d=4, T=1).longer_by == 1.0
 
 
 def test_sizes_of_minilm_do_not_overflow():
@@ -121,3 +133,24 @@ def test_network_rows():
         adjacency_vectors("AB", [("A", "Z")])
     with pytest.raises(ValueError, match="itself"):
         adjacency_vectors("AB", [("A", "A")])
+
+
+def test_sound_frames_summarise_the_sequence_a_sound_gives():
+    one_second = sound_frames(1000)
+    assert (one_second.n_frames, one_second.per_second, one_second.samples_per_window) == (98, 98.0, 400)
+    assert sound_frames(0).n_frames == 0 and sound_frames(0).per_second == 0.0
+    assert sound_frames(995).per_second == pytest.approx(frame_count(995) / 0.995)
+    assert sound_frames(1000, sample_rate=8000).samples_per_window == 200
+    with pytest.raises(ValueError, match="negative"):
+        sound_frames(-1)
+
+
+def test_graphs_as_sequences_of_vectors():
+    water = molecule_vectors("water")
+    assert water.nodes == ("O", "H1", "H2") and water.features == ELEMENTS
+    np.testing.assert_array_equal(water.vectors, atom_vectors(MOLECULES["water"]))
+    net = network_vectors()
+    assert net.nodes == net.features == NETWORK_PEOPLE
+    np.testing.assert_array_equal(net.vectors, adjacency_vectors(NETWORK_PEOPLE, NETWORK_FRIENDSHIPS))
+    with pytest.raises(ValueError, match="unknown molecule"):
+        molecule_vectors("uranium")

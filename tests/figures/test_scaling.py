@@ -1,27 +1,35 @@
-"""The figures of the page "why divide by √d_k": what they draw, and that every spec is valid Plotly
-(the module builds them with validation off for speed, so these tests do the validating)."""
+"""The figures of the page "why divide by √d_k": what they draw, that every spec is valid Plotly
+(the module builds them with validation off for speed, so these tests do the validating), that
+they label themselves in the language they are given, and that moving T costs a fraction of a
+second (the rows are drawn once per seed; a new T is a softmax and three figures)."""
 
 import json
+import time
 
 import numpy as np
 import plotly.graph_objects as go
 import pytest
 
-from attention_core.saturation import SCALINGS, dot_product_variance, saturation_sweep
+from attention_core.saturation import D_VALUES, SCALINGS, saturation_sweep, score_rows, variance_sweep
 from lab_ui.figures import scaling as figs
+from lab_ui.i18n import t
 
-D_VALUES = [2**i for i in range(13)]
-NAMES = {s: f"name-{s}" for s in SCALINGS}
+NAMES = {s: t(f"scaling.scaling_{s}", "en") for s in SCALINGS}
 
 
 @pytest.fixture(scope="module")
 def var():
-    return dot_product_variance(D_VALUES, 500, np.random.default_rng(0))
+    return variance_sweep(0, 500)
 
 
 @pytest.fixture(scope="module")
-def sat():
-    return saturation_sweep(D_VALUES, 8, 64, np.random.default_rng(1))
+def rows():
+    return score_rows(1, n_rows=64)
+
+
+@pytest.fixture(scope="module")
+def sat(rows):
+    return saturation_sweep(D_VALUES, rows, 8)
 
 
 def valid(fig: go.Figure) -> dict:
@@ -31,11 +39,8 @@ def valid(fig: go.Figure) -> dict:
     return spec
 
 
-def histogram(var, j):
-    return figs.dot_product_histogram(
-        var.scores[j], D_VALUES[j], titles=("a", "b"), x_titles=("q·k", "q·k/√d"), y_title="density",
-        measured_name="sampled", theory_names=("N(0, d)", "N(0, 1)"),
-    )  # fmt: skip
+def histogram(var, j, lang="en"):
+    return figs.dot_product_histogram(var, D_VALUES[j], lang)
 
 
 def test_histogram_draws_the_samples_and_the_theory_before_and_after_scaling(var):
@@ -50,14 +55,13 @@ def test_histogram_draws_the_samples_and_the_theory_before_and_after_scaling(var
     assert max(raw_theory.y) == pytest.approx(1 / np.sqrt(2 * np.pi * 64), rel=1e-4)
     assert max(scaled_theory.y) == pytest.approx(1 / np.sqrt(2 * np.pi), rel=1e-4)
     assert np.trapezoid(scaled_theory.y, scaled_theory.x) == pytest.approx(1, abs=1e-3)
-    assert fig.layout.annotations[0].text == "<b>a</b>"
+    assert fig.layout.annotations[0].text == "<b>" + t("scaling.hist_raw", "en", d=64).replace("\n", "<br>") + "</b>"
+    assert fig.layout.height == 400 and histogram(var, j, "zh").layout.xaxis2.title.text == "缩放后 q·k / √d_k"
+    assert figs.dot_product_histogram(var, 64, "en", big=True).layout.height == figs.LECTURE_PX
 
 
 def test_variance_figure_puts_measurements_beside_the_theory(var):
-    fig = figs.variance_against_d(
-        var.d_values, var.variance, var.standard_error, var.scaled_variance, var.scaled_standard_error, 256,
-        title="t", x_title="d", y_title="var", names=("measured", "theory d", "scaled", "theory 1"),
-    )  # fmt: skip
+    fig = figs.variance_against_d(var, 256, "en")
     spec = valid(fig)
     theory, measured, theory_1, scaled = fig.data
     np.testing.assert_allclose(theory.y, D_VALUES)
@@ -71,15 +75,10 @@ def test_variance_figure_puts_measurements_beside_the_theory(var):
 
 def test_curves_have_a_line_per_scaling_and_the_uniform_reference(sat):
     T = 8
-    fig = figs.saturation_curves(
-        sat.d_values, sat.max_weight, sat.entropy, sat.jacobian_norm, T, 64, scaling_names=NAMES,
-        titles=("max", "entropy", "norm"), x_title="d", reference_names=("1/T", "log T", "√(T-1)/T"),
-    )  # fmt: skip
+    fig = figs.saturation_curves(sat, 64, "en")
     valid(fig)
-    assert len(fig.data) == 3 * (len(SCALINGS) + 1)
-    for panel, (values, reference) in enumerate(
-        zip((sat.max_weight, sat.entropy, sat.jacobian_norm), (1 / T, np.log(T), np.sqrt(T - 1) / T), strict=True)
-    ):
+    assert len(fig.data) == 2 * (len(SCALINGS) + 1)
+    for panel, (values, reference) in enumerate(zip((sat.max_weight, sat.entropy), (1 / T, np.log(T)), strict=True)):
         lines = fig.data[panel * 4 : panel * 4 + 4]
         for s, name in enumerate(NAMES.values()):
             assert lines[s].name == name
@@ -87,14 +86,53 @@ def test_curves_have_a_line_per_scaling_and_the_uniform_reference(sat):
         np.testing.assert_allclose(lines[3].y, [reference, reference])
     assert [t.showlegend for t in fig.data[:3]] == [True] * 3  # one legend entry per scaling
     assert not any(t.showlegend for t in fig.data[3:])
+    assert fig.layout.yaxis.range == (0, 1.05)
 
 
-def animation(sat, start, T=8):
-    return figs.weights_animation(
-        sat.d_values, sat.weights[:, :, 0, :], sat.scores[:, 0, :], start, group_titles=NAMES, title="row",
-        x_title="key", y_title="weight", score_name="score", slider_prefix="d_k = ", play_label="Play",
-        pause_label="Pause",
-    )  # fmt: skip
+def test_slopes_show_both_gradients_labelled_on_log_axes(sat):
+    """Issue 11 #7: softmax's own slope (with respect to the scaled scores it reads) and the slope
+    with respect to the raw scores q·k, which carries the scale factor: each panel says which."""
+    fig = figs.slope_curves(sat, 1024, "en")
+    spec = valid(fig)
+    titles = [a["text"] for a in spec["layout"]["annotations"]]
+    assert titles == [
+        f"<b>{t(k, 'en').replace(chr(10), '<br>')}</b>" for k in ("scaling.slope_scaled", "scaling.slope_raw")
+    ]
+    assert spec["layout"]["yaxis"]["type"] == spec["layout"]["yaxis2"]["type"] == "log"
+    own, raw = fig.data[0:3], fig.data[4:7]  # 3 scalings and a reference in the first panel; 3 in the second
+    for s, name in enumerate(NAMES.values()):
+        assert own[s].name == raw[s].name == name
+        np.testing.assert_allclose(own[s].y, sat.slope_scaled[s], rtol=1e-6)
+        np.testing.assert_allclose(raw[s].y, sat.slope_raw[s], rtol=1e-6)
+    np.testing.assert_allclose(fig.data[3].y, [np.sqrt(7) / 8] * 2)  # a uniform row of 8
+    assert len(fig.data) == 7
+    assert spec["layout"]["shapes"][0]["x0"] == 1024
+
+
+def test_a_slope_of_zero_leaves_a_gap_on_a_log_axis(sat):
+    import dataclasses
+
+    zero = dataclasses.replace(sat, slope_scaled=np.where(np.arange(13) == 12, 0.0, sat.slope_scaled))
+    fig = figs.slope_curves(zero, 64, "en")
+    assert fig.data[0].y[-1] is None and fig.data[0].y[0] is not None
+
+
+def test_a_new_T_is_light(rows):
+    """The stopwatch of issue 11 found 3 s a step for T: the rows were drawn again for every T.
+    Now they are drawn once per seed; a new T is a softmax over them and three figures."""
+    full = score_rows(0)
+    saturation_sweep(D_VALUES, full, 3)  # imports and first calls out of the way
+    spent = []
+    for T in (64, 63):  # the largest rows: the most work
+        start = time.perf_counter()
+        sat = saturation_sweep(D_VALUES, full, T)
+        figs.weights_animation(sat, 64, "en"), figs.saturation_curves(sat, 64, "en"), figs.slope_curves(sat, 64, "en")
+        spent.append(time.perf_counter() - start)
+    assert min(spent) < 1.0, spent  # about 0.1 s on an idle laptop; the budget allows a busy test machine
+
+
+def animation(sat, start, big=False):
+    return figs.weights_animation(sat, D_VALUES[start], "en", big)
 
 
 def test_animation_has_one_frame_per_d_and_plays_in_the_browser(sat):
@@ -103,8 +141,8 @@ def test_animation_has_one_frame_per_d_and_plays_in_the_browser(sat):
     spec = valid(fig)
     assert [f["name"] for f in spec["frames"]] == [str(d) for d in D_VALUES]
     for j, frame in enumerate(fig.frames):
-        np.testing.assert_allclose(frame.data[0].y, sat.weights[:, j, 0, :].reshape(-1), atol=1e-4)
-    np.testing.assert_allclose(fig.data[0].y, sat.weights[:, start, 0, :].reshape(-1), atol=1e-4)
+        np.testing.assert_allclose(frame.data[0].y, sat.first_weights[:, j, :].reshape(-1), atol=1e-4)
+    np.testing.assert_allclose(fig.data[0].y, sat.first_weights[:, start, :].reshape(-1), atol=1e-4)
     slider = spec["layout"]["sliders"][0]
     assert slider["active"] == start
     assert [step["args"][0] for step in slider["steps"]] == [[str(d)] for d in D_VALUES]
@@ -122,7 +160,7 @@ def test_animation_bars_keep_their_colour_and_key_numbers(sat):
     keys = [row[0] for row in fig.frames[3].data[0].customdata]
     assert keys == list(range(1, T + 1)) * 3
     raw = [row[1] for row in fig.frames[3].data[0].customdata][:T]
-    np.testing.assert_allclose(raw, sat.scores[3, 0], atol=1e-3)  # hover shows the raw score q·k
+    np.testing.assert_allclose(raw, sat.first_scores[3], atol=1e-3)  # hover shows the raw score q·k
 
 
 def test_animation_controls_stack_clear_of_the_axis_and_of_each_other(sat):
@@ -143,18 +181,25 @@ def test_animation_controls_stack_clear_of_the_axis_and_of_each_other(sat):
 
 
 def test_animation_title_and_group_titles_have_rooms_of_their_own(sat):
-    fig = figs.weights_animation(
-        sat.d_values, sat.weights[:, :, 0, :], sat.scores[:, 0, :], 0, group_titles={s: "s\n(x)" for s in SCALINGS},
-        title="line one\nline two", x_title="key", y_title="weight", score_name="score", slider_prefix="d_k = ",
-        play_label="Play", pause_label="Pause",
-    )  # fmt: skip
-    layout = valid(fig)["layout"]
+    layout = valid(animation(sat, 0))["layout"]
     title = layout["title"]
-    assert title["text"] == "line one<br>line two" and title["yref"] == "container"
+    assert title["text"] == t("scaling.play_title", "en", T=8).replace("\n", "<br>") and title["yref"] == "container"
     title_bottom = (1 - title["y"]) * layout["height"] + 2 * figs.LINE * figs.LECTURE_TITLE_PX / 2
     heads = 2 * figs.LINE * figs.LECTURE_TEXT_PX + max(a["yshift"] for a in layout["annotations"])
     assert title_bottom + heads <= layout["margin"]["t"]  # the group titles start below the title
-    assert all(a["text"] == "<b>s<br>(x)</b>" for a in layout["annotations"])
+    groups = [t(f"scaling.play_group_{s}", "en").replace("\n", "<br>") for s in SCALINGS]
+    assert [a["text"] for a in layout["annotations"]] == [f"<b>{g}</b>" for g in groups]
+
+
+def test_animation_on_a_projector_fits_a_lecture_step(sat):
+    """No title (the step bar names the step), the buttons beside the rail, LECTURE_PX in all."""
+    spec = valid(animation(sat, 6, big=True))["layout"]
+    assert spec["height"] == figs.LECTURE_PX and spec.get("title", {}).get("text") is None
+    plot_height = spec["height"] - spec["margin"]["t"] - spec["margin"]["b"]
+    assert plot_height >= 120  # the bars keep a readable height
+    slider, buttons = spec["sliders"][0], spec["updatemenus"][0]
+    assert slider["x"] > 0 and slider["x"] + slider["len"] == pytest.approx(1)  # beside the buttons
+    assert buttons["y"] < slider["y"] < 0  # the buttons level with the rail, under the current value
 
 
 def test_histograms_leave_the_gap_to_the_right_panels_tick_labels(var):
@@ -165,10 +210,7 @@ def test_histograms_leave_the_gap_to_the_right_panels_tick_labels(var):
 
 
 def test_variance_axis_labels_decades_only(var):
-    fig = figs.variance_against_d(
-        var.d_values, var.variance, var.standard_error, var.scaled_variance, var.scaled_standard_error, 256,
-        title="t", x_title="d", y_title="var", names=("measured", "theory d", "scaled", "theory 1"),
-    )  # fmt: skip
+    fig = figs.variance_against_d(var, 256, "en")
     layout = valid(fig)["layout"]
     assert layout["yaxis"]["dtick"] == 1  # 1, 10, 100, 1000: no 2 and 5 between decades
     assert layout["xaxis"]["dtick"] == pytest.approx(np.log10(4))  # 1, 4, 16, ...: powers of two
