@@ -10,9 +10,9 @@ numbered sections, which are also the lecture's steps.
 
 Normally every section is shown, each under a numbered heading ("2 · One query"). In lecture mode
 (?lecture=1) the page shows one section at a time, with previous / next buttons, and the section's
-number rides in the link as `<prefix>_step` so a slide can link to it; the title row then holds the
-introduction, the presets and the page-level controls as three small popovers, so the section's
-figure has the projector's first screen.
+number rides in the link as `<prefix>_step` so a slide can link to it; the row under the title then
+holds those buttons and the introduction, the presets and the page-level controls as three small
+popovers, so the section's figure has the projector's first screen.
 
 Catalog keys a page with sections has: `<ns>.section_<name>` (the heading, plain words, no maths).
 """
@@ -89,9 +89,9 @@ def start(
         if presets:
             _preset_buttons(ns, presets)
         return Frame(ns, sections, step, None)
-    title, toolbar = st.columns([3, 2], vertical_alignment="center")
-    title.title(t(f"{ns}.title"))
-    toolbar = toolbar.container(horizontal=True, horizontal_alignment="right")
+    st.title(t(f"{ns}.title"))
+    prev_col, label_col, next_col, toolbar = st.columns([1.1, 2.6, 1, 3.6], vertical_alignment="center")
+    toolbar = toolbar.container(horizontal=True, horizontal_alignment="right", gap="small")
     with toolbar.popover(t("common.introduction"), icon=":material/subject:"):
         st.markdown(t(f"{ns}.intro"))
     if presets:
@@ -100,7 +100,8 @@ def start(
                 st.button(t(f"{ns}.preset_{preset_id}"), key=f"{ns}_preset_{preset_id}", on_click=apply_preset,
                           args=(values,), width="stretch")  # fmt: skip
     frame = Frame(ns, sections, step, toolbar)
-    _step_bar(frame, step_key)
+    if sections:
+        _step_bar(frame, step_key, prev_col, label_col, next_col)
     return frame
 
 
@@ -159,13 +160,13 @@ def _restore_step(key: str, n: int) -> int:
     return step
 
 
-def _step_bar(frame: Frame, key: str) -> None:
+def _step_bar(frame: Frame, key: str, prev_col, label_col, next_col) -> None:
+    """Previous / next and "Step i of n · title", in the row under the title (lecture mode)."""
     n, step = len(frame.sections), frame.step
 
     def go(to: int) -> None:
         st.session_state[key] = to
 
-    prev_col, label_col, next_col = st.columns([1.4, 3.2, 1.4], vertical_alignment="center")
     prev_col.button(t("common.previous_step"), key=f"{key}_prev", disabled=step == 1, on_click=go, args=(step - 1,),
                     icon=":material/arrow_back:", width="stretch")  # fmt: skip
     title = t(f"{frame.ns}.section_{frame.sections[step - 1]}")

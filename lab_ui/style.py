@@ -60,10 +60,17 @@ _BASE = """
 _LECTURE = """
 <style>
 html { font-size: 22.4px; }
-/* Streamlit's header grows with the root font (3.75rem): start the page just below it. */
-[data-testid="stMainBlockContainer"] { padding: 4rem 2rem 2rem 2rem; max-width: 100%; }
+/* Streamlit's header grows with the root font (3.75rem, 84 px here) though it holds only the
+   sidebar's >> button: a lower bar, and the page just below it. */
+[data-testid="stHeader"] { height: 2.5rem; min-height: 2.5rem; }
+[data-testid="stMainBlockContainer"] { padding: 2.7rem 2rem 2rem 2rem; max-width: 100%; }
 /* The title need not be 1.4x of an already large heading; the figure needs the first screen. */
-h1 { font-size: 2.1rem !important; padding-top: 0 !important; }
+h1 { font-size: 1.55rem !important; padding: 0 !important; }
+/* The popovers and step buttons under the title (lab_ui.page): one compact row. */
+[data-testid="stMainBlockContainer"] [data-testid="stPopoverButton"],
+[data-testid="stMainBlockContainer"] [data-testid="stBaseButton-secondary"] { min-height: 2.1rem; padding: 0.1rem 0.6rem; }
+[data-testid="stMainBlockContainer"] [data-testid="stPopoverButton"] *,
+[data-testid="stMainBlockContainer"] [data-testid="stBaseButton-secondary"] * { font-size: 0.8rem; }
 h2 { font-size: 1.6rem !important; }
 h3 { font-size: 1.3rem !important; }
 /* The hall reads the page, not the page list: the sidebar's navigation keeps its normal size, so
