@@ -68,7 +68,8 @@ html { font-size: 22.4px; }
 h1 { font-size: 1.55rem !important; padding: 0 !important; }
 /* The popovers and step buttons under the title (lab_ui.page): one compact row. */
 [data-testid="stMainBlockContainer"] [data-testid="stPopoverButton"],
-[data-testid="stMainBlockContainer"] [data-testid="stBaseButton-secondary"] { min-height: 2.1rem; padding: 0.1rem 0.6rem; }
+[data-testid="stMainBlockContainer"] [data-testid="stBaseButton-secondary"] {
+  min-height: 2.1rem; padding: 0.1rem 0.6rem; }
 [data-testid="stMainBlockContainer"] [data-testid="stPopoverButton"] *,
 [data-testid="stMainBlockContainer"] [data-testid="stBaseButton-secondary"] * { font-size: 0.8rem; }
 h2 { font-size: 1.6rem !important; }
