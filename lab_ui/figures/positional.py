@@ -191,10 +191,10 @@ def rotation_block(view: ShiftRotation) -> str:
     """R_i(k) of the drawn pair as LaTeX: the symbols, then the numbers."""
     k, pair, R = view.check.k, view.pair, view.check.rotations[view.pair]  # R: [2, 2]
     kw = rf"{k}\,\omega_{{{pair}}}"
-    return (
-        rf"R_{{{pair}}}({k}) = \begin{{pmatrix}} \cos {kw} & \sin {kw} \\ -\sin {kw} & \cos {kw} \end{{pmatrix}}"
-        rf" = \begin{{pmatrix}} {R[0, 0]:.4f} & {R[0, 1]:.4f} \\ {R[1, 0]:.4f} & {R[1, 1]:.4f} \end{{pmatrix}},"
-        rf"\qquad {kw} = {view.angle:.4f}\ \text{{rad}}"
+    return (  # three lines, so that a phone's width holds it
+        rf"\begin{{aligned}} R_{{{pair}}}({k}) &= \begin{{pmatrix}} \cos {kw} & \sin {kw} \\ -\sin {kw} & \cos {kw}"
+        rf" \end{{pmatrix}} \\ &= \begin{{pmatrix}} {R[0, 0]:.4f} & {R[0, 1]:.4f} \\ {R[1, 0]:.4f} & {R[1, 1]:.4f}"
+        rf" \end{{pmatrix}} \\ {kw} &= {view.angle:.4f}\ \text{{rad}} \end{{aligned}}"
     )
 
 
@@ -229,9 +229,10 @@ def shift_rotation(view: ShiftRotation, lang: str) -> go.Figure:
                            text=""))  # fmt: skip
     axis = dict(range=[-1.3, 1.3], zeroline=True, zerolinecolor=GREY, dtick=0.5)
     layout = layout_dict(
-        height=460, annotations=arrows, legend=dict(orientation="v", x=1.02, y=1),
+        height=460, annotations=arrows, legend=dict(orientation="h", yref="container", y=0, yanchor="bottom", x=0),
         xaxis=dict(axis, title=dict(text=t("positional.circle_x", lang, a=2 * pair)), constrain="domain"),
-        yaxis=dict(axis, title=dict(text=t("positional.circle_y", lang, b=2 * pair + 1)), scaleanchor="x"),
+        yaxis=dict(axis, title=dict(text=t("positional.circle_y", lang, b=2 * pair + 1)), scaleanchor="x",
+                   constrain="domain"),
     )  # fmt: skip
     return go.Figure(traces, layout)
 
@@ -264,10 +265,11 @@ def learned_cosines(view: LearnedVsSinusoidal, lang: str) -> go.Figure:
     for i, name in enumerate(titles):
         suffix, x0 = ("" if i == 0 else "2"), i * (width + PANEL_GAP)
         layout[f"xaxis{suffix}"] = dict(domain=[x0, x0 + width], title=dict(text=x_title), anchor=f"y{suffix}",
-                                        showgrid=False, zeroline=False)  # fmt: skip
+                                        showgrid=False, zeroline=False, constrain="domain")  # fmt: skip
         layout[f"yaxis{suffix}"] = dict(title=dict(text=y_title if i == 0 else None), anchor=f"x{suffix}",
                                         autorange="reversed", showgrid=False, zeroline=False,
-                                        scaleanchor=f"x{suffix}")  # fmt: skip
+                                        scaleanchor=f"x{suffix}", constrain="domain", constraintoward="top",
+                                        showticklabels=i == 0)  # the same positions: labelled once  # fmt: skip
         notes.append(_note(f"<b>{name}</b>", x0 + width / 2, 1.0, "center"))
     layout = layout_dict(height=440, annotations=notes, **layout)
     layout["margin"] = dict(l=10, r=10, t=48, b=10)  # the panel titles sit above the plots
