@@ -21,52 +21,39 @@ MAX_POSITIONS = MAX_D_MODEL = MAX_K = 512  # the real model's table has 512 rows
 MAX_DIMS = 6  # curves drawn at once: more lines than this cannot be told apart
 MAX_WORDS = 64  # widgets.sentence_tokens keeps this many; the swap inputs range over them
 ARTICLE_TEXT, DOG_TEXT = "I saw a saw", "the dog bit the man"
-LONG_TEXT = (
-    "Self-attention reads every word of a sentence at the same time, so on its own it cannot tell whether a word came "
-    "first or last; adding a position vector to each word vector fixes that, and the fixed sinusoids of the original "
-    "Transformer do it with no training at all, while models like BERT learn their table of position vectors from "
-    "data instead"
-)
 PRESETS = {
     "article": {"pe_n": 4, "pe_d": 4, "pe_base": 10000, "pe_text": ARTICLE_TEXT, "pe_order": "swap", "pe_i": 1,
                 "pe_j": 3, "pe_dims": [0, 1, 2, 3], "pe_k": 1, "pe_pair": 0},
-    "long": {"pe_n": 512, "pe_d": 512, "pe_base": 10000, "pe_text": LONG_TEXT, "pe_order": "random",
+    "long": {"pe_n": 512, "pe_d": 512, "pe_base": 10000, "pe_text": t("positional.long_text"), "pe_order": "random",
              "pe_dims": [0, 1, 100, 300, 500], "pe_k": 100, "pe_pair": 40},
     "shuffle": {"pe_text": DOG_TEXT, "pe_order": "swap", "pe_i": 2, "pe_j": 5, "pe_d": 8, "pe_base": 10000,
                 "pe_step": 1},
 }  # fmt: skip
-DEFAULTS = {"pe_d": 64, "pe_n": 64, "pe_base": 10000, "pe_text": ARTICLE_TEXT, "pe_order": "swap", "pe_i": 1,
-            "pe_j": 3, "pe_seed": 0, "pe_dims": [0, 1, 8, 20], "pe_k": 5, "pe_pair": 0}  # fmt: skip
 SECTIONS = ("why", "sinusoids", "similarity", "learned", "check")  # lecture steps 1-5, as the old tabs
 FEEDS = {"pe_d": ("why", "sinusoids", "similarity"), "pe_n": ("sinusoids", "similarity", "learned"),
          "pe_base": ("why", "sinusoids", "similarity", "learned")}  # fmt: skip
 
 # A link to a step (pe_step=3, the third tab when the sections were tabs) opens the page at that section; the
 # charts above it grow as they draw, so the heading is followed for two seconds unless the reader scrolls.
-SCROLL_TO = """<script>(() => { let tries = 0, stop = () => { tries = 99; };
+SCROLL_TO = """<script>(() => { let n = 0; const stop = () => { n = 99; };
   ["wheel", "touchstart", "keydown"].forEach((e) => window.addEventListener(e, stop, {once: true}));
-  const go = () => { document.getElementById("positional-NAME")?.scrollIntoView();
-                     if (++tries < 8) setTimeout(go, 250); };
+  const go = () => { document.getElementById("positional-NAME")?.scrollIntoView(); if (++n < 8) setTimeout(go, 250); };
   go(); })();</script>"""
 
 frame = page.start("positional", sections=SECTIONS, presets=PRESETS)
 lang = current_lang()
 
-
-def used(key: str) -> bool:  # does a section drawn in this run (lecture mode: one) use this control?
-    return any(frame.shows(section) for section in FEEDS[key])
-
-
 # Page-level: each feeds several sections; a lecture step shows only those it uses (none that does nothing).
+used = {key for key, sections in FEEDS.items() if any(map(frame.shows, sections))}
 d_model = n = base = None
-if any(map(used, FEEDS)):
+if used:
     with frame.controls(), page.section_controls():
-        if used("pe_d"):
-            d_model = controls.slider(t("positional.d_label"), 1, MAX_D_MODEL, DEFAULTS["pe_d"], key="pe_d",
+        if "pe_d" in used:
+            d_model = controls.slider(t("positional.d_label"), 1, MAX_D_MODEL, 64, key="pe_d",
                                       help=t("positional.d_help"))  # fmt: skip
-        if used("pe_n"):
+        if "pe_n" in used:
             n = controls.slider(t("positional.n_label"), 2, MAX_POSITIONS, 64, key="pe_n", help=t("positional.n_help"))
-        if used("pe_base"):
+        if "pe_base" in used:
             base = float(controls.select_slider(t("positional.base_label"), BASES, 10000, key="pe_base",
                                                 help=t("positional.base_help")))  # fmt: skip
     if not is_lecture():
@@ -295,6 +282,3 @@ if frame.shows("check"):
 if not is_lecture() and frame.step != st.session_state.get("pe_scrolled_to", 1):
     st.session_state["pe_scrolled_to"] = frame.step
     st.html(SCROLL_TO.replace("NAME", SECTIONS[frame.step - 1]), unsafe_allow_javascript=True)
-for key, default in DEFAULTS.items():  # a control that a lecture step does not draw stays in the link
-    if st.session_state.get(key, default) != default:
-        controls.write_url_if_unbound(key, st.session_state[key])
