@@ -344,12 +344,10 @@ def _offset_profiles(
         r, g, b = (int(colour[i : i + 2], 16) for i in (1, 3, 5))
         x = np.asarray(profile.offset)
         band = np.stack([profile.low, profile.high], axis=-1).astype(np.float32)  # [n, 2]
-        traces += [
-            go.Scatter(x=x, y=band[:, 1], mode="lines", line=dict(width=0, color=CLEAR), showlegend=False,
-                       hoverinfo="skip", legendgroup=name),
-            go.Scatter(x=x, y=band[:, 0], mode="lines", line=dict(width=0, color=CLEAR), fill="tonexty",
-                       fillcolor=f"rgba({r},{g},{b},{BAND_ALPHA})", name=f"{name}: {band_name}", hoverinfo="skip",
-                       legendgroup=name),
+        traces += [  # the band: one closed outline, along the highest values and back along the lowest
+            go.Scatter(x=np.concatenate([x, x[::-1]]), y=np.concatenate([band[:, 1], band[::-1, 0]]), mode="lines",
+                       line=dict(width=0, color=CLEAR), fill="toself", fillcolor=f"rgba({r},{g},{b},{BAND_ALPHA})",
+                       name=f"{name}: {band_name}", hoverinfo="skip", legendgroup=name),
             go.Scatter(x=x, y=np.asarray(profile.mean, dtype=np.float32), mode="lines", name=name, legendgroup=name,
                        line=dict(color=colour, width=2, dash=DASHES[j % len(DASHES)]), customdata=band,
                        hovertemplate=f"{name}<br>{x_title}: %{{x}}<br>{y_title}: %{{y:.6f}}"

@@ -118,10 +118,10 @@ def test_dot_products_and_their_offset_profile():
     view = sinusoid_similarity(5, 4)
     heat = figs.dot_products(view, "en")
     np.testing.assert_allclose(heat.data[0].z, view.matrix, atol=1e-5)
-    upper, lower, line = figs.dot_by_offset(view, "en").data
-    np.testing.assert_allclose(upper.y, view.profile.high, atol=1e-6)
-    np.testing.assert_allclose(lower.y, view.profile.low, atol=1e-6)
-    assert lower.fill == "tonexty"
+    band, line = figs.dot_by_offset(view, "en").data  # the band is one closed outline: high, then low backwards
+    np.testing.assert_allclose(band.y, np.concatenate([view.profile.high, view.profile.low[::-1]]), atol=1e-6)
+    np.testing.assert_array_equal(band.x, [0, 1, 2, 3, 4, 4, 3, 2, 1, 0])
+    assert band.fill == "toself"
     np.testing.assert_allclose(line.y, view.profile.mean, atol=1e-6)
     np.testing.assert_allclose(line.customdata, np.stack([view.profile.low, view.profile.high], axis=-1), atol=1e-6)
 
@@ -129,8 +129,8 @@ def test_dot_products_and_their_offset_profile():
 def test_learned_by_offset_draws_both_tables():
     view = learned_vs_sinusoidal(6, table=np.random.default_rng(1).standard_normal((6, 4)))
     fig = figs.learned_by_offset(view, "en")
-    assert len(fig.data) == 6  # two bands and two lines, each band two edges
-    assert [tr.name for tr in fig.data if tr.mode == "lines" and tr.fill is None and tr.showlegend is not False] == [
+    assert len(fig.data) == 4  # a band and a line for each table
+    assert [tr.name for tr in fig.data if tr.fill is None] == [
         t("positional.learned_short", lang="en"),
         t("positional.sinusoidal_384", lang="en", d=4),
     ]
