@@ -64,8 +64,9 @@ def shuffle_experiment(view: ShuffleExperiment, lang: str) -> go.Figure:
     checks = (view.plain, view.with_pe)
     T, d = view.plain.output.shape
     col_step = thinning_step(d)
-    cols = np.arange(0, d, col_step)  # [cols drawn]
-    ticks, text = token_ticks(view.shuffled)
+    cols = len(range(0, d, col_step))  # drawn
+    _, text = token_ticks(view.shuffled)
+    ticks = list(range(1, T + 1))  # rows counted from 1, as the numbers table counts the words
     zmax = max((float(np.max(np.abs(c.output))) for c in checks), default=1.0) if T else 1.0
     word, dim, value = (t(f"positional.{k}", lang) for k in ("word", "dimension", "output_value"))
     hover = f"{word}: %{{y}}<br>{dim}: %{{x}}<br>{value}: %{{z:.6f}}<extra></extra>"
@@ -82,9 +83,9 @@ def shuffle_experiment(view: ShuffleExperiment, lang: str) -> go.Figure:
             suffix = "" if n == 1 else str(n)
             traces.append(
                 go.Heatmap(
-                    z=np.asarray(z, dtype=np.float32)[:, ::col_step], x=cols, y=ticks, xaxis=f"x{suffix}",
+                    z=np.asarray(z, dtype=np.float32)[:, ::col_step], x0=0, dx=col_step, y0=1, xaxis=f"x{suffix}",
                     yaxis=f"y{suffix}", showscale=n == 1, **_diverging(zmax), ygap=2, colorbar=_colorbar(value),
-                    hovertemplate=hover, texttemplate="%{z:.2f}" if T * len(cols) <= NUMBERS_UP_TO else None,
+                    hovertemplate=hover, texttemplate="%{z:.2f}" if T * cols <= NUMBERS_UP_TO else None,
                 )
             )  # fmt: skip
             x0 = c * (width + PANEL_GAP)
@@ -122,12 +123,12 @@ def sinusoid_curves(view: SinusoidTable, dims: Sequence[int], lang: str) -> go.F
     colour and dash, so the lines stay apart without colour."""
     y = np.asarray(view.pe[:, list(dims)], dtype=np.float32)  # [n, len(dims)]
     n = y.shape[0]
-    x = np.arange(n)
     names = dimension_names(lang, max(dims, default=-1) + 1)
     pos, pe = t("positional.position", lang), t("positional.pe_value", lang)
     traces = [
         go.Scatter(
-            x=x, y=y[:, j], name=names[dim], mode="lines+markers" if n <= MARKERS_UP_TO else "lines", marker_size=5,
+            x0=0, dx=1, y=y[:, j], name=names[dim], marker_size=5,
+            mode="lines+markers" if n <= MARKERS_UP_TO else "lines",
             line=dict(color=QUALITATIVE[j % len(QUALITATIVE)], dash=DASHES[j % len(DASHES)], width=2),
             hovertemplate=f"{names[dim]}<br>{pos}: %{{x}}<br>{pe}: %{{y:.6f}}<extra></extra>",
         )
@@ -209,13 +210,13 @@ def shift_rotation(view: ShiftRotation, lang: str) -> go.Figure:
         go.Scatter(x=np.sin(theta).astype(np.float32), y=np.cos(theta).astype(np.float32), mode="lines",
                    line=dict(color=GREY, width=1), hoverinfo="skip", showlegend=False),
         go.Scatter(x=points[:, 0], y=points[:, 1], mode="markers", name=t("positional.circle_all", lang, last=n - 1),
-                   customdata=np.arange(n), marker=dict(size=5, color=np.arange(n), colorscale="Cividis"),
-                   hovertemplate="p = %{customdata}<br>(%{x:.4f}, %{y:.4f})<extra></extra>"),
+                   marker=dict(size=5, color=np.arange(n), colorscale="Cividis"),
+                   hovertemplate="p = %{pointNumber}<br>(%{x:.4f}, %{y:.4f})<extra></extra>"),
     ]  # fmt: skip
     arrows = []
     for j, p in enumerate(view.starts):
         colour = QUALITATIVE[(j + 1) % len(QUALITATIVE)]
-        a, b = points[p], points[p + k]
+        a, b = points[p].tolist(), points[p + k].tolist()  # plain floats: two points need no typed arrays
         traces += [  # the two radii: the angle between them is kω_i, the same for every p
             go.Scatter(x=[a[0], 0, b[0]], y=[a[1], 0, b[1]], mode="lines", hoverinfo="skip", showlegend=False,
                        line=dict(color=colour, width=1, dash="dot")),
@@ -306,7 +307,7 @@ def _index_heatmap(z: np.ndarray, *, x_title: str, y_title: str, value_name: str
     row_step, col_step = thinning_step(rows), thinning_step(cols)
     shown = np.asarray(z, dtype=np.float32)[::row_step, ::col_step]  # [rows drawn, cols drawn]
     return go.Heatmap(
-        z=shown, x=np.arange(0, cols, col_step), y=np.arange(0, rows, row_step), **_diverging(zmax),
+        z=shown, x0=0, dx=col_step, y0=0, dy=row_step, **_diverging(zmax),  # true indices, no index arrays
         colorbar=_colorbar(value_name),
         hovertemplate=f"{y_title}: %{{y}}<br>{x_title}: %{{x}}<br>{value_name}: %{{z:.6f}}<extra></extra>",
         texttemplate="%{z:.2f}" if shown.size <= NUMBERS_UP_TO else None, **kwargs,
@@ -348,7 +349,8 @@ def _offset_profiles(
             go.Scatter(x=np.concatenate([x, x[::-1]]), y=np.concatenate([band[:, 1], band[::-1, 0]]), mode="lines",
                        line=dict(width=0, color=CLEAR), fill="toself", fillcolor=f"rgba({r},{g},{b},{BAND_ALPHA})",
                        name=f"{name}: {band_name}", hoverinfo="skip", legendgroup=name),
-            go.Scatter(x=x, y=np.asarray(profile.mean, dtype=np.float32), mode="lines", name=name, legendgroup=name,
+            go.Scatter(x0=0, dx=1, y=np.asarray(profile.mean, dtype=np.float32), mode="lines", name=name,
+                       legendgroup=name,
                        line=dict(color=colour, width=2, dash=DASHES[j % len(DASHES)]), customdata=band,
                        hovertemplate=f"{name}<br>{x_title}: %{{x}}<br>{y_title}: %{{y:.6f}}"
                        "<br>[%{customdata[0]:.6f}, %{customdata[1]:.6f}]<extra></extra>"),

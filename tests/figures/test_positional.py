@@ -35,7 +35,7 @@ def test_sinusoid_heatmap_keeps_small_tables_whole():
     trace = fig.data[0]
     np.testing.assert_allclose(trace.z, view.pe, atol=1e-7)
     assert trace.z.dtype == np.float32  # sent to the browser as 4-byte floats
-    assert list(trace.x) == [0, 1, 2, 3] and list(trace.y) == [0, 1, 2]
+    assert (trace.x0, trace.dx, trace.y0, trace.dy) == (0, 1, 0, 1)  # indices from 0, one apart: no index arrays
     assert trace.zmin == -1 and trace.zmax == 1 and trace.zmid == 0  # white is zero
     assert trace.texttemplate  # 12 cells: small enough to print the numbers
     assert fig.layout.yaxis.autorange == "reversed"  # position 0 on top, as in the table
@@ -47,7 +47,8 @@ def test_sinusoid_heatmap_thins_a_big_table_but_keeps_true_indices():
     view = sinusoid_table(512, 300)
     trace = figs.sinusoid_heatmap(view, "en").data[0]
     assert trace.z.shape == (171, 150)  # every 3rd position, every 2nd dimension
-    assert trace.y[-1] == 510 and trace.x[-1] == 298
+    assert (trace.dy, trace.dx) == (3, 2)  # drawn row r is position 3r: the axis reads true indices
+    assert trace.y0 + trace.dy * (trace.z.shape[0] - 1) == 510 and trace.x0 + trace.dx * (trace.z.shape[1] - 1) == 298
     np.testing.assert_array_equal(trace.z, view.pe[::3, ::2].astype(np.float32))
     assert trace.texttemplate is None
     caption = figs.sinusoid_heatmap_caption(view, "en")
@@ -82,7 +83,7 @@ def test_shuffle_figure_keeps_repeated_tokens_apart_escapes_them_and_says_the_we
     np.testing.assert_allclose(moved.z, view.plain.reordered_output, atol=1e-6)
     np.testing.assert_allclose(shuffled.z, view.plain.shuffled_output, atol=1e-6)
     np.testing.assert_allclose(shuffled_pe.z, view.with_pe.shuffled_output, atol=1e-6)
-    assert list(moved.y) == [0, 1, 2, 3]  # numeric rows: the two "saw"s stay two rows
+    assert moved.y0 == 1 and list(fig.layout.yaxis.tickvals) == [1, 2, 3, 4]  # numbered rows: two "saw"s, two rows
     assert list(fig.layout.yaxis.ticktext) == ["&lt;b&gt;a&lt;/b&gt;", "saw", "I", "saw"]
     assert len({(tr.zmin, tr.zmax) for tr in fig.data}) == 1  # one colour scale for the four panels
     assert [tr.showscale for tr in fig.data] == [True, False, False, False]
