@@ -70,7 +70,7 @@ def shuffle_experiment(view: ShuffleExperiment, lang: str) -> go.Figure:
     zmax = max((float(np.max(np.abs(c.output))) for c in checks), default=1.0) if T else 1.0
     word, dim, value = (t(f"positional.{k}", lang) for k in ("word", "dimension", "output_value"))
     hover = f"{word}: %{{y}}<br>{dim}: %{{x}}<br>{value}: %{{z:.6f}}<extra></extra>"
-    panel, gap = min(max(24 * T, 96), 480), 44  # px: a row of panels; the second row's heading above it
+    panel, gap = min(max(20 * T, 80), 480), 44  # px: a row of panels; the second row's heading above it
     top, bottom = 100, 48  # px: the title, the column titles and the first row's heading; the x axis
     plots = 2 * panel + gap
     domains = ([(panel + gap) / plots, 1.0], [0.0, panel / plots])  # paper y of each row
