@@ -1,5 +1,6 @@
 """Positional encoding: the fixed sinusoids of "Attention Is All You Need", why a shift in position
-is a rotation of them, how alike two positions' vectors are, and why self-attention needs them."""
+is a rotation of them, how alike two positions' vectors are, why self-attention needs them (the
+shuffle experiment), and a real model's learned position table beside them."""
 
 from __future__ import annotations
 
@@ -8,18 +9,22 @@ from dataclasses import dataclass
 import numpy as np
 
 from attention_core.attention import _non_negative_int, _positive_int, scaled_dot_product_attention
+from attention_core.embedding import token_vectors
+
+SHUFFLE_ORDERS = ("swap", "reverse", "random")
+
+
+# Each formula as the page writes it (KaTeX) beside the source of the function that computes it.
+SINUSOID_FORMULA = (
+    r"\begin{aligned}PE_{(p,\,2i)} &= \sin\!\big(p\,\omega_i\big)\\ PE_{(p,\,2i+1)} &= \cos\!\big(p\,\omega_i\big)"
+    r"\\ \omega_i &= \frac{1}{\text{base}^{\,2i/d_{\text{model}}}}\end{aligned}"
+)
 
 
 def sinusoidal_positional_encoding(n_positions: int, d_model: int, base: float = 10000.0) -> np.ndarray:
-    """PE[p, 2i] = sin(p / base^(2i/d_model)),  PE[p, 2i+1] = cos(p / base^(2i/d_model)).
-
-    Each pair of columns (2i, 2i+1) is a point turning on a circle at its own frequency, fast
-    for small i and slow for large i, so every position gets a distinct pattern. An odd d_model
-    ends on a lone sine column.  -> [n_positions, d_model]
-    """
-    n_positions = _non_negative_int(n_positions, "n_positions")
-    d_model = _positive_int(d_model, "d_model")
-    base = _base(base)
+    """PE[p, 2i] = sin(p ω_i), PE[p, 2i+1] = cos(p ω_i), ω_i = 1 / base^(2i/d_model).  -> [n, d_model]
+    Column pair i turns on a circle, fast for small i, slowly for large i; an odd d_model ends on a lone sine."""
+    n_positions, d_model, base = _table_args(n_positions, d_model, base)
     p = np.arange(n_positions, dtype=np.float64)[:, None]  # [n_positions, 1]
     two_i = np.arange(0, d_model, 2, dtype=np.float64)  # [ceil(d_model/2)]
     angle = p / base ** (two_i / d_model)  # [n_positions, ceil(d_model/2)]
@@ -37,20 +42,38 @@ def pair_frequencies(d_model: int, base: float = 10000.0) -> np.ndarray:
     return 1.0 / _base(base) ** (two_i / d_model)  # [ceil(d_model/2)]
 
 
+@dataclass(frozen=True)
+class SinusoidTable:
+    """The sinusoidal table and the clock of each column pair."""
+
+    pe: np.ndarray  # PE[p, dimension]                                       [n_positions, d_model]
+    omega: np.ndarray  # radians per position of each pair                   [ceil(d_model/2)]
+    period: np.ndarray  # positions per full turn of each pair, 2π / ω        [ceil(d_model/2)]
+    base: float
+
+
+def sinusoid_table(n_positions: int, d_model: int, base: float = 10000.0) -> SinusoidTable:
+    """The table with the frequency and the period of every column pair."""
+    omega = pair_frequencies(d_model, base)  # [ceil(d_model/2)]
+    pe = sinusoidal_positional_encoding(n_positions, d_model, base)  # [n_positions, d_model]
+    return SinusoidTable(pe=pe, omega=omega, period=2 * np.pi / omega, base=float(base))
+
+
+# --- a shift is a rotation -----------------------------------------------------------------------
+
+
+ROTATION_FORMULA = (
+    r"\begin{aligned} x_p &= \begin{pmatrix} PE_{(p,\,2i)} \\ PE_{(p,\,2i+1)} \end{pmatrix}\\[1ex]"
+    r" x_{p+k} &= R_i(k)\, x_p\\[1ex] R_i(k) &= \begin{pmatrix} \cos k\omega_i & \sin k\omega_i \\"
+    r" -\sin k\omega_i & \cos k\omega_i \end{pmatrix}\\[1ex]"
+    r" PE_p \cdot PE_q &= \textstyle\sum_i \cos\big(\omega_i\,(p-q)\big)\end{aligned}"
+)
+
+
 def shift_rotations(k: int, d_model: int, base: float = 10000.0) -> np.ndarray:
-    """The 2x2 block that moves pair i of any position p forward by k positions.  -> [d_model//2, 2, 2]
-
-        (PE[p+k, 2i], PE[p+k, 2i+1])ᵀ = R_i(k) (PE[p, 2i], PE[p, 2i+1])ᵀ,
-        R_i(k) = [[cos kω_i, sin kω_i], [-sin kω_i, cos kω_i]]
-
-    from sin(a + b) = sin a cos b + cos a sin b and cos(a + b) = cos a cos b - sin a sin b with
-    a = pω_i, b = kω_i. R_i(k) holds no p: the same turn takes every position k steps on, which is
-    why a fixed linear map can read off relative position. Only complete sin/cos pairs have one;
-    the lone sine column of an odd d_model has no cosine partner to turn with.
-    """
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
-        raise ValueError(f"the offset k must be a whole number of positions; got {k!r}.")
-    d_model = _positive_int(d_model, "d_model")
+    """R_i(k): the 2x2 turn that takes pair i of ANY position p to position p + k (it holds no p).
+    One per complete sin/cos pair.  -> [d_model//2, 2, 2]"""
+    k, d_model = _shift_args(k, d_model)
     kw = k * pair_frequencies(d_model, base)[: d_model // 2]  # [d_model//2] angle of each pair's turn
     c, s = np.cos(kw), np.sin(kw)  # [d_model//2], [d_model//2]
     return np.stack([np.stack([c, s], axis=-1), np.stack([-s, c], axis=-1)], axis=-2)  # [d_model//2, 2, 2]
@@ -84,25 +107,51 @@ def check_shift_is_rotation(n_positions: int, d_model: int, k: int, base: float 
     now = pe[:n_positions]  # [n_positions, m, 2]
     later = pe[k:]  # [n_positions, m, 2]
     predicted = np.einsum("mab,nmb->nma", rotations, now)  # [n_positions, m, 2]; R_i(k) @ pair
-    error = float(np.max(np.abs(predicted - later))) if n_positions else 0.0
     return ShiftCheck(
         k=int(k),
         rotations=rotations,
         predicted=predicted.reshape(n_positions, 2 * m),  # [n_positions, 2m]
         actual=later.reshape(n_positions, 2 * m),  # [n_positions, 2m]
-        max_error=error,
+        max_error=float(np.max(np.abs(predicted - later))),
     )
 
 
-def position_similarity(table: np.ndarray, cosine: bool = False) -> np.ndarray:
-    """S[p, q] = PE_p · PE_q, or the cosine PE_p · PE_q / (|PE_p| |PE_q|).  [n, d] -> [n, n]
+@dataclass(frozen=True)
+class ShiftRotation:
+    """The rotation check, and what it looks like for one pair on the unit circle."""
 
-    For the sinusoids with an even d_model, PE_p · PE_q = Σ_i cos(ω_i (p - q)): it depends on the
-    offset p - q alone, and every row has |PE_p|² = d_model / 2.
-    """
-    table = np.asarray(table, dtype=np.float64)  # [n, d]
-    if table.ndim != 2:
-        raise ValueError(f"a position table has one row per position, shape [n, d]; got shape {table.shape}.")
+    check: ShiftCheck  # every complete pair at every position
+    pair: int  # the pair drawn: the one asked for, or the last one d_model has
+    angle: float  # k ω_pair, the angle every position of that pair turns by (radians)
+    points: np.ndarray  # (PE[p, 2·pair], PE[p, 2·pair+1]) for p = 0 .. n+k-1   [n_positions + k, 2]
+    starts: tuple[int, ...]  # the positions the drawn arrows start from
+
+
+def shift_rotation(n_positions: int, d_model: int, k: int, pair: int, base: float = 10000.0) -> ShiftRotation:
+    """check_shift_is_rotation, and pair `pair` (clamped to the pairs there are) of every position
+    0 .. n+k-1 as points on the circle, with arrows from three positions p to p + k."""
+    check = check_shift_is_rotation(n_positions, d_model, k, base)
+    pair = min(_non_negative_int(pair, "pair"), d_model // 2 - 1)
+    pe = _pairs(n_positions + k, d_model, base)  # [n_positions + k, d_model//2, 2]
+    return ShiftRotation(
+        check=check,
+        pair=pair,
+        angle=float(k * pair_frequencies(d_model, base)[pair]),
+        points=pe[:, pair],  # [n_positions + k, 2]
+        starts=tuple(sorted({0, n_positions // 3, (2 * n_positions) // 3})),
+    )
+
+
+# --- similarity ------------------------------------------------------------------------------------
+
+
+COSINE_FORMULA = r"\cos(e_p, e_q) = \frac{e_p \cdot e_q}{\lVert e_p\rVert\,\lVert e_q\rVert}"
+
+
+def position_similarity(table: np.ndarray, cosine: bool = False) -> np.ndarray:
+    """S[p, q] = PE_p · PE_q, or its cosine PE_p · PE_q / (|PE_p| |PE_q|).  [n, d] -> [n, n]
+    For the sinusoids with an even d_model it is Σ_i cos(ω_i (p - q)): a function of p - q alone."""
+    table = _table(table)  # [n, d]
     if cosine:
         norms = np.linalg.norm(table, axis=1)  # [n]
         table = table / np.where(norms == 0, 1.0, norms)[:, None]  # [n, d]; a zero row stays zero
@@ -135,6 +184,69 @@ def similarity_by_offset(similarity: np.ndarray) -> OffsetProfile:
 
 
 @dataclass(frozen=True)
+class Similarity:
+    """Every pair of positions of one table, and the same numbers read by offset."""
+
+    matrix: np.ndarray  # S[p, q], dot products or cosines                [n, n]
+    profile: OffsetProfile  # S by offset Δ = |p - q|: mean, lowest, highest   [n] each
+    spread: float  # max over Δ of (highest - lowest): 0 when S depends on the offset alone
+    cosine: bool
+
+
+def similarity(table: np.ndarray, cosine: bool = False) -> Similarity:
+    """position_similarity and similarity_by_offset of one position table [n, d]."""
+    matrix = position_similarity(table, cosine)  # [n, n]
+    profile = similarity_by_offset(matrix)
+    spread = float(np.max(profile.high - profile.low)) if len(profile.offset) else 0.0
+    return Similarity(matrix=matrix, profile=profile, spread=spread, cosine=cosine)
+
+
+def sinusoid_similarity(n_positions: int, d_model: int, base: float = 10000.0, cosine: bool = False) -> Similarity:
+    """The similarity of the sinusoidal table's positions."""
+    return similarity(sinusoidal_positional_encoding(n_positions, d_model, base), cosine)
+
+
+@dataclass(frozen=True)
+class LearnedVsSinusoidal:
+    """A learned position table beside sinusoids of the same size, compared by cosine similarity
+    (cosine, because the two tables' vectors have very different lengths)."""
+
+    table: np.ndarray  # the learned position vectors, rows 0 .. n-1          [n, d]
+    learned: Similarity  # cosines of the learned rows
+    sinusoidal: Similarity  # cosines of sinusoids with the same n and d
+    row_norms: np.ndarray  # |e_p| of each learned row                       [n]
+    median_norm: float  # the median |e_p| of the rows after row 0
+    colour_limit: float  # |value| that 99% of the rows after row 0 stay within
+
+
+def learned_vs_sinusoidal(
+    n_positions: int, base: float = 10000.0, table: np.ndarray | None = None
+) -> LearnedVsSinusoidal:
+    """The first n rows of a learned table (default: the shipped all-MiniLM-L6-v2 table, [512, 384])
+    against sinusoidal vectors of the same length."""
+    if table is None:
+        from attention_core.shipped import load_position_table
+
+        table = load_position_table()
+    n_positions = _positive_int(n_positions, "n_positions")
+    table = _table(table)[:n_positions]  # [n, d]
+    n, d = table.shape
+    rest = np.abs(table[1:]) if n > 1 else np.abs(table)  # [n-1, d]; row 0 is far larger in the real model
+    norms = np.linalg.norm(table, axis=1)  # [n]
+    return LearnedVsSinusoidal(
+        table=table,
+        learned=similarity(table, cosine=True),
+        sinusoidal=sinusoid_similarity(n, d, base, cosine=True),
+        row_norms=norms,
+        median_norm=float(np.median(norms[1:] if n > 1 else norms)),
+        colour_limit=float(np.quantile(rest, 0.99)) if rest.size else 1.0,
+    )
+
+
+# --- why self-attention needs positions: the shuffle experiment ----------------------------------
+
+
+@dataclass(frozen=True)
 class PermutationCheck:
     """Self-attention on a sentence and on the same sentence shuffled by `perm`."""
 
@@ -146,47 +258,128 @@ class PermutationCheck:
     max_error: float  # max |shuffled_output - output[perm]|; 0 = order made no difference
 
 
-def permutation_check(
-    x: np.ndarray,
-    perm,
-    w_q: np.ndarray,
-    w_k: np.ndarray,
-    w_v: np.ndarray,
-    pe: np.ndarray | None = None,
-) -> PermutationCheck:
-    """Shuffle the words, keep the positions: does self-attention notice?
+PERMUTATION_FORMULA = (
+    r"\begin{aligned}Q, K, V &= XW_q,\ XW_k,\ XW_v\\ \mathrm{Attn}(X) &= \mathrm{softmax}(QK^\top/\sqrt{d})\,V"
+    r"\\ \mathrm{Attn}(PX) &= P\,\mathrm{Attn}(X)\\ \mathrm{Attn}(PX + E) &\neq P\,\mathrm{Attn}(X + E)\end{aligned}"
+)
 
-    x: [T, d_model] one vector per word, in sentence order; perm: the new order, a permutation
-    of 0..T-1; w_*: [d_model, d_model]; pe: [T, d_model] added by position, or None for none.
-    Without pe, softmax(Q Kᵀ/√d) V treats its rows as a set: shuffling the words only shuffles
-    the output rows the same way, so max_error is 0 up to rounding. With pe, a word at a new
-    position gets a new vector, so its output changes.
+
+def permutation_check(x, perm, w_q, w_k, w_v, pe=None) -> PermutationCheck:
+    """Shuffle the words x [T, d] into x[perm], keep the positions pe [T, d] (None: no positions):
+    does self-attention notice? max_error 0 means it only moved each output along with its word."""
+    x, perm, pe = _permutation_args(x, perm, pe)  # [T, d], [T], [T, d]
+
+    def attend(inputs):  # [T, d] -> [T, d]
+        return scaled_dot_product_attention(inputs @ w_q, inputs @ w_k, inputs @ w_v).output
+
+    inputs = x + pe  # [T, d]; the position vector e_p is added to the word vector a_p
+    output = attend(inputs)  # [T, d]
+    shuffled_output = attend(x[perm] + pe)  # [T, d]; the words move, the positions stay
+    reordered = output[perm]  # [T, d]; the first outputs, each moved along with its word
+    error = float(np.max(np.abs(shuffled_output - reordered))) if len(perm) else 0.0
+    return PermutationCheck(perm, inputs, output, shuffled_output, reordered, error)
+
+
+def shuffle_order(T: int, order: str, i: int = 0, j: int = 1, seed: int = 0) -> tuple[int, ...]:
+    """The new order of a T-word sentence: the shuffled sentence is tokens[perm].
+
+    order "swap" exchanges words i and j (0-based), "reverse" reverses the sentence, "random" draws
+    a permutation from the seed that moves at least one word (when T > 1).
     """
+    if order not in SHUFFLE_ORDERS:
+        raise ValueError(f"order must be one of {', '.join(SHUFFLE_ORDERS)}; got {order!r}.")
+    perm = np.arange(_non_negative_int(T, "T"))  # [T]
+    if order == "swap":
+        perm[[i, j]] = perm[[j, i]]
+    elif order == "reverse":
+        perm = perm[::-1]
+    elif T > 1:
+        rng = np.random.default_rng([2, seed])  # its own stream: the weights use [1, seed]
+        while np.array_equal(perm, np.arange(T)):  # a shuffle that changes nothing shows nothing
+            perm = rng.permutation(T)
+    return tuple(int(p) for p in perm)
+
+
+@dataclass(frozen=True)
+class ShuffleExperiment:
+    """A sentence and its shuffle through self-attention with random word vectors and random
+    weights, without and with the sinusoids added by position."""
+
+    tokens: tuple[str, ...]  # the sentence                                        T
+    perm: tuple[int, ...]  # the shuffled sentence is tokens[perm]               T
+    swapped: tuple[int, int]  # the two words a swap exchanges, 0-based, within the sentence
+    clamped: bool  # a swap asked for a word beyond the sentence and got the last one
+    plain: PermutationCheck  # without positional encoding
+    with_pe: PermutationCheck  # with the sinusoids added by position
+    repeated: tuple[int, int] | None  # the first word that appears twice (0-based), if any
+    repeated_gap: tuple[float, float]  # max |out_p - out_q| of those two: (plain, with_pe); nan if none
+    seed: int  # of the random word vectors and weights
+
+    @property
+    def shuffled(self) -> tuple[str, ...]:
+        return tuple(self.tokens[p] for p in self.perm)
+
+    @property
+    def moved(self) -> bool:
+        return self.perm != tuple(range(len(self.perm)))
+
+
+def shuffle_experiment(
+    tokens, order: str = "swap", i: int = 0, j: int = 2, d_model: int = 64, base: float = 10000.0, seed: int = 0
+) -> ShuffleExperiment:
+    """Shuffle a sentence (shuffle_order) and run permutation_check twice: on random word vectors
+    (token_vectors: the same word, the same vector) and on the same vectors plus the sinusoids.
+    W_q, W_k, W_v are random N(0, 1/d_model) matrices drawn from the seed."""
+    tokens = tuple(str(w) for w in tokens)
+    T, d_model = len(tokens), _positive_int(d_model, "d_model")
+    if T == 0:
+        raise ValueError("the sentence has no words; give it at least one.")
+    a, b = min(_non_negative_int(i, "i"), T - 1), min(_non_negative_int(j, "j"), T - 1)
+    perm = shuffle_order(T, order, a, b, seed)
+    x = token_vectors(list(tokens), d_model, seed)  # [T, d_model]
+    w_q, w_k, w_v = np.random.default_rng([1, seed]).standard_normal((3, d_model, d_model)) / np.sqrt(d_model)
+    plain = permutation_check(x, perm, w_q, w_k, w_v)
+    with_pe = permutation_check(x, perm, w_q, w_k, w_v, sinusoidal_positional_encoding(T, d_model, base))
+    repeated = next(((p, q) for p in range(T) for q in range(p + 1, T) if tokens[p] == tokens[q]), None)
+    gap = (np.nan, np.nan)
+    if repeated:
+        gap = tuple(float(np.max(np.abs(c.output[repeated[0]] - c.output[repeated[1]]))) for c in (plain, with_pe))
+    return ShuffleExperiment(tokens=tokens, perm=perm, swapped=(a, b), clamped=(a, b) != (i, j), plain=plain,
+                             with_pe=with_pe, repeated=repeated, repeated_gap=gap, seed=seed)  # fmt: skip
+
+
+# --- argument checks --------------------------------------------------------------------------------
+
+
+def _table_args(n_positions, d_model, base) -> tuple[int, int, float]:
+    return _non_negative_int(n_positions, "n_positions"), _positive_int(d_model, "d_model"), _base(base)
+
+
+def _shift_args(k, d_model) -> tuple[int, int]:
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
+        raise ValueError(f"the offset k must be a whole number of positions; got {k!r}.")
+    return int(k), _positive_int(d_model, "d_model")
+
+
+def _permutation_args(x, perm, pe) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     x = np.asarray(x, dtype=np.float64)  # [T, d_model]
     if x.ndim != 2:
         raise ValueError(f"x must be one sentence, shape [T, d_model]; got shape {x.shape}.")
-    T, d_model = x.shape
-    perm = np.asarray(perm)
+    T = x.shape[0]
+    perm = np.asarray(perm)  # [T]
     if perm.shape != (T,) or not np.array_equal(np.sort(perm), np.arange(T)):
         raise ValueError(f"perm must list each of the positions 0..{T - 1} exactly once; got {perm.tolist()}.")
-    if pe is None:
-        pe = np.zeros((T, d_model))  # [T, d_model]
-    pe = np.asarray(pe, dtype=np.float64)
+    pe = np.zeros_like(x) if pe is None else np.asarray(pe, dtype=np.float64)  # [T, d_model]
     if pe.shape != x.shape:
         raise ValueError(f"pe must have one row per word, shape {x.shape}; got {pe.shape}.")
+    return x, perm, pe
 
-    def attend(inputs: np.ndarray) -> np.ndarray:  # [T, d_model] -> [T, d_model]
-        return scaled_dot_product_attention(inputs @ w_q, inputs @ w_k, inputs @ w_v).output
 
-    inputs = x + pe  # [T, d_model]; the position vector e_p is added to the word vector a_p
-    output = attend(inputs)  # [T, d_model]
-    shuffled_output = attend(x[perm] + pe)  # [T, d_model]; the words move, the positions stay
-    reordered = output[perm]  # [T, d_model]
-    error = float(np.max(np.abs(shuffled_output - reordered))) if T else 0.0
-    return PermutationCheck(
-        perm=perm, inputs=inputs, output=output, shuffled_output=shuffled_output, reordered_output=reordered,
-        max_error=error,
-    )  # fmt: skip
+def _table(table) -> np.ndarray:
+    table = np.asarray(table, dtype=np.float64)  # [n, d]
+    if table.ndim != 2:
+        raise ValueError(f"a position table has one row per position, shape [n, d]; got shape {table.shape}.")
+    return table
 
 
 def _pairs(n_positions: int, d_model: int, base: float) -> np.ndarray:

@@ -1,11 +1,11 @@
-"""Figures for the page "positional encoding": arrays in, go.Figure out, no Streamlit calls.
+"""Figures for the page "positional encoding": a core result and the language in, go.Figure out,
+no Streamlit calls. Each builder looks up its own labels (t(key, lang)).
 
 Position and dimension axes are plain numbers (0, 1, 2, ...), so these heatmaps are built here
 rather than with common.heatmap, which labels its axes with tokens. A big table (512 x 512 is
 262k cells) is thinned to every s-th row and column before it is drawn: a screen shows no more
 than that, and the browser gets a fraction of the bytes. Each figure is built in one go (traces
-and a layout dict handed to go.Figure): every separate update_* call costs Plotly a validation
-pass. Two panels side by side are laid out by hand with axis domains.
+and a layout dict handed to go.Figure). Panels side by side are laid out by hand with axis domains.
 """
 
 from __future__ import annotations
@@ -15,21 +15,279 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from lab_ui.figures.common import DIVERGING, QUALITATIVE, base_layout, token_ticks
+from attention_core.positional import (
+    LearnedVsSinusoidal,
+    OffsetProfile,
+    ShiftRotation,
+    ShuffleExperiment,
+    Similarity,
+    SinusoidTable,
+)
+from lab_ui.figures.common import DIVERGING, QUALITATIVE, layout_dict, token_ticks
+from lab_ui.i18n import t
 
 MAX_DRAWN = 200  # rows or columns a heatmap draws at most; more are thinned (see thinning_step)
 BAND_ALPHA = 0.2
 PANEL_GAP = 0.08
-PANEL_TITLE_ROOM = 48  # px above two side-by-side panels for their titles
 DASHES = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot")
 GREY = "rgba(120,120,120,0.5)"
 CLEAR = "rgba(0,0,0,0)"  # band edges: invisible even when lecture mode thickens every line
 MARKERS_UP_TO = 128  # positions: beyond this the dots merge into the line
+NUMBERS_UP_TO = 64  # cells: a heatmap this small prints its numbers in the cells
 
 
 def thinning_step(n: int, limit: int = MAX_DRAWN) -> int:
     """Draw every s-th of n rows so that at most `limit` are drawn.  s = ceil(n / limit)"""
     return max(1, -(-n // limit))
+
+
+def dimension_names(lang: str, d_model: int) -> tuple[str, ...]:
+    """ "0 · sin, pair 0", "1 · cos, pair 0", ...: the label of each dimension."""
+    return tuple(
+        t("positional.dim_option", lang, dim=dim, kind="sin" if dim % 2 == 0 else "cos", pair=dim // 2)
+        for dim in range(d_model)
+    )
+
+
+def format_error(e: float) -> str:
+    """A difference as a reader compares it: 0 exactly, 1.1e-16 for rounding, 0.8312 for a real change."""
+    return "0" if e == 0 else f"{e:.1e}" if e < 1e-3 else f"{e:.4f}"
+
+
+# --- section 1: the shuffle experiment ------------------------------------------------------------
+
+
+def shuffle_experiment(view: ShuffleExperiment, lang: str) -> go.Figure:
+    """Four panels, one row per check: without positions, then with them. Left, out[perm]: the
+    first sentence's outputs moved along with their words; right, out(shuffled): the outputs of
+    the shuffled sentence. One row per word of the shuffled sentence, one colour scale for all."""
+    checks = (view.plain, view.with_pe)
+    T, d = view.plain.output.shape
+    col_step = thinning_step(d)
+    cols = len(range(0, d, col_step))  # drawn
+    _, text = token_ticks(view.shuffled)
+    ticks = list(range(1, T + 1))  # rows counted from 1, as the numbers table counts the words
+    zmax = max((float(np.max(np.abs(c.output))) for c in checks), default=1.0) if T else 1.0
+    word, dim, value = (t(f"positional.{k}", lang) for k in ("word", "dimension", "output_value"))
+    hover = f"{word}: %{{y}}<br>{dim}: %{{x}}<br>{value}: %{{z:.6f}}<extra></extra>"
+    panel, gap = min(max(20 * T, 80), 480), 44  # px: a row of panels; the second row's heading above it
+    top, bottom = 100, 48  # px: the title, the column titles and the first row's heading; the x axis
+    plots = 2 * panel + gap
+    domains = ([(panel + gap) / plots, 1.0], [0.0, panel / plots])  # paper y of each row
+    width = (1 - PANEL_GAP) / 2
+    traces, layout, notes = [], {}, []
+    for r, check in enumerate(checks):
+        y_domain = domains[r]
+        for c, z in enumerate((check.reordered_output, check.shuffled_output)):
+            n = 2 * r + c + 1
+            suffix = "" if n == 1 else str(n)
+            traces.append(
+                go.Heatmap(
+                    z=np.asarray(z, dtype=np.float32)[:, ::col_step], x0=0, dx=col_step, y0=1, xaxis=f"x{suffix}",
+                    yaxis=f"y{suffix}", showscale=n == 1, **_diverging(zmax), ygap=2, colorbar=_colorbar(value),
+                    hovertemplate=hover, texttemplate="%{z:.2f}" if T * cols <= NUMBERS_UP_TO else None,
+                )
+            )  # fmt: skip
+            x0 = c * (width + PANEL_GAP)
+            layout[f"xaxis{suffix}"] = dict(domain=[x0, x0 + width], anchor=f"y{suffix}", showgrid=False,
+                                            zeroline=False, title=dict(text=dim) if r == 1 else None,
+                                            showticklabels=r == 1, matches="x" if n > 1 else None)  # fmt: skip
+            layout[f"yaxis{suffix}"] = dict(domain=y_domain, anchor=f"x{suffix}", autorange="reversed", showgrid=False,
+                                            zeroline=False, tickmode="array", tickvals=ticks, ticktext=text,
+                                            showticklabels=c == 0)  # fmt: skip
+        heading = t(("positional.row_plain", "positional.row_pe")[r], lang)
+        error = t("positional.row_error", lang, error=format_error(check.max_error))
+        notes.append(_note(f"<b>{heading}</b> · {error}", 0, y_domain[1], "left"))
+    for c, name in enumerate(("moved", "shuffled")):  # the column titles, above the first row's heading
+        column = _note(
+            f"<b>{t(f'positional.panel_{name}', lang)}</b>", c * (width + PANEL_GAP) + width / 2, 1, "center"
+        )
+        notes.append(dict(column, yshift=30))
+    title = t("positional.shuffle_title", lang, seed=view.seed)
+    layout = layout_dict(title=title, height=top + plots + bottom, annotations=notes, **layout)
+    layout["margin"] = dict(l=10, r=10, t=top, b=bottom)
+    layout["title"].update(yref="container", y=1, yanchor="top", pad=dict(t=8))  # clear of the column titles
+    return go.Figure(traces, layout)
+
+
+def _note(text: str, x: float, y: float, align: str) -> dict:
+    return dict(text=text, x=x, y=y, xref="paper", yref="paper", xanchor=align, yanchor="bottom", showarrow=False)
+
+
+# --- section 2: the sinusoids ----------------------------------------------------------------------
+
+
+def sinusoid_curves(view: SinusoidTable, dims: Sequence[int], lang: str) -> go.Figure:
+    """One line per chosen dimension against position 0..n-1, with a dot on each position while
+    they are few enough to tell apart (PE exists at whole positions only). Each line has its own
+    colour and dash, so the lines stay apart without colour."""
+    y = np.asarray(view.pe[:, list(dims)], dtype=np.float32)  # [n, len(dims)]
+    n = y.shape[0]
+    names = dimension_names(lang, max(dims, default=-1) + 1)
+    pos, pe = t("positional.position", lang), t("positional.pe_value", lang)
+    traces = [
+        go.Scatter(
+            x0=0, dx=1, y=y[:, j], name=names[dim], marker_size=5,
+            mode="lines+markers" if n <= MARKERS_UP_TO else "lines",
+            line=dict(color=QUALITATIVE[j % len(QUALITATIVE)], dash=DASHES[j % len(DASHES)], width=2),
+            hovertemplate=f"{names[dim]}<br>{pos}: %{{x}}<br>{pe}: %{{y:.6f}}<extra></extra>",
+        )
+        for j, dim in enumerate(dims)
+    ]  # fmt: skip
+    layout = layout_dict(
+        title=t("positional.curves_title", lang), height=380,
+        xaxis=dict(title=dict(text=pos), zeroline=False), yaxis=dict(title=dict(text=pe), range=[-1.1, 1.1]),
+        legend=dict(orientation="h", yref="container", y=0, yanchor="bottom", x=0),
+    )  # fmt: skip
+    return go.Figure(traces, layout)
+
+
+def sinusoid_curves_caption(view: SinusoidTable, dims: Sequence[int], lang: str) -> str:
+    """What the dots mean, and each drawn dimension's frequency and period."""
+    each = [t("positional.period", lang, dim=dim, omega=f"{view.omega[dim // 2]:.4g}",
+              period=f"{view.period[dim // 2]:.4g}") for dim in dims]  # fmt: skip
+    return f"{t('positional.curves_note', lang)} {' · '.join(each)}"
+
+
+def sinusoid_heatmap(view: SinusoidTable, lang: str) -> go.Figure:
+    """The whole table, one row per position: fast columns on the left, slow ones on the right."""
+    n, d = view.pe.shape
+    return _matrix_heatmap(
+        view.pe, x_title=t("positional.dimension", lang), y_title=t("positional.position", lang),
+        value_name=t("positional.pe_value", lang), zmax=1.0, title=t("positional.heatmap_title", lang, n=n, d=d),
+    )  # fmt: skip
+
+
+def sinusoid_heatmap_caption(view: SinusoidTable, lang: str) -> str:
+    """How to read the table, and what the figure leaves out (thinning, an odd d_model's lone sine)."""
+    n, d = view.pe.shape
+    notes = [t("positional.heatmap_note", lang)]
+    if max(n, d) > MAX_DRAWN:
+        notes.append(t("positional.thinned", lang, rows=thinning_step(n), cols=thinning_step(d)))
+    if d % 2:
+        notes.append(t("positional.odd_note", lang, d=d, last=d - 1))
+    return " ".join(notes)
+
+
+# --- section 3: similarity, and a shift is a rotation ------------------------------------------------
+
+
+def dot_products(view: Similarity, lang: str) -> go.Figure:
+    """PE_p · PE_q for every pair of positions: the same along each diagonal."""
+    return _matrix_heatmap(
+        view.matrix, x_title=t("positional.position_q", lang), y_title=t("positional.position_p", lang),
+        value_name=t("positional.dot", lang), title=t("positional.dot_title", lang), height=380,
+    )  # fmt: skip
+
+
+def dot_by_offset(view: Similarity, lang: str) -> go.Figure:
+    """The same dot products read by offset: the mean line and the range band."""
+    return _offset_profiles(
+        [(t("positional.sinusoidal", lang), view.profile)], lang, y_title=t("positional.dot", lang),
+        title=t("positional.offset_title", lang), height=380,
+    )  # fmt: skip
+
+
+def rotation_block(view: ShiftRotation) -> str:
+    """R_i(k) of the drawn pair as LaTeX: the symbols, then the numbers."""
+    k, pair, R = view.check.k, view.pair, view.check.rotations[view.pair]  # R: [2, 2]
+    kw = rf"{k}\,\omega_{{{pair}}}"
+    return (  # three lines, so that a phone's width holds it
+        rf"\begin{{aligned}} R_{{{pair}}}({k}) &= \begin{{pmatrix}} \cos {kw} & \sin {kw} \\ -\sin {kw} & \cos {kw}"
+        rf" \end{{pmatrix}} \\ &= \begin{{pmatrix}} {R[0, 0]:.4f} & {R[0, 1]:.4f} \\ {R[1, 0]:.4f} & {R[1, 1]:.4f}"
+        rf" \end{{pmatrix}} \\ {kw} &= {view.angle:.4f}\ \text{{rad}} \end{{aligned}}"
+    )
+
+
+def shift_rotation(view: ShiftRotation, lang: str) -> go.Figure:
+    """The pair's point for every position on the unit circle, and an arrow from a few positions
+    p to p + k: every arrow turns through the same angle kω_i."""
+    points = np.asarray(view.points, dtype=np.float32)  # [n + k, 2]
+    k, pair = view.check.k, view.pair
+    n = points.shape[0]
+    theta = np.linspace(0, 2 * np.pi, 121)
+    traces = [
+        go.Scatter(x=np.sin(theta).astype(np.float32), y=np.cos(theta).astype(np.float32), mode="lines",
+                   line=dict(color=GREY, width=1), hoverinfo="skip", showlegend=False),
+        go.Scatter(x=points[:, 0], y=points[:, 1], mode="markers", name=t("positional.circle_all", lang, last=n - 1),
+                   marker=dict(size=5, color=np.arange(n), colorscale="Cividis"),
+                   hovertemplate="p = %{pointNumber}<br>(%{x:.4f}, %{y:.4f})<extra></extra>"),
+    ]  # fmt: skip
+    arrows = []
+    for j, p in enumerate(view.starts):
+        colour = QUALITATIVE[(j + 1) % len(QUALITATIVE)]
+        a, b = points[p].tolist(), points[p + k].tolist()  # plain floats: two points need no typed arrays
+        traces += [  # the two radii: the angle between them is kω_i, the same for every p
+            go.Scatter(x=[a[0], 0, b[0]], y=[a[1], 0, b[1]], mode="lines", hoverinfo="skip", showlegend=False,
+                       line=dict(color=colour, width=1, dash="dot")),
+            go.Scatter(x=[a[0], b[0]], y=[a[1], b[1]], mode="markers+text", text=[f"{p}", f"{p + k}"],
+                       name=t("positional.circle_arrow", lang, p=p, q=p + k), textposition="top center",
+                       textfont=dict(color=colour), marker=dict(size=11, color=colour, symbol=["circle", "diamond"]),
+                       hovertemplate="(%{x:.4f}, %{y:.4f})<extra></extra>"),
+        ]  # fmt: skip
+        arrows.append(dict(x=float(b[0]), y=float(b[1]), ax=float(a[0]), ay=float(a[1]), xref="x", yref="y",
+                           axref="x", ayref="y", showarrow=True, arrowhead=3, arrowwidth=2, arrowcolor=colour,
+                           text=""))  # fmt: skip
+    axis = dict(range=[-1.3, 1.3], zeroline=True, zerolinecolor=GREY, dtick=0.5)
+    layout = layout_dict(
+        height=460, annotations=arrows, legend=dict(orientation="h", yref="container", y=0, yanchor="bottom", x=0),
+        xaxis=dict(axis, title=dict(text=t("positional.circle_x", lang, a=2 * pair)), constrain="domain"),
+        yaxis=dict(axis, title=dict(text=t("positional.circle_y", lang, b=2 * pair + 1)), scaleanchor="x",
+                   constrain="domain"),
+    )  # fmt: skip
+    return go.Figure(traces, layout)
+
+
+# --- section 4: learned vs fixed ------------------------------------------------------------------
+
+
+def learned_table(view: LearnedVsSinusoidal, lang: str) -> go.Figure:
+    """The model's learned position vectors, colours cut at the limit row 0 would blow out."""
+    n, d = view.table.shape
+    return _matrix_heatmap(
+        view.table, x_title=t("positional.dimension", lang), y_title=t("positional.position", lang),
+        value_name=t("positional.learned_value", lang), zmax=view.colour_limit,
+        title=t("positional.learned_title", lang, n=n, d=d),
+    )  # fmt: skip
+
+
+def learned_cosines(view: LearnedVsSinusoidal, lang: str) -> go.Figure:
+    """Two square [n, n] cosine matrices side by side on one colour scale: learned, sinusoidal."""
+    titles = (t("positional.learned_short", lang), t("positional.sinusoidal_384", lang, d=view.table.shape[1]))
+    x_title, y_title = t("positional.position_q", lang), t("positional.position_p", lang)
+    value = t("positional.cosine", lang)
+    traces = [
+        _index_heatmap(s.matrix, x_title=x_title, y_title=y_title, value_name=value, zmax=1.0, showscale=i == 1,
+                       xaxis="x" if i == 0 else "x2", yaxis="y" if i == 0 else "y2")
+        for i, s in enumerate((view.learned, view.sinusoidal))
+    ]  # fmt: skip
+    width = (1 - PANEL_GAP) / 2
+    layout, notes = {}, []
+    for i, name in enumerate(titles):
+        suffix, x0 = ("" if i == 0 else "2"), i * (width + PANEL_GAP)
+        layout[f"xaxis{suffix}"] = dict(domain=[x0, x0 + width], title=dict(text=x_title), anchor=f"y{suffix}",
+                                        showgrid=False, zeroline=False, constrain="domain")  # fmt: skip
+        layout[f"yaxis{suffix}"] = dict(title=dict(text=y_title if i == 0 else None), anchor=f"x{suffix}",
+                                        autorange="reversed", showgrid=False, zeroline=False,
+                                        scaleanchor=f"x{suffix}", constrain="domain", constraintoward="top",
+                                        showticklabels=i == 0)  # the same positions: labelled once  # fmt: skip
+        notes.append(_note(f"<b>{name}</b>", x0 + width / 2, 1.0, "center"))
+    layout = layout_dict(height=440, annotations=notes, **layout)
+    layout["margin"] = dict(l=10, r=10, t=48, b=10)  # the panel titles sit above the plots
+    return go.Figure(traces, layout)
+
+
+def learned_by_offset(view: LearnedVsSinusoidal, lang: str) -> go.Figure:
+    """Cosine by offset for both tables: the sinusoids' band has zero width, the learned one not."""
+    profiles = [
+        (t("positional.learned_short", lang), view.learned.profile),
+        (t("positional.sinusoidal_384", lang, d=view.table.shape[1]), view.sinusoidal.profile),
+    ]
+    return _offset_profiles(profiles, lang, y_title=t("positional.cosine", lang),
+                            title=t("positional.learned_offset_title", lang), height=400)  # fmt: skip
+
+
+# --- building blocks ---------------------------------------------------------------------------------
 
 
 def _diverging(zmax: float) -> dict:
@@ -42,29 +300,6 @@ def _colorbar(value_name: str) -> dict:
     return dict(title=dict(text=value_name, side="right"), thickness=14)
 
 
-def _panels(titles: Sequence[str], *, x_title: str, y_title: str, square: bool) -> tuple[dict, list[dict]]:
-    """Axis layout for len(titles) panels in a row, and a bold title annotation above each."""
-    n = len(titles)
-    width = (1 - PANEL_GAP * (n - 1)) / n
-    layout, notes = {}, []
-    for i, name in enumerate(titles):
-        suffix = "" if i == 0 else str(i + 1)
-        start = i * (width + PANEL_GAP)
-        layout[f"xaxis{suffix}"] = dict(domain=[start, start + width], title=dict(text=x_title), anchor=f"y{suffix}",
-                                        showgrid=False, zeroline=False)  # fmt: skip
-        layout[f"yaxis{suffix}"] = dict(title=dict(text=y_title if i == 0 else None), anchor=f"x{suffix}",
-                                        autorange="reversed", showgrid=False, zeroline=False,
-                                        scaleanchor=f"x{suffix}" if square else None)  # fmt: skip
-        notes.append(dict(text=f"<b>{name}</b>", x=start + width / 2, y=1.0, xref="paper", yref="paper",
-                          xanchor="center", yanchor="bottom", showarrow=False))  # fmt: skip
-    return layout, notes
-
-
-def _room_for_panel_titles(fig: go.Figure) -> go.Figure:
-    """The panel titles sit above the plots: keep room for them at lecture-mode size too."""
-    return fig.update_layout(margin_t=PANEL_TITLE_ROOM)
-
-
 def _index_heatmap(z: np.ndarray, *, x_title: str, y_title: str, value_name: str, zmax: float, **kwargs) -> go.Heatmap:
     """A [rows, cols] table with index axes, thinned to at most MAX_DRAWN a side; the axes keep the
     true indices, so a thinned figure still reads position 300 at 300."""
@@ -72,214 +307,58 @@ def _index_heatmap(z: np.ndarray, *, x_title: str, y_title: str, value_name: str
     row_step, col_step = thinning_step(rows), thinning_step(cols)
     shown = np.asarray(z, dtype=np.float32)[::row_step, ::col_step]  # [rows drawn, cols drawn]
     return go.Heatmap(
-        z=shown, x=np.arange(0, cols, col_step), y=np.arange(0, rows, row_step), **_diverging(zmax),
+        z=shown, x0=0, dx=col_step, y0=0, dy=row_step, **_diverging(zmax),  # true indices, no index arrays
         colorbar=_colorbar(value_name),
         hovertemplate=f"{y_title}: %{{y}}<br>{x_title}: %{{x}}<br>{value_name}: %{{z:.6f}}<extra></extra>",
-        texttemplate="%{z:.2f}" if shown.size <= 64 else None, **kwargs,
+        texttemplate="%{z:.2f}" if shown.size <= NUMBERS_UP_TO else None, **kwargs,
     )  # fmt: skip
 
 
-def matrix_heatmap(
-    z: np.ndarray,
-    *,
-    x_title: str,
-    y_title: str,
-    value_name: str,
-    zmax: float | None = None,
-    title: str | None = None,
-    height: int = 420,
-) -> go.Figure:
+def _matrix_heatmap(
+    z: np.ndarray, *, x_title: str, y_title: str, value_name: str, zmax: float | None = None, title: str,
+    height: int = 380,
+) -> go.Figure:  # fmt: skip
     """A [rows, cols] table indexed by numbers (positions, dimensions), row 0 on top, blue for
     negative and red for positive; colour limits ±zmax (default: the largest |value|)."""
     z = np.asarray(z)  # [rows, cols]
     if zmax is None:
         zmax = float(np.max(np.abs(z))) if z.size else 1.0
     trace = _index_heatmap(z, x_title=x_title, y_title=y_title, value_name=value_name, zmax=zmax)
-    layout = dict(
-        # the column axis goes on top like a table's header, unless a title needs that place
-        xaxis=dict(title=dict(text=x_title), side="bottom" if title else "top", showgrid=False, zeroline=False),
+    layout = layout_dict(
+        title=title, height=height,
+        xaxis=dict(title=dict(text=x_title), showgrid=False, zeroline=False),
         yaxis=dict(title=dict(text=y_title), autorange="reversed", showgrid=False, zeroline=False),
-    )
-    return base_layout(go.Figure(trace, layout), title=title, height=height)
+    )  # fmt: skip
+    return go.Figure(trace, layout)
 
 
-def matrix_pair(
-    left: np.ndarray,
-    right: np.ndarray,
-    *,
-    titles: tuple[str, str],
-    x_title: str,
-    y_title: str,
-    value_name: str,
-    zmax: float,
-    height: int = 440,
+def _offset_profiles(
+    profiles: Sequence[tuple[str, OffsetProfile]], lang: str, *, y_title: str, title: str, height: int
 ) -> go.Figure:
-    """Two square [n, n] matrices side by side on one colour scale (e.g. learned vs sinusoidal)."""
-    traces = [
-        _index_heatmap(np.asarray(z), x_title=x_title, y_title=y_title, value_name=value_name, zmax=zmax,
-                       xaxis="x" if i == 0 else "x2", yaxis="y" if i == 0 else "y2", showscale=i == 1)
-        for i, z in enumerate((left, right))
-    ]  # fmt: skip
-    layout, notes = _panels(titles, x_title=x_title, y_title=y_title, square=True)
-    return _room_for_panel_titles(base_layout(go.Figure(traces, dict(layout, annotations=notes)), height=height))
-
-
-def token_matrix_pair(
-    left: np.ndarray,
-    right: np.ndarray,
-    row_labels: Sequence[str],
-    *,
-    titles: tuple[str, str],
-    x_title: str,
-    y_title: str,
-    value_name: str,
-    zmax: float,
-) -> go.Figure:
-    """Two [T, d] tables whose rows are tokens, side by side on one colour scale: the first
-    outputs moved with their words beside the outputs of the shuffled sentence. Rows are
-    numbered, so the two "saw"s of "I saw a saw" stay two rows."""
-    T, d = np.shape(left)
-    ticks, text = token_ticks(row_labels)
-    col_step = thinning_step(d)
-    cols = np.arange(0, d, col_step)  # [cols drawn]
-    hover_rows = np.broadcast_to(np.array(text, dtype=object)[:, None], (T, len(cols)))  # [T, cols drawn]
-    traces = [
-        go.Heatmap(
-            z=np.asarray(z, dtype=np.float32)[:, ::col_step], x=cols, y=ticks, **_diverging(zmax),
-            xaxis="x" if i == 0 else "x2", yaxis="y" if i == 0 else "y2", showscale=i == 1, customdata=hover_rows,
-            colorbar=_colorbar(value_name), ygap=2,
-            hovertemplate=f"{y_title}: %{{customdata}} (%{{y}})<br>{x_title}: %{{x}}<br>{value_name}: %{{z:.6f}}"
-            "<extra></extra>",
-            texttemplate="%{z:.2f}" if T * len(cols) <= 48 else None,
-        )
-        for i, z in enumerate((left, right))
-    ]  # fmt: skip
-    layout, notes = _panels(titles, x_title=x_title, y_title=y_title, square=False)
-    layout["yaxis"].update(tickmode="array", tickvals=ticks, ticktext=text)
-    layout["yaxis2"].update(matches="y", showticklabels=False)  # the same rows: labelled once, on the left
-    fig = base_layout(go.Figure(traces, dict(layout, annotations=notes)), height=max(260, 110 + 24 * T))
-    return _room_for_panel_titles(fig)
-
-
-def curves(
-    y: np.ndarray,
-    names: Sequence[str],
-    *,
-    x_title: str,
-    y_title: str,
-    title: str | None = None,
-    height: int = 380,
-) -> go.Figure:
-    """One line per column of y [n, k] against position 0..n-1, with a dot on each position
-    while they are few enough to tell apart (PE exists at whole positions only). Each line has
-    its own colour and dash, so the lines stay apart without colour."""
-    y = np.asarray(y, dtype=np.float32)  # [n, k]
-    n = y.shape[0]
-    x = np.arange(n)
-    traces = [
-        go.Scatter(
-            x=x, y=y[:, j], name=name, mode="lines+markers" if n <= MARKERS_UP_TO else "lines", marker_size=5,
-            line=dict(color=QUALITATIVE[j % len(QUALITATIVE)], dash=DASHES[j % len(DASHES)], width=2),
-            hovertemplate=f"{name}<br>{x_title}: %{{x}}<br>{y_title}: %{{y:.6f}}<extra></extra>",
-        )
-        for j, name in enumerate(names)
-    ]  # fmt: skip
-    layout = dict(
-        xaxis=dict(title=dict(text=x_title), zeroline=False),
-        yaxis=dict(title=dict(text=y_title), range=[-1.1, 1.1]),
-        legend=dict(orientation="v", x=1.02, y=1, yanchor="top"),
-    )
-    return base_layout(go.Figure(traces, layout), title=title, height=height)
-
-
-def offset_profiles(
-    profiles: Sequence[tuple[str, np.ndarray, np.ndarray, np.ndarray]],
-    *,
-    x_title: str,
-    y_title: str,
-    band_name: str,
-    title: str | None = None,
-    height: int = 440,
-) -> go.Figure:
-    """Similarity against the offset Δ = |p - q|: for each (name, mean, low, high), the mean as a
-    line and the range from the lowest to the highest pair as a shaded band. A band of zero
-    width says: this similarity depends on the offset alone."""
+    """Similarity against the offset Δ = |p - q|: for each (name, profile), the mean as a line
+    and the range from the lowest to the highest pair as a shaded band. A band of zero width
+    says: this similarity depends on the offset alone."""
+    x_title, band_name = t("positional.offset", lang), t("positional.band", lang)
     traces = []
-    for j, (name, mean, low, high) in enumerate(profiles):
+    for j, (name, profile) in enumerate(profiles):
         colour = QUALITATIVE[j % len(QUALITATIVE)]
         r, g, b = (int(colour[i : i + 2], 16) for i in (1, 3, 5))
-        x = np.arange(len(mean))
-        band = np.stack([low, high], axis=-1).astype(np.float32)  # [n, 2]
-        traces += [
-            go.Scatter(x=x, y=band[:, 1], mode="lines", line=dict(width=0, color=CLEAR), showlegend=False,
-                       hoverinfo="skip", legendgroup=name),
-            go.Scatter(x=x, y=band[:, 0], mode="lines", line=dict(width=0, color=CLEAR), fill="tonexty",
-                       fillcolor=f"rgba({r},{g},{b},{BAND_ALPHA})", name=f"{name}: {band_name}", hoverinfo="skip",
-                       legendgroup=name),
-            go.Scatter(x=x, y=np.asarray(mean, dtype=np.float32), mode="lines", name=name, legendgroup=name,
+        x = np.asarray(profile.offset)
+        band = np.stack([profile.low, profile.high], axis=-1).astype(np.float32)  # [n, 2]
+        traces += [  # the band: one closed outline, along the highest values and back along the lowest
+            go.Scatter(x=np.concatenate([x, x[::-1]]), y=np.concatenate([band[:, 1], band[::-1, 0]]), mode="lines",
+                       line=dict(width=0, color=CLEAR), fill="toself", fillcolor=f"rgba({r},{g},{b},{BAND_ALPHA})",
+                       name=f"{name}: {band_name}", hoverinfo="skip", legendgroup=name),
+            go.Scatter(x0=0, dx=1, y=np.asarray(profile.mean, dtype=np.float32), mode="lines", name=name,
+                       legendgroup=name,
                        line=dict(color=colour, width=2, dash=DASHES[j % len(DASHES)]), customdata=band,
                        hovertemplate=f"{name}<br>{x_title}: %{{x}}<br>{y_title}: %{{y:.6f}}"
                        "<br>[%{customdata[0]:.6f}, %{customdata[1]:.6f}]<extra></extra>"),
         ]  # fmt: skip
-    layout = dict(
-        xaxis=dict(title=dict(text=x_title), zeroline=False),
-        yaxis=dict(title=dict(text=y_title)),
+    layout = layout_dict(
+        title=title, height=height,
+        xaxis=dict(title=dict(text=x_title), zeroline=False), yaxis=dict(title=dict(text=y_title)),
         # below everything, in the figure's own coordinates: Plotly then makes room for it
         legend=dict(orientation="h", yref="container", y=0, yanchor="bottom", x=0),
-    )
-    return base_layout(go.Figure(traces, layout), title=title, height=height)
-
-
-def rotation_circle(
-    points: np.ndarray,
-    starts: Sequence[int],
-    k: int,
-    *,
-    x_title: str,
-    y_title: str,
-    all_name: str,
-    arrow_text: str,
-    height: int = 460,
-) -> go.Figure:
-    """Pair i of every position as a point (PE[p, 2i], PE[p, 2i+1]) on the unit circle, and an
-    arrow from a few positions p to p + k: every arrow turns through the same angle kω_i.
-
-    points: [n, 2] the pair for p = 0 .. n-1 (n must exceed max(starts) + k); arrow_text holds
-    {p} and {q}."""
-    points = np.asarray(points, dtype=np.float32)  # [n, 2]
-    n = points.shape[0]
-    theta = np.linspace(0, 2 * np.pi, 121)
-    traces = [
-        go.Scatter(x=np.sin(theta).astype(np.float32), y=np.cos(theta).astype(np.float32), mode="lines",
-                   line=dict(color=GREY, width=1), hoverinfo="skip", showlegend=False),
-        go.Scatter(x=points[:, 0], y=points[:, 1], mode="markers", name=all_name, customdata=np.arange(n),
-                   marker=dict(size=5, color=np.arange(n), colorscale="Cividis", showscale=False),
-                   hovertemplate="p = %{customdata}<br>(%{x:.4f}, %{y:.4f})<extra></extra>"),
-    ]  # fmt: skip
-    arrows = []
-    for j, p in enumerate(starts):
-        colour = QUALITATIVE[(j + 1) % len(QUALITATIVE)]
-        a, b = points[p], points[p + k]
-        traces.append(  # the two radii: the angle between them is kω_i, the same for every p
-            go.Scatter(x=[a[0], 0, b[0]], y=[a[1], 0, b[1]], mode="lines", hoverinfo="skip", showlegend=False,
-                       line=dict(color=colour, width=1, dash="dot"))
-        )  # fmt: skip
-        traces.append(
-            go.Scatter(
-                x=[a[0], b[0]], y=[a[1], b[1]], mode="markers+text", name=arrow_text.format(p=p, q=p + k),
-                text=[f"{p}", f"{p + k}"], textposition="top center", textfont=dict(color=colour),
-                marker=dict(size=11, color=colour, symbol=["circle", "diamond"]),
-                hovertemplate="(%{x:.4f}, %{y:.4f})<extra></extra>",
-            )
-        )  # fmt: skip
-        arrows.append(dict(x=float(b[0]), y=float(b[1]), ax=float(a[0]), ay=float(a[1]), xref="x", yref="y",
-                           axref="x", ayref="y", showarrow=True, arrowhead=3, arrowwidth=2, arrowcolor=colour,
-                           text=""))  # fmt: skip
-    axis = dict(range=[-1.3, 1.3], zeroline=True, zerolinecolor=GREY, dtick=0.5)
-    layout = dict(
-        xaxis=dict(axis, title=dict(text=x_title), constrain="domain"),
-        yaxis=dict(axis, title=dict(text=y_title), scaleanchor="x"),
-        legend=dict(orientation="v", x=1.02, y=1),
-        annotations=arrows,
-    )
-    return base_layout(go.Figure(traces, layout), height=height)
+    )  # fmt: skip
+    return go.Figure(traces, layout)

@@ -1,19 +1,27 @@
 """Positional encoding beyond the table itself: frequencies, the shift-is-a-rotation fact, similarity
-by offset, and the shuffle test that shows why self-attention needs positions at all."""
+by offset, the learned table beside the sinusoids, and the shuffle test that shows why
+self-attention needs positions at all."""
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from attention_core import sinusoidal_positional_encoding
+from attention_core import sinusoidal_positional_encoding, token_vectors
 from attention_core.positional import (
     check_shift_is_rotation,
+    learned_vs_sinusoidal,
     pair_frequencies,
     permutation_check,
     position_similarity,
+    shift_rotation,
     shift_rotations,
+    shuffle_experiment,
+    shuffle_order,
+    similarity,
     similarity_by_offset,
+    sinusoid_similarity,
+    sinusoid_table,
 )
 
 # --- frequencies and rotations ------------------------------------------------------------------
@@ -184,8 +192,6 @@ def test_with_positions_a_shuffle_changes_the_outputs(T, d, seed):
 
 
 def test_a_repeated_word_gets_one_output_without_positions_and_two_with():
-    from attention_core import token_vectors
-
     x = token_vectors(["I", "saw", "a", "saw"], 8, seed=1)
     w = _weights(8, 1)
     plain = permutation_check(x, [0, 1, 2, 3], *w)
@@ -205,3 +211,102 @@ def test_a_repeated_word_gets_one_output_without_positions_and_two_with():
 def test_permutation_check_bad_arguments(perm, pe, message):
     with pytest.raises(ValueError, match=message):
         permutation_check(np.zeros((3, 4)), perm, *_weights(4), pe=pe)
+
+
+# --- the page's results, one call each -----------------------------------------------------------
+
+
+def test_sinusoid_table_by_hand():
+    view = sinusoid_table(3, 4)
+    np.testing.assert_allclose(view.pe, sinusoidal_positional_encoding(3, 4))
+    np.testing.assert_allclose(view.omega, [1.0, 0.01])
+    np.testing.assert_allclose(view.period, [2 * np.pi, 200 * np.pi])  # one turn every 2π / ω positions
+    assert view.base == 10000.0
+
+
+def test_similarity_results_by_hand():
+    s = similarity(np.array([[1.0, 0.0], [0.0, 2.0], [1.0, 0.0]]))
+    np.testing.assert_allclose(s.matrix, [[1, 0, 1], [0, 4, 0], [1, 0, 1]])
+    assert s.spread == 3.0  # diagonal 0 holds 1, 4, 1
+    assert not s.cosine
+    even = sinusoid_similarity(40, 8)
+    assert even.spread < 1e-12 and even.matrix[0, 0] == pytest.approx(4.0)
+    assert sinusoid_similarity(40, 3).spread > 1e-3
+    assert sinusoid_similarity(5, 4, cosine=True).matrix[2, 2] == pytest.approx(1.0)
+
+
+def test_shift_rotation_draws_the_pair_asked_for_or_the_last_there_is():
+    view = shift_rotation(9, 6, 2, 1)
+    assert view.pair == 1 and view.starts == (0, 3, 6)
+    assert view.angle == pytest.approx(2 * 10000 ** (-2 / 6))
+    np.testing.assert_allclose(view.points, sinusoidal_positional_encoding(11, 6)[:, 2:4])  # positions 0 .. n + k - 1
+    assert view.check.max_error < 1e-12
+    assert shift_rotation(9, 7, 2, 99).pair == 2  # d_model = 7 has pairs 0, 1, 2
+    assert shift_rotation(2, 2, 0, 0).starts == (0, 1)  # n // 3 = 0, 2n // 3 = 1
+    with pytest.raises(ValueError, match="no sin/cos pair"):
+        shift_rotation(4, 1, 1, 0)
+
+
+def test_learned_vs_sinusoidal_on_a_small_table():
+    table = np.array([[10.0, 0.0], [1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+    view = learned_vs_sinusoidal(3, table=table)
+    np.testing.assert_array_equal(view.table, table[:3])
+    np.testing.assert_allclose(view.row_norms, [10, 1, 1])
+    assert view.median_norm == 1.0  # of the rows after row 0
+    np.testing.assert_allclose(view.learned.matrix, [[1, 1, 0], [1, 1, 0], [0, 0, 1]])
+    np.testing.assert_allclose(view.sinusoidal.matrix, sinusoid_similarity(3, 2, cosine=True).matrix)
+    assert view.colour_limit == pytest.approx(np.quantile([1, 0, 0, 1], 0.99))
+
+
+def test_learned_vs_sinusoidal_uses_the_shipped_model_table():
+    view = learned_vs_sinusoidal(512)
+    assert view.table.shape == (512, 384)
+    assert view.row_norms[0] > 3 * view.median_norm  # the [CLS] position stands out
+    assert view.learned.spread > 0.1 > 1e-9 > view.sinusoidal.spread
+    np.testing.assert_allclose(np.diag(view.learned.matrix), 1.0, atol=1e-9)
+
+
+@pytest.mark.parametrize(
+    ("order", "i", "j", "perm"),
+    [("swap", 0, 2, (2, 1, 0, 3)), ("swap", 1, 1, (0, 1, 2, 3)), ("reverse", 0, 0, (3, 2, 1, 0))],
+)
+def test_shuffle_order_by_hand(order, i, j, perm):
+    assert shuffle_order(4, order, i, j) == perm
+
+
+@settings(max_examples=30, deadline=None)
+@given(T=st.integers(2, 20), seed=st.integers(0, 10_000))
+def test_a_random_shuffle_is_a_permutation_that_moves_something(T, seed):
+    perm = shuffle_order(T, "random", seed=seed)
+    assert sorted(perm) == list(range(T)) and perm != tuple(range(T))
+    assert shuffle_order(T, "random", seed=seed) == perm  # the same seed, the same shuffle
+
+
+def test_shuffle_order_bad_order():
+    with pytest.raises(ValueError, match="order must be one of"):
+        shuffle_order(3, "sideways")
+
+
+def test_shuffle_experiment_the_articles_example():
+    view = shuffle_experiment(["I", "saw", "a", "saw"], "swap", 0, 2, d_model=8, seed=1)
+    assert view.shuffled == ("a", "saw", "I", "saw") and view.moved and not view.clamped
+    assert view.plain.max_error < 1e-12 < 1e-3 < view.with_pe.max_error
+    assert view.repeated == (1, 3)
+    assert view.repeated_gap[0] == 0.0 and view.repeated_gap[1] > 1e-3  # one output for both saws, then two
+    assert view.seed == 1
+    # The same vectors and weights as the experiment draws them, checked by hand with permutation_check.
+    x = token_vectors(["I", "saw", "a", "saw"], 8, 1)
+    w = np.random.default_rng([1, 1]).standard_normal((3, 8, 8)) / np.sqrt(8)
+    np.testing.assert_allclose(
+        view.with_pe.output, permutation_check(x, view.perm, *w, sinusoidal_positional_encoding(4, 8)).output
+    )
+
+
+def test_shuffle_experiment_clamps_the_swap_and_handles_one_word():
+    view = shuffle_experiment(["a", "b", "c"], "swap", 0, 39)
+    assert view.swapped == (0, 2) and view.clamped and view.shuffled == ("c", "b", "a")
+    alone = shuffle_experiment(["hello"], "random")
+    assert not alone.moved and alone.plain.max_error == 0.0 and alone.repeated is None
+    assert np.isnan(alone.repeated_gap).all()
+    with pytest.raises(ValueError, match="no words"):
+        shuffle_experiment([])

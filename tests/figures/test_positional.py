@@ -1,11 +1,20 @@
-"""The positional page's figures carry the numbers they were given, thinned only when large, on
-colour scales that are symmetric about zero, with user text escaped."""
+"""The positional page's figures carry the numbers of the core result they are given, thinned only
+when large, on colour scales symmetric about zero, with user text escaped and labels in the
+language asked for."""
 
 import numpy as np
 import plotly.graph_objects as go
 import pytest
 
+from attention_core.positional import (
+    learned_vs_sinusoidal,
+    shift_rotation,
+    shuffle_experiment,
+    sinusoid_similarity,
+    sinusoid_table,
+)
 from lab_ui.figures import positional as figs
+from lab_ui.i18n import t
 
 
 @pytest.mark.parametrize(("n", "step"), [(1, 1), (200, 1), (201, 2), (400, 2), (512, 3)])
@@ -14,81 +23,130 @@ def test_thinning_step(n, step):
     assert len(range(0, n, step)) <= figs.MAX_DRAWN
 
 
-def test_matrix_heatmap_keeps_small_tables_whole():
-    z = np.arange(12, dtype=float).reshape(3, 4) - 5  # [3, 4]
-    fig = figs.matrix_heatmap(z, x_title="dim", y_title="p", value_name="PE", title="T")
+def test_format_error():
+    assert figs.format_error(0.0) == "0"
+    assert figs.format_error(1.1e-16) == "1.1e-16"
+    assert figs.format_error(0.83123) == "0.8312"
+
+
+def test_sinusoid_heatmap_keeps_small_tables_whole():
+    view = sinusoid_table(3, 4)
+    fig = figs.sinusoid_heatmap(view, "en")
     trace = fig.data[0]
-    np.testing.assert_array_equal(trace.z, z)
+    np.testing.assert_allclose(trace.z, view.pe, atol=1e-7)
     assert trace.z.dtype == np.float32  # sent to the browser as 4-byte floats
-    assert list(trace.x) == [0, 1, 2, 3] and list(trace.y) == [0, 1, 2]
-    assert trace.zmin == -6 and trace.zmax == 6 and trace.zmid == 0  # ±max|z|: white is zero
+    assert (trace.x0, trace.dx, trace.y0, trace.dy) == (0, 1, 0, 1)  # indices from 0, one apart: no index arrays
+    assert trace.zmin == -1 and trace.zmax == 1 and trace.zmid == 0  # white is zero
     assert trace.texttemplate  # 12 cells: small enough to print the numbers
     assert fig.layout.yaxis.autorange == "reversed"  # position 0 on top, as in the table
+    assert fig.layout.title.text == t("positional.heatmap_title", lang="en", n=3, d=4)
+    assert figs.sinusoid_heatmap(view, "zh").layout.title.text == t("positional.heatmap_title", lang="zh", n=3, d=4)
 
 
-def test_matrix_heatmap_thins_a_big_table_but_keeps_true_indices():
-    z = np.random.default_rng(0).standard_normal((512, 300))
-    trace = figs.matrix_heatmap(z, x_title="dim", y_title="p", value_name="PE", zmax=1.0).data[0]
+def test_sinusoid_heatmap_thins_a_big_table_but_keeps_true_indices():
+    view = sinusoid_table(512, 300)
+    trace = figs.sinusoid_heatmap(view, "en").data[0]
     assert trace.z.shape == (171, 150)  # every 3rd position, every 2nd dimension
-    assert trace.y[-1] == 510 and trace.x[-1] == 298
-    np.testing.assert_array_equal(trace.z, z[::3, ::2].astype(np.float32))
+    assert (trace.dy, trace.dx) == (3, 2)  # drawn row r is position 3r: the axis reads true indices
+    assert trace.y0 + trace.dy * (trace.z.shape[0] - 1) == 510 and trace.x0 + trace.dx * (trace.z.shape[1] - 1) == 298
+    np.testing.assert_array_equal(trace.z, view.pe[::3, ::2].astype(np.float32))
     assert trace.texttemplate is None
+    caption = figs.sinusoid_heatmap_caption(view, "en")
+    assert t("positional.thinned", lang="en", rows=3, cols=2) in caption
+    assert "odd" not in caption
+    assert t("positional.odd_note", lang="en", d=7, last=6) in figs.sinusoid_heatmap_caption(sinusoid_table(8, 7), "en")
 
 
-def test_matrix_pair_shares_one_scale():
-    a, b = np.eye(3), -np.eye(3)
-    fig = figs.matrix_pair(a, b, titles=("learned", "fixed"), x_title="q", y_title="p", value_name="cos", zmax=1.0)
+def test_learned_cosines_share_one_scale():
+    view = learned_vs_sinusoidal(6, table=np.random.default_rng(0).standard_normal((10, 4)))
+    fig = figs.learned_cosines(view, "en")
     assert len(fig.data) == 2
-    assert {(t.zmin, t.zmax) for t in fig.data} == {(-1.0, 1.0)}
-    assert [t.showscale for t in fig.data] == [False, True]  # one colour bar for both
-    assert [t.xaxis for t in fig.data] == ["x", "x2"]
-    assert [a.text for a in fig.layout.annotations] == ["<b>learned</b>", "<b>fixed</b>"]
+    assert {(tr.zmin, tr.zmax) for tr in fig.data} == {(-1.0, 1.0)}
+    assert [tr.showscale for tr in fig.data] == [False, True]  # one colour bar for both
+    assert [tr.xaxis for tr in fig.data] == ["x", "x2"]
+    names = [t("positional.learned_short", lang="en"), t("positional.sinusoidal_384", lang="en", d=4)]
+    assert [a.text for a in fig.layout.annotations] == [f"<b>{name}</b>" for name in names]
+    np.testing.assert_allclose(fig.data[0].z, view.learned.matrix, atol=1e-6)
 
 
-def test_token_matrix_pair_keeps_repeated_tokens_apart_and_escapes_them():
-    out = np.arange(8.0).reshape(4, 2)
-    fig = figs.token_matrix_pair(
-        out, -out, ["I", "saw", "<b>a</b>", "saw"], titles=("moved", "shuffled"), x_title="dim", y_title="word",
-        value_name="output", zmax=7.0,
-    )  # fmt: skip
-    left, right = fig.data
-    np.testing.assert_array_equal(left.z, out)
-    np.testing.assert_array_equal(right.z, -out)
-    assert list(left.y) == [0, 1, 2, 3]  # numeric rows: the two "saw"s stay two rows
-    assert list(fig.layout.yaxis.ticktext) == ["I", "saw", "&lt;b&gt;a&lt;/b&gt;", "saw"]
+def test_learned_table_colours_stop_at_the_limit():
+    view = learned_vs_sinusoidal(8, table=np.arange(32.0).reshape(8, 4) - 10)
+    trace = figs.learned_table(view, "en").data[0]
+    assert trace.zmax == pytest.approx(view.colour_limit) and trace.zmin == pytest.approx(-view.colour_limit)
 
 
-def test_curves_one_line_per_dimension():
-    y = np.stack([np.sin(np.arange(50)), np.cos(np.arange(50))], axis=1)
-    fig = figs.curves(y, ["0 · sin", "1 · cos"], x_title="p", y_title="PE")
-    assert [t.name for t in fig.data] == ["0 · sin", "1 · cos"]
+def test_shuffle_figure_keeps_repeated_tokens_apart_escapes_them_and_says_the_weights_are_random():
+    view = shuffle_experiment(["I", "saw", "<b>a</b>", "saw"], "swap", 0, 2, d_model=2, seed=3)
+    fig = figs.shuffle_experiment(view, "en")
+    moved, shuffled, moved_pe, shuffled_pe = fig.data
+    assert moved_pe.xaxis == "x3"
+    np.testing.assert_allclose(moved.z, view.plain.reordered_output, atol=1e-6)
+    np.testing.assert_allclose(shuffled.z, view.plain.shuffled_output, atol=1e-6)
+    np.testing.assert_allclose(shuffled_pe.z, view.with_pe.shuffled_output, atol=1e-6)
+    assert moved.y0 == 1 and list(fig.layout.yaxis.tickvals) == [1, 2, 3, 4]  # numbered rows: two "saw"s, two rows
+    assert list(fig.layout.yaxis.ticktext) == ["&lt;b&gt;a&lt;/b&gt;", "saw", "I", "saw"]
+    assert len({(tr.zmin, tr.zmax) for tr in fig.data}) == 1  # one colour scale for the four panels
+    assert [tr.showscale for tr in fig.data] == [True, False, False, False]
+    assert fig.layout.title.text == t("positional.shuffle_title", lang="en", seed=3)
+    assert moved.texttemplate  # 4 words x 2 dimensions: the numbers are printed
+    headings = [a.text for a in fig.layout.annotations]
+    assert any(t("positional.row_plain", lang="en") in h for h in headings)
+    assert any(t("positional.row_pe", lang="en") in h for h in headings)
+
+
+def test_shuffle_figure_grows_with_the_sentence_but_not_without_bound():
+    short = figs.shuffle_experiment(shuffle_experiment(["a", "b"], d_model=4), "en")
+    long = figs.shuffle_experiment(shuffle_experiment([f"w{i}" for i in range(64)], d_model=4), "en")
+    assert short.layout.height < long.layout.height <= 1200
+
+
+def test_curves_one_line_per_dimension_in_the_language_asked():
+    view = sinusoid_table(50, 4)
+    fig = figs.sinusoid_curves(view, (0, 1), "en")
+    assert [tr.name for tr in fig.data] == list(figs.dimension_names("en", 2))
     np.testing.assert_allclose(fig.data[1].y, np.cos(np.arange(50)), atol=1e-6)
     assert fig.data[0].line.dash != fig.data[1].line.dash  # told apart without colour
     assert fig.data[0].mode == "lines+markers"  # 50 positions: a dot on each
-    many = np.zeros((figs.MARKERS_UP_TO + 1, 1))
-    assert figs.curves(many, ["a"], x_title="p", y_title="PE").data[0].mode == "lines"
+    many = sinusoid_table(figs.MARKERS_UP_TO + 1, 2)
+    assert figs.sinusoid_curves(many, (0,), "en").data[0].mode == "lines"
+    zh = figs.sinusoid_curves(view, (0,), "zh")
+    assert zh.data[0].name == figs.dimension_names("zh", 1)[0] and "第" in zh.data[0].name
+    caption = figs.sinusoid_curves_caption(view, (0, 3), "en")
+    assert "dim 3: ω = 0.01" in caption
 
 
-def test_offset_profiles_band_and_mean():
-    mean, low, high = np.array([2.0, 1.0]), np.array([2.0, 0.5]), np.array([2.0, 1.5])
-    fig = figs.offset_profiles([("sin", mean, low, high)], x_title="Δ", y_title="dot", band_name="range")
-    upper, lower, line = fig.data
-    np.testing.assert_array_equal(upper.y, high)
-    np.testing.assert_array_equal(lower.y, low)
-    assert lower.fill == "tonexty"
-    np.testing.assert_array_equal(line.y, mean)
-    np.testing.assert_array_equal(line.customdata, np.stack([low, high], axis=-1))
+def test_dot_products_and_their_offset_profile():
+    view = sinusoid_similarity(5, 4)
+    heat = figs.dot_products(view, "en")
+    np.testing.assert_allclose(heat.data[0].z, view.matrix, atol=1e-5)
+    band, line = figs.dot_by_offset(view, "en").data  # the band is one closed outline: high, then low backwards
+    np.testing.assert_allclose(band.y, np.concatenate([view.profile.high, view.profile.low[::-1]]), atol=1e-6)
+    np.testing.assert_array_equal(band.x, [0, 1, 2, 3, 4, 4, 3, 2, 1, 0])
+    assert band.fill == "toself"
+    np.testing.assert_allclose(line.y, view.profile.mean, atol=1e-6)
+    np.testing.assert_allclose(line.customdata, np.stack([view.profile.low, view.profile.high], axis=-1), atol=1e-6)
+
+
+def test_learned_by_offset_draws_both_tables():
+    view = learned_vs_sinusoidal(6, table=np.random.default_rng(1).standard_normal((6, 4)))
+    fig = figs.learned_by_offset(view, "en")
+    assert len(fig.data) == 4  # a band and a line for each table
+    assert [tr.name for tr in fig.data if tr.fill is None] == [
+        t("positional.learned_short", lang="en"),
+        t("positional.sinusoidal_384", lang="en", d=4),
+    ]
 
 
 def test_rotation_circle_draws_each_arrow_from_p_to_p_plus_k():
-    theta = np.arange(12) * 0.5
-    points = np.stack([np.sin(theta), np.cos(theta)], axis=1)  # pair 0 of a table with ω = 0.5
-    fig = figs.rotation_circle(points, [0, 4], 3, x_title="sin", y_title="cos", all_name="all",
-                               arrow_text="p = {p} → {q}")  # fmt: skip
+    view = shift_rotation(12, 2, 3, 0)  # pair 0 turns 1 radian per position
+    fig = figs.shift_rotation(view, "en")
     assert isinstance(fig, go.Figure)
     arrows = fig.layout.annotations
-    assert len(arrows) == 2
-    assert (arrows[1].ax, arrows[1].ay) == pytest.approx(tuple(points[4]), abs=1e-6)
-    assert (arrows[1].x, arrows[1].y) == pytest.approx(tuple(points[7]), abs=1e-6)
-    assert [t.name for t in fig.data[2:] if t.showlegend is not False] == ["p = 0 → 3", "p = 4 → 7"]
+    assert len(arrows) == len(view.starts) == 3  # from p = 0, 4, 8
+    assert (arrows[1].ax, arrows[1].ay) == pytest.approx((np.sin(4), np.cos(4)), abs=1e-6)
+    assert (arrows[1].x, arrows[1].y) == pytest.approx((np.sin(7), np.cos(7)), abs=1e-6)
+    named = [tr.name for tr in fig.data[2:] if tr.showlegend is not False]
+    assert named == [t("positional.circle_arrow", lang="en", p=p, q=p + 3) for p in (0, 4, 8)]
     np.testing.assert_allclose(np.hypot(fig.data[1].x, fig.data[1].y), 1.0, atol=1e-6)  # on the unit circle
+    block = figs.rotation_block(view)
+    assert f"{np.cos(3):.4f} & {np.sin(3):.4f}" in block and "R_{0}(3)" in block

@@ -1,0 +1,67 @@
+"""The positional page's navigation with real mouse clicks in Chromium (issue 11, bug 1: after one
+tab change the next tab click was ignored). The sections are no longer tabs: outside lecture mode
+they read top to bottom and a step link scrolls to its section; in lecture mode every click on
+Next or Previous moves exactly one step, also right after a control inside a section moved."""
+
+from __future__ import annotations
+
+import re
+
+from browser_helpers import exceptions, open_page, wait_until_idle
+
+from lab_ui.i18n import t
+
+SECTIONS = ("why", "sinusoids", "similarity", "learned", "check")
+
+
+def _step_of(page) -> int:
+    match = re.search(r"pe_step=(\d)", page.url)
+    return int(match.group(1)) if match else 1
+
+
+def _expect_step(page, step: int) -> None:
+    title = t(f"positional.section_{SECTIONS[step - 1]}", lang="en")
+    label = f"{t('common.step_of', lang='en', i=step, n=5)} · {title}"
+    page.get_by_text(label).wait_for(timeout=30000)
+    assert _step_of(page) == step, page.url
+    assert exceptions(page) == []
+
+
+def _click(page, key: str) -> None:
+    page.locator(f".st-key-{key} button").click()
+    wait_until_idle(page)
+
+
+def test_every_step_click_counts_forwards_back_and_after_a_section_control(context, app_url):
+    page = context.new_page()
+    open_page(page, f"{app_url}/positional?lang=en&lecture=1")
+    _expect_step(page, 1)
+    for step in (2, 3, 4, 5):  # the old bug: the second click was ignored
+        _click(page, "pe_step_next")
+        _expect_step(page, step)
+    for step in (4, 3):
+        _click(page, "pe_step_prev")
+        _expect_step(page, step)
+    slider = page.locator(".st-key-pe_k input[type=range]")  # the rotation's own slider: a fragment rerun
+    slider.focus()
+    page.keyboard.press("ArrowRight")
+    wait_until_idle(page)
+    page.wait_for_function("() => location.search.includes('pe_k=6')", timeout=30000)
+    _click(page, "pe_step_next")  # the first click after it still moves on
+    _expect_step(page, 4)
+    _click(page, "pe_step_next")
+    _expect_step(page, 5)
+
+
+def test_a_step_link_opens_the_long_page_at_that_section(context, app_url):
+    page = context.new_page()
+    open_page(page, f"{app_url}/positional?lang=en&pe_step=3")
+    heading = page.locator("#positional-similarity")
+    page.wait_for_function(
+        "() => { const h = document.getElementById('positional-similarity');"
+        " return h && h.getBoundingClientRect().top >= 0 && h.getBoundingClientRect().top < 200; }",
+        timeout=30000,
+    )
+    assert heading.is_visible()
+    assert page.locator("#positional-why").bounding_box()["y"] < 0  # the sections above were scrolled past
+    assert exceptions(page) == []
