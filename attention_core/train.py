@@ -74,7 +74,7 @@ MAX_STEPS = 10_000
 # Adam's constants, as in Kingma & Ba (2015) and torch.optim.Adam's defaults.
 BETA_1, BETA_2, EPSILON = 0.9, 0.999, 1e-8
 # A run has diverged when its loss is not a number or has grown to 100 times where it started
-# (a healthy run may overshoot to 10 times and recover: learning rate 0.3 on the default model
+# (a healthy run may overshoot to about 15 times and recover: learning rate 0.3 on the default model
 # does), or when a weight leaves ±1e4 (nothing in these models needs more than about 10).
 LOSS_GROWTH_LIMIT = 100.0
 WEIGHT_LIMIT = 1e4
@@ -94,6 +94,7 @@ class Progress:
     test_accuracy: np.ndarray  # on the test words                               [n_evals]
     ambiguous_accuracy: np.ndarray  # on the test words whose tag needs context  [n_evals]
     seconds: float  # since fit() started
+    params: dict[str, np.ndarray] | None = None  # the weights after this step: a new dict every step, safe to keep
     run: int = 0  # in a comparison: which run this is, from 0
     runs: int = 1  # in a comparison: how many runs there are
     label: str = ""  # in a comparison: the row's label
@@ -109,8 +110,8 @@ class Fit:
     """A training run: its curves, its final numbers, its snapshots of attention, its weights.
 
     losses[i] is the loss before update i + 1; final_loss is the loss of the returned params.
-    A run that diverged returns the last weights whose loss was a sane number (steps_run updates),
-    and every number here comes from them: none is NaN or infinite.
+    A run that diverged returns the weights of the last step before the loss ran away (steps_run
+    updates), and every number here comes from them: none is NaN or infinite.
     """
 
     config: Config
@@ -154,8 +155,10 @@ def fit(
 ) -> Fit:
     """Train `config` on `task` with full-batch Adam for `steps` steps; deterministic for a seed.
 
-    on_progress(progress) is called after every step; returning False stops the run (its
-    result says stopped=True and holds everything up to there). Accuracies are measured at
+    on_progress(progress) is called after every step (a few milliseconds apart: redraw when
+    progress.seconds has moved on enough); returning False stops the run, and its result says
+    stopped=True and holds everything up to there. An exception raised inside on_progress
+    leaves fit() at once; the last Progress it was given still holds the curves and weights. Accuracies are measured at
     n_evals evenly spaced steps from 0 to steps, and the attention maps of frame_words (the
     task's example, "I saw a saw ." for saw_task) at n_frames; a stopped or diverged run adds
     one last measurement where it ended. A diverging run stops at once (see Fit).
@@ -211,7 +214,7 @@ def fit(
                 break
             history = [history[-1], params]
             if on_progress is not None:
-                keep_going = on_progress(record.progress(k, steps, loss, time.perf_counter() - started))
+                keep_going = on_progress(record.progress(k, steps, loss, time.perf_counter() - started, params))
                 if keep_going is False:
                     stopped, steps_run = True, k
                     break
@@ -260,12 +263,12 @@ class _Record:
         self.frame_steps.append(step)
         self.frames.append(_maps(params, self.frame_tokens, config)[0])  # [layers, h, T_f, T_f]
 
-    def progress(self, step, steps, loss, seconds) -> Progress:
+    def progress(self, step, steps, loss, seconds, params) -> Progress:
         return Progress(
             step=step, steps=steps, loss=float(loss), losses=_read_only(self.losses[:step]),
             eval_steps=_read_only(np.array(self.eval_steps)), train_accuracy=_read_only(np.array(self.train)),
             test_accuracy=_read_only(np.array(self.test)), ambiguous_accuracy=_read_only(np.array(self.ambiguous)),
-            seconds=seconds,
+            seconds=seconds, params=params,
         )  # fmt: skip
 
 
@@ -294,9 +297,10 @@ def _message(divergence, at, stopped, steps_run, steps, learning_rate, first_los
         return f"Stopped after {steps_run} of {steps} steps."
     else:
         return ""
+    shown = "the untrained model" if steps_run == 0 else f"step {steps_run}, the last before it ran away"
     return (
         f"Training diverged at step {at}: {what}. With learning rate {learning_rate:g} each step overshoots "
-        f"and the next one overshoots further. The numbers shown are from step {steps_run}, the last sane one. "
+        f"and the next one overshoots further. The numbers shown are from {shown}. "
         f"Try a learning rate 10 times smaller ({learning_rate / 10:g})."
     )
 

@@ -110,13 +110,14 @@ def saw_task(seed: int = 0, n_train: int = 320, n_test: int = 240) -> Task:
 
     Balanced twice over, in the training and in the test sentences separately: as many noun
     slots as verb slots, and each ambiguous word filled into the noun slots as often as into the
-    verb slots (to within one). The test sentences are all different from the training ones.
+    verb slots (to within one). The test sentences are all different from the training ones,
+    and the example "I saw a saw ." is never a training sentence.
     """
     seed = _seed(seed)
     n_train, n_test = _count(n_train, "n_train"), _count(n_test, "n_test")
     rng = np.random.default_rng(seed)
     vocab = SPECIALS + tuple(dict.fromkeys(w for words in _SAW_WORDS.values() for w in words)) + AMBIGUOUS_WORDS
-    train = _saw_sentences(rng, n_train, seen=set())
+    train = _saw_sentences(rng, n_train, seen={_SAW_EXAMPLE})  # the example is never a training sentence
     test = _saw_sentences(rng, n_test, seen={tuple(words) for words, _ in train})
     return _build("saw", vocab, SAW_TAGS, train, test, _SAW_EXAMPLE, ambiguous_words=set(AMBIGUOUS_WORDS))
 
@@ -179,7 +180,7 @@ def order_task(seed: int = 0, n_pairs_train: int = 120, n_pairs_test: int = 60) 
     n_pairs_train, n_pairs_test = _count(n_pairs_train, "n_pairs_train"), _count(n_pairs_test, "n_pairs_test")
     rng = np.random.default_rng(seed)
     vocab = SPECIALS + tuple(dict.fromkeys(w for words in _ORDER_WORDS.values() for w in words))
-    train = _order_sentences(rng, n_pairs_train, seen=set())
+    train = _order_sentences(rng, n_pairs_train, seen={_ORDER_EXAMPLE})
     test = _order_sentences(rng, n_pairs_test, seen={tuple(words) for words, _ in train})
     return _build("order", vocab, ORDER_TAGS, train, test, _ORDER_EXAMPLE, ambiguous_tags={"SUBJ", "OBJ"})
 

@@ -101,6 +101,9 @@ def test_saw_task_tests_on_sentences_never_seen_in_training_and_follows_its_seed
     assert not np.array_equal(saw_task(1).train_tokens, saw.train_tokens)
     sentences = {" ".join(saw.decode(row)) for row in saw.train_tokens}
     assert any(s.startswith("I ") for s in sentences) and any(" and " in s for s in sentences)
+    assert "I saw a saw ." not in sentences  # the sentence fit() watches is one it never trained on
+    order = order_task()
+    assert " ".join(order.example) not in {" ".join(order.decode(row)) for row in order.train_tokens}
 
 
 def test_order_task_pairs_every_sentence_with_its_twin():
@@ -260,6 +263,18 @@ def test_an_absurd_learning_rate_is_caught_and_explained(saw):
     assert _all_finite(huge)
 
 
+def test_sizes_at_their_extremes_train_and_report_finite_numbers():
+    task = saw_task(n_train=20, n_test=10)
+    for config in (
+        Config(d_model=1, heads=1),
+        Config(d_model=256, heads=64, layers=4, positional="learned"),
+        Config(d_model=256, heads=1, scale="none"),
+        Config(model="window", d_model=1, window=8),  # a window wider than any sentence
+    ):
+        result = fit(config, task, steps=3, learning_rate=0.01, seed=0)
+        assert result.steps_run == 3 and _all_finite(result), config
+
+
 def test_a_large_but_sane_learning_rate_is_not_called_diverged(saw):
     result = fit(Config(), saw, steps=60, learning_rate=0.1, seed=0)
     assert not result.diverged and result.final_loss < result.losses[0]
@@ -271,7 +286,10 @@ def test_on_progress_reports_every_step_and_can_stop_the_run(saw):
     def on_progress(p):
         seen.append((p.step, p.loss, len(p.losses), p.fraction))
         assert not p.losses.flags.writeable
+        kept.append(p.params)
         return p.step < 17
+
+    kept = []
 
     result = fit(Config(), saw, steps=100, learning_rate=0.01, seed=0, on_progress=on_progress)
     assert [s[0] for s in seen] == list(range(1, 18))
@@ -280,6 +298,7 @@ def test_on_progress_reports_every_step_and_can_stop_the_run(saw):
     assert result.stopped and not result.diverged and result.steps_run == 17
     assert len(result.losses) == 17 and result.eval_steps[-1] == 17 and result.frame_steps[-1] == 17
     assert "Stopped after 17 of 100 steps" in result.message
+    assert kept[-1] is result.params and kept[-2] is not kept[-1]  # each step's weights are its own
 
 
 def test_a_comparison_passes_progress_on_with_its_run_and_stops_with_it(saw):
