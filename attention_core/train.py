@@ -30,10 +30,10 @@ from attention_core.train_model import (
     SCALES,
     Config,
     _forward,
+    _keep_freed_memory,
     _loss_and_grads,
     attention_maps,
     init_params,
-    keep_freed_memory,
     logits,
     loss_and_grads,
 )
@@ -158,10 +158,12 @@ def fit(
     on_progress(progress) is called after every step (a few milliseconds apart: redraw when
     progress.seconds has moved on enough); returning False stops the run, and its result says
     stopped=True and holds everything up to there. An exception raised inside on_progress
-    leaves fit() at once; the last Progress it was given still holds the curves and weights. Accuracies are measured at
-    n_evals evenly spaced steps from 0 to steps, and the attention maps of frame_words (the
-    task's example, "I saw a saw ." for saw_task) at n_frames; a stopped or diverged run adds
-    one last measurement where it ended. A diverging run stops at once (see Fit).
+    leaves fit() at once; the last Progress it was given still holds the curves and weights.
+
+    Accuracies are measured at n_evals evenly spaced steps from 0 to steps, and the attention
+    maps of frame_words (the task's example, "I saw a saw ." for saw_task; at most max_len
+    words) at n_frames; a stopped or diverged run adds one last measurement where it ended. A
+    diverging run stops at once (see Fit).
     """
     if not isinstance(config, Config):
         raise ValueError(f"config must be a Config(...); got {type(config).__name__}.")
@@ -174,10 +176,12 @@ def fit(
     if on_progress is not None and not callable(on_progress):
         raise ValueError("on_progress must be a function taking a Progress (or None).")
     words = tuple(task.example if frame_words is None else _words(frame_words))[: task.max_len]
+    if not words:
+        raise ValueError("frame_words must hold at least one word (or be None for the task's example).")
     frame_tokens = task.encode(words)[None]  # [1, T_f]
 
     started = time.perf_counter()
-    keep_freed_memory()
+    _keep_freed_memory()
     params = init_params(config, task, seed)
     m = {name: np.zeros_like(p) for name, p in params.items()}  # Adam's running mean of the gradient
     v = {name: np.zeros_like(p) for name, p in params.items()}  # ... and of its square
@@ -354,9 +358,9 @@ def compare_models(
     return _compare(task or saw_task(), configs, labels, steps, learning_rate, seed, on_progress)
 
 
-# At d_k = 64 and this learning rate the three separate most clearly on saw_task: 1/√d_k first,
-# 1/d_k behind it, no scaling stuck on a plateau. At 0.01 1/d_k does as well as 1/√d_k or better;
-# docs/training.md shows the sweep.
+# At d_k = 64 and this learning rate the three separate as article 003 says they should on
+# saw_task: 1/√d_k first, 1/d_k behind it, no scaling stuck on a plateau. At 0.01 1/d_k does
+# better than 1/√d_k; docs/training.md shows the sweep.
 SCALING_LEARNING_RATE = 0.001
 
 

@@ -89,7 +89,7 @@ def init_params(config: Config, task: Task, seed: int) -> dict[str, np.ndarray]:
     embedding [V, d_model] ~ N(0, 0.1²): small next to the sinusoids (entries up to 1), so that at
     first attention is steered by position. It then learns "look at my neighbour", which
     carries over to sentences it never saw, before it can learn word pairs by heart (on the
-    ambiguous test words of saw_task seeds 0-7: 85-98% with N(0, 1), 99-100% with N(0, 0.1²)). The
+    ambiguous test words of saw_task seeds 0-7: 85-97% with N(0, 1), 98-100% with N(0, 0.1²)). The
     rows of <pad> and <unk> are zero and stay zero (no training word is either). Every weight matrix
     W: [n_in, n_out] ~ N(0, 1/n_in), so x @ W starts with entries of about the size of x's.
     "learned" positions: position [max_len, d_model] ~ N(0, 1/2), the sinusoids' variance.
@@ -313,7 +313,7 @@ def _rows_by_id(ids: np.ndarray, rows: np.ndarray, n_ids: int) -> np.ndarray:
     return np.bincount(slots, weights=rows.reshape(-1), minlength=n_ids * d).reshape(n_ids, d)  # [n_ids, d]
 
 
-def keep_freed_memory() -> None:
+def _keep_freed_memory() -> None:
     """Let glibc keep the memory of freed arrays for the next ones (elsewhere: does nothing).
 
     glibc gives an allocation over 128 KB fresh pages from the operating system and hands them

@@ -105,7 +105,7 @@ _SAW_SHAPES: tuple[tuple[tuple[str, str], ...], ...] = (
 _SAW_EXAMPLE = ("I", "saw", "a", "saw", ".")
 
 
-def saw_task(seed: int = 0, n_train: int = 320, n_test: int = 240) -> Task:
+def saw_task(seed: int = 0, n_train: int = 240, n_test: int = 240) -> Task:
     """Article 001's tagging problem: "I saw a saw", "they saw the old saw", "we should watch the fly".
 
     Balanced twice over, in the training and in the test sentences separately: as many noun

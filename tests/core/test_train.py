@@ -301,6 +301,14 @@ def test_on_progress_reports_every_step_and_can_stop_the_run(saw):
     assert kept[-1] is result.params and kept[-2] is not kept[-1]  # each step's weights are its own
 
 
+def test_fit_records_the_attention_of_any_sentence_it_is_given(saw):
+    result = fit(Config(), saw, steps=4, learning_rate=0.01, seed=0, n_frames=3, frame_words=["we", "watch", "锯子"])
+    assert result.frame_words == ("we", "watch", "锯子") and result.frame_steps.tolist() == [0, 2, 4]
+    assert result.attention_frames.shape == (3, 1, 2, 3, 3)
+    with pytest.raises(ValueError, match="at least one word"):
+        fit(Config(), saw, steps=4, learning_rate=0.01, seed=0, frame_words=[])
+
+
 def test_a_comparison_passes_progress_on_with_its_run_and_stops_with_it(saw):
     runs = []
     result = compare_models(saw, steps=5, on_progress=lambda p: runs.append((p.run, p.label)) or p.run < 1)
