@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from attention_core.text import split_tokens
 from attention_core.train import (
     IGNORE,
     PAD,
@@ -348,9 +349,11 @@ def test_predict_empty_and_very_long_input(trained, saw):
     empty = predict(trained.params, trained.config, saw, [])
     assert empty.words == () and empty.tags == () and empty.probabilities.shape == (0, len(saw.tags))
     assert empty.attention.shape == (1, 2, 0, 0) and not empty.truncated
-    long_words = ["saw"] * 2500  # a 5,000-character sentence: "saw saw saw ..."
+    text = ("they saw the old saw and I saw a saw . " * 200)[:5000]  # a 5,000-character text
+    long_words = split_tokens(text)
     p = predict(trained.params, trained.config, saw, long_words)
-    assert p.truncated and p.n_words_given == 2500 and len(p.words) == p.max_words == saw.max_len
+    assert len(text) == 5000 and p.n_words_given == len(long_words) > 1000
+    assert p.truncated and len(p.words) == p.max_words == saw.max_len
     assert p.attention.shape == (1, 2, saw.max_len, saw.max_len)
     one_word = predict(trained.params, trained.config, saw, ["x" * 5000])
     assert one_word.unknown == ("x" * 5000,) and one_word.tags == (None,)
