@@ -2,6 +2,8 @@
 output b_i, with the real numbers and the shape of every matrix, then the same in matrix form,
 then the additive (tanh) scoring beside the dot product. Nine sections, the lecture's steps."""
 
+import itertools
+
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -18,25 +20,23 @@ DEFAULT_SEED = 3  # with this seed, token 1 of the default sentence attends clea
 MAX_TOKENS, D_MAX = 16, 8
 SQUARE_MAX = 8  # up to 8 tokens a T × T matrix is printed; beyond, A' is drawn as a heatmap
 W_NAMES, W_TEX = ("wq", "wk", "wv"), {"wq": "W_q", "wk": "W_k", "wv": "W_v"}
-# Section n is lecture step n (qkv_step=n in a link): the check comes right after Q and K are shown
-# and before the sections that work its score out.
+# Section n is lecture step n (qkv_step=n in old links too); the check comes before its score is worked out.
 SECTIONS = ("tokens", "weights", "qkv", "check", "scores", "softmax", "output", "matrix", "additive")
 ARTICLE = {"qkv_text": DEFAULT_TEXT, "qkv_dm": 3, "qkv_dk": 2, "qkv_seed": DEFAULT_SEED, "qkv_w": "random", "qkv_q": 1}
 PRESETS = {
     "article": ARTICLE,
     "long": ARTICLE | {"qkv_text": "the animal did not cross the street because it was too tired to walk any further",
                        "qkv_dm": 8, "qkv_dk": 4, "qkv_q": 9},
-    # W_q = W_k = 2·identity: a score is then (twice) the similarity of two input vectors, so each
-    # query finds the keys most like itself. The two "saw"s are one vector: "saw" finds both.
+    # W_q = W_k = 2·identity: a score is twice the similarity of two inputs, so "saw" finds both "saw"s.
     "match": ARTICLE | {"qkv_dm": 4, "qkv_dk": 4, "qkv_seed": 0, "qkv_w": "typed", "qkv_q": 2,
                         "qkv_wq": fq.eye_matrix(4, 2.0), "qkv_wk": fq.eye_matrix(4, 2.0), "qkv_wv": fq.eye_matrix(4)},
     "chars": ARTICLE | {"qkv_text": "机器学习", "qkv_dm": 4},
 }  # fmt: skip
+HINTS = itertools.count(1)  # numbers the phone-only notes "wider than the screen" of this run
 
 
 def typed_weights(source: str, d_model: int, d_k: int, seed: int) -> tuple | None:
-    """The grids for typing W_q, W_k, W_v, kept in the link; the typed matrices, or None when the
-    random weights are used."""
+    """The grids for typing W_q, W_k, W_v (kept in the link): the typed matrices, or None (random ones)."""
     if source == "random":
         for name in W_NAMES:  # typed numbers stay in the session for a return to "typed"
             st.query_params.pop(f"qkv_{name}", None)
@@ -70,34 +70,31 @@ def typed_weights(source: str, d_model: int, d_k: int, seed: int) -> tuple | Non
     return tuple(typed)
 
 
-def matrices(parts: list[fq.Part]) -> None:
-    """Typeset pieces side by side, each its own element, so that a narrow screen puts them one under
-    another; one wider than a phone scrolls sideways, and says so there."""
-    with st.container(horizontal=True, vertical_alignment="center", gap="medium"):
-        for tex, _ in parts:
-            st.latex(tex, width="content")
-    if max(px for _, px in parts) > fq.PHONE_PX:
-        st.session_state["_qkv_hints"] = n = st.session_state.get("_qkv_hints", 0) + 1
-        with st.container(key=f"qkv_hint_{n}"):
-            st.caption(t("qkv.scroll_hint"))
+def matrices(*rows: list[fq.Part]) -> None:
+    """Rows of typeset pieces, side by side, each its own element, so that a narrow screen puts them
+    one under another; one wider than a phone scrolls sideways, and says so there."""
+    for parts in rows:
+        with st.container(horizontal=True, vertical_alignment="center", gap="medium"):
+            for tex, _ in parts:
+                st.latex(tex, width="content")
+        if max(px for _, px in parts) > fq.PHONE_PX:
+            with st.container(key=f"qkv_hint_{next(HINTS)}"):
+                st.caption(t("qkv.scroll_hint"))
 
 
 def numbers(key: str, build, *args, always: bool = False) -> None:
-    """A section's numbers as a table with its CSV, when the tables are on; a number hidden until
-    the check is answered reads "?"."""
+    """A section's numbers as a table with its CSV, when the tables are on; a hidden number reads "?"."""
     if tables or always:
-        frame, filename, caption = cached(build, r, lang, *args)
-        widgets.show_table(frame, key=key, filename=filename, caption=caption, missing="?")
+        table, filename, caption = cached(build, r, lang, *args)
+        widgets.show_table(table, key=key, filename=filename, caption=caption, missing="?")
 
 
 def intro(name: str, text: str):
     """A section's heading and words, and the container for its main block (figure or matrices). In
     lecture mode the words fold into one line under that block, so the block has the first screen."""
     frame.heading(name)
-    if not is_lecture():
-        page.prose(text)
-    main = st.container()
-    if is_lecture():
+    above, main, below = st.container(), st.container(), st.container()
+    with below if is_lecture() else above:
         page.prose(text)
     return main
 
@@ -107,7 +104,6 @@ def intro(name: str, text: str):
 frame = page.start("qkv", sections=SECTIONS, presets=PRESETS)
 for old in ("qkv_check", "qkv_check_show"):  # older links carried the check's answer: it never unlocks anything
     st.query_params.pop(old, None)
-st.session_state["_qkv_hints"] = 0
 with frame.controls():
     tokens = tuple(widgets.sentence_tokens(t("qkv.sentence"), DEFAULT_TEXT, key="qkv_text", max_tokens=MAX_TOKENS,
                                            help=t("qkv.sentence_help")))  # fmt: skip
@@ -136,20 +132,15 @@ lang, s, c = current_lang(), r.query, r.check
 st.html(fq.PAGE_CSS)
 
 
-def token(j: int) -> str:
-    return widgets.escape_markdown(fq.short(tokens[j], 24))
-
-
 # --- the sections -----------------------------------------------------------------------------------
 
 
 def tokens_section() -> None:
     with intro("tokens", t("qkv.tokens_body", T=T, d_model=d_model)):
-        st.markdown("\u2003".join(f"$a_{{{j + 1}}}$ = **{token(j)}**" for j in range(T)))
+        st.markdown("\u2003".join(f"$a_{{{j + 1}}}$ = **{fq.token_md(tokens, j)}**" for j in range(T)))
         matrices([fq.matrix_part(r.x, name="I", labels=fq.row_labels("a", T), highlight_row=i)])
     if r.repeated:
-        st.info(t("qkv.repeated", a=r.repeated[0] + 1, b=r.repeated[1] + 1, token=token(r.repeated[0])),
-                icon=":material/content_copy:")  # fmt: skip
+        st.info(fq.repeated_md(r, lang), icon=":material/content_copy:")
 
 
 def weights_section() -> None:
@@ -162,8 +153,7 @@ def qkv_section() -> None:
     product, three = fq.qkv_rows(r)
     with intro("qkv", t("qkv.qkv_body", T=T, d_model=d_model, d_k=d_k)):
         matrices(product)
-    st.markdown(fq.lines_md([fq.entry_tex("q", i, 0, r.x[i], r.w_q[:, 0], r.Q[i, 0], "W_q")]) + "\n\n"
-                + t("qkv.qkv_all"))  # fmt: skip
+    st.markdown(fq.entry_md(r, lang))
     matrices(three)
     if r.random_weights:
         st.caption(t("qkv.qkv_random"))
@@ -174,9 +164,8 @@ def qkv_section() -> None:
 
 @st.fragment
 def check_section() -> bool:
-    """The check asks for α_{1,j} from q_1 and k_j of section 3. Until it is answered (or its answer
-    shown), the numbers further down that equal it read "?". Typing reruns this section alone, unless
-    that locks or unlocks those numbers: then the whole page reruns."""
+    """α_{1,j} by hand. Until it is answered (or its answer shown), the numbers further down that equal
+    it read "?". Typing reruns this section alone, unless that locks or unlocks them: then the page."""
     frame.heading("check")
     j = c.j + 1
     solved = widgets.check_number(
@@ -193,8 +182,8 @@ def check_section() -> bool:
     return locked
 
 
-def scores_section(hide: np.ndarray) -> None:
-    with intro("scores", t("qkv.scores_body", i=i + 1, token=token(i))):
+def scores_section() -> None:
+    with intro("scores", t("qkv.scores_body", i=i + 1, token=fq.token_md(tokens, i))):
         matrices([fq.vector_part(f"q_{{{i + 1}}}", s.q_i), fq.matrix_part(r.K, name="K", labels=fq.row_labels("k", T))])
     st.markdown(fq.lines_md(fq.dot_terms_tex(i, s.q_i, r.K, s.products, s.alpha, hide)))
     with st.container(border=True):
@@ -203,12 +192,11 @@ def scores_section(hide: np.ndarray) -> None:
     widgets.formula_and_code(fq.FORMULAS["scores"], steps.dot_scores)
 
 
-def softmax_section(hide: np.ndarray) -> None:
+def softmax_section() -> None:
     with intro("softmax", t("qkv.softmax_body", d_k=d_k)):
         widgets.show_figure(cached(fq.scores_figure, r, lang, bool(hide.any())), key="qkv_scores",
                             alt=t("qkv.alt_scores", i=i + 1, best=fq.key_labels(tokens)[s.best]))  # fmt: skip
-    formula, weights = fq.softmax_tex(i, s.alpha_prime)
-    st.markdown(f"$$\n{fq.scale_tex(d_k, s.scale)}\n$$\n\n$$\n{formula}\n$$\n\n{weights}")
+    st.markdown(fq.softmax_md(r))
     numbers("qkv_softmax", fq.softmax_table, hide)
     widgets.formula_and_code(fq.FORMULAS["softmax"], steps.scaled_softmax)
 
@@ -222,25 +210,23 @@ def output_section() -> None:
     widgets.formula_and_code(fq.FORMULAS["output"], steps.weighted_sum)
 
 
-def matrix_section(locked: bool) -> None:
-    hide = steps.gives_away(r.matrix.scores, c.answer) if locked else None  # A holds every score, the check's too
+def matrix_section() -> None:
     with intro("matrix", t("qkv.matrix_body", T=T, d_k=d_k)):
         if T <= SQUARE_MAX:  # in lecture mode's larger type, A without its factors: the three fit one screen
-            for row in fq.matrix_rows(r, hide, compact=is_lecture()):
-                matrices(row)
+            matrices(*fq.matrix_rows(r, steps.gives_away(r.matrix.scores, c.answer) & locked, compact=is_lecture()))
         else:  # too many tokens to print a T × T matrix: draw A' instead
             st.markdown(t("qkv.too_wide", T=T))
             widgets.show_figure(cached(fq.weights_map, r, lang), key="qkv_weights",
                                 alt=t("qkv.alt_weights", T=T, i=i + 1))  # fmt: skip
-    st.markdown(t("qkv.same_as_steps" if r.agrees else "qkv.not_same", i=i + 1, softmax=frame.number("softmax"),
-                  output=frame.number("output")))  # fmt: skip
+    agree = "qkv.same_as_steps" if r.agrees else "qkv.not_same"
+    st.markdown(t(agree, i=i + 1, softmax=frame.number("softmax"), output=frame.number("output")))
     numbers("qkv_weights", fq.weights_table, always=T > SQUARE_MAX)  # the heatmap's numbers, tables or not
     if r.repeated:
-        st.info(t("qkv.repeated_out", a=r.repeated[0] + 1, b=r.repeated[1] + 1), icon=":material/content_copy:")
+        st.info(fq.repeated_md(r, lang, output=True), icon=":material/content_copy:")
     widgets.formula_and_code(fq.FORMULAS["matrix"], steps.matrix_form)
 
 
-def additive_section(hide: np.ndarray) -> None:
+def additive_section() -> None:
     with intro("additive", t("qkv.additive_body")):
         widgets.show_figure(cached(fq.compare_figure, r, lang), key="qkv_dot_vs_add",
                             alt=t("qkv.alt_dot_vs_add", i=i + 1))  # fmt: skip
@@ -249,23 +235,15 @@ def additive_section(hide: np.ndarray) -> None:
     widgets.formula_and_code(fq.FORMULAS["additive"], steps.additive_scores)
 
 
-if frame.shows("tokens"):
-    tokens_section()
-if frame.shows("weights"):
-    weights_section()
-if frame.shows("qkv"):
-    qkv_section()
+# The sections read the page-level values above (r, s, c, i, T, tables, lang) and what the check hides.
+for name, section in (("tokens", tokens_section), ("weights", weights_section), ("qkv", qkv_section)):
+    if frame.shows(name):
+        section()
 st.session_state["_qkv_page_run"] = True  # check_section is also rerun alone, with this False
 locked = check_section() if frame.shows("check") else False
 st.session_state.update(_qkv_page_run=False, _qkv_locked=locked)
 hide = steps.gives_away(s.alpha, c.answer) & locked  # [T]: the followed query's scores that equal the answer
-if frame.shows("scores"):
-    scores_section(hide)
-if frame.shows("softmax"):
-    softmax_section(hide)
-if frame.shows("output"):
-    output_section()
-if frame.shows("matrix"):
-    matrix_section(locked)
-if frame.shows("additive"):
-    additive_section(hide)
+for name, section in (("scores", scores_section), ("softmax", softmax_section), ("output", output_section),
+                      ("matrix", matrix_section), ("additive", additive_section)):  # fmt: skip
+    if frame.shows(name):
+        section()

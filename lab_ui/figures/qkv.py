@@ -268,6 +268,13 @@ def softmax_tex(i: int, alpha_prime: np.ndarray) -> tuple[str, str]:
     return formula, lines_md([tuple(weights), rf"\textstyle\sum_j \alpha'_{{{i + 1},j}} = {alpha_prime.sum():.3f}"])
 
 
+def softmax_md(r: QKVWalkthrough) -> str:
+    """Section 6's numbers: 1/√d_k, the softmax of the followed query, every weight and their sum."""
+    s = r.query
+    formula, weights = softmax_tex(s.i, s.alpha_prime)
+    return f"$$\n{scale_tex(r.Q.shape[1], s.scale)}\n$$\n\n$$\n{formula}\n$$\n\n{weights}"
+
+
 def weighted_sum_tex(
     i: int, alpha_prime: np.ndarray, V: np.ndarray, contributions: np.ndarray, b_i: np.ndarray
 ) -> list[str | tuple[str, str]]:
@@ -422,10 +429,30 @@ def lean_md(r: QKVWalkthrough, lang: str) -> str:
     s, T = r.query, len(r.tokens)
     w, i = s.alpha_prime[s.best], s.i + 1
     if s.stands_out:
-        text = t("qkv.leans", lang, i=i, j=s.best + 1, w=f"{w:.3f}", token=escape_markdown(short(r.tokens[s.best], 24)))
+        text = t("qkv.leans", lang, i=i, j=s.best + 1, w=f"{w:.3f}", token=token_md(r.tokens, s.best))
     else:
         text = t("qkv.even", lang, i=i, w=f"{w:.3f}", avg=f"{1 / T:.3f}")
     return text + (" " + t("qkv.random_leans", lang, i=i) if r.random_weights else "")
+
+
+def entry_md(r: QKVWalkthrough, lang: str) -> str:
+    """One entry of Q worked out by hand (the followed query's first), then a word on K and V."""
+    i = r.query.i
+    entry = entry_tex("q", i, 0, r.x[i], r.w_q[:, 0], r.Q[i, 0], "W_q")
+    return lines_md([entry]) + "\n\n" + t("qkv.qkv_all", lang)
+
+
+def token_md(tokens: Sequence[str], j: int) -> str:
+    """Token j as markdown shows it: shortened to 24 characters, its markup characters escaped."""
+    return escape_markdown(short(tokens[j], 24))
+
+
+def repeated_md(r: QKVWalkthrough, lang: str, output: bool = False) -> str:
+    """The two identical tokens: identical rows of I (output=False), or of A' and O (output=True)."""
+    a, b = r.repeated
+    if output:
+        return t("qkv.repeated_out", lang, a=a + 1, b=b + 1)
+    return t("qkv.repeated", lang, a=a + 1, b=b + 1, token=token_md(r.tokens, a))
 
 
 def compare_md(r: QKVWalkthrough, lang: str, hide_dot: bool) -> str:
