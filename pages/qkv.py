@@ -104,7 +104,7 @@ def intro(name: str, text: str):
 frame = page.start("qkv", sections=SECTIONS, presets=PRESETS)
 for old in ("qkv_check", "qkv_check_show"):  # older links carried the check's answer: it never unlocks anything
     st.query_params.pop(old, None)
-with frame.controls():
+with frame.controls(), st.container(border=not is_lecture()):  # a box of its own on the page
     tokens = tuple(widgets.sentence_tokens(t("qkv.sentence"), DEFAULT_TEXT, key="qkv_text", max_tokens=MAX_TOKENS,
                                            help=t("qkv.sentence_help")))  # fmt: skip
     with page.section_controls():  # one row, wrapped on a phone
@@ -214,10 +214,10 @@ def matrix_section() -> None:
     with intro("matrix", t("qkv.matrix_body", T=T, d_k=d_k)):
         if T <= SQUARE_MAX:  # in lecture mode's larger type, A without its factors: the three fit one screen
             matrices(*fq.matrix_rows(r, steps.gives_away(r.matrix.scores, c.answer) & locked, compact=is_lecture()))
-        else:  # too many tokens to print a T × T matrix: draw A' instead
-            st.markdown(t("qkv.too_wide", T=T))
-            widgets.show_figure(cached(fq.weights_map, r, lang), key="qkv_weights",
+        else:  # too many tokens to print a T × T matrix: draw A' instead (on a projector, under two title rows)
+            widgets.show_figure(cached(fq.weights_map, r, lang, 380 if is_lecture() else 620), key="qkv_weights",
                                 alt=t("qkv.alt_weights", T=T, i=i + 1))  # fmt: skip
+            st.markdown(t("qkv.too_wide", T=T))
     agree = "qkv.same_as_steps" if r.agrees else "qkv.not_same"
     st.markdown(t(agree, i=i + 1, softmax=frame.number("softmax"), output=frame.number("output")))
     numbers("qkv_weights", fq.weights_table, always=T > SQUARE_MAX)  # the heatmap's numbers, tables or not

@@ -36,18 +36,25 @@ COL_PAD_PX, CHAR_PX, BRACKET_PX, LABEL_PX = 27, 8, 36, 52
 PHONE_PX = 356
 
 # The page's CSS. A matrix wider than a phone scrolls sideways; the note that says so (a container
-# keyed qkv_hint_<n>) is shown on a phone only.
-# Any formula wider than its column gets a shadow at the edge it scrolls towards (the covers move
-# with the formula, the shadows stay: at an end, a cover hides its shadow).
-PAGE_CSS = """<style>[class*="st-key-qkv_hint"] { display: none; }
-@media (max-width: 640px) { [class*="st-key-qkv_hint"] { display: block; } }
-[data-testid="stMain"] .katex-display { --qkv-bg: #ffffff; background-repeat: no-repeat;
+# keyed qkv_hint_<n>) is shown on a phone only. A paragraph whose inline maths cannot wrap (a vector of
+# eight numbers) scrolls on its own rather than the page. A formula or paragraph wider than its column
+# gets a shadow at the edge it scrolls towards (the covers move with the content, the shadows stay:
+# at an end, a cover hides its shadow); not inside a coloured box, whose background the covers lack.
+_SCROLLS = '[data-testid="stMain"] .katex-display, [data-testid="stMain"] [data-testid="stMarkdownContainer"] p'
+_SHADOWED = (
+    '[data-testid="stMain"] .katex-display, '
+    '[data-testid="stMain"] [data-testid="stMarkdownContainer"] p:not([data-testid="stAlert"] *)'
+)
+PAGE_CSS = f"""<style>[class*="st-key-qkv_hint"] {{ display: none; }}
+@media (max-width: 640px) {{ [class*="st-key-qkv_hint"] {{ display: block; }} }}
+{_SCROLLS} {{ overflow-x: auto; overflow-y: hidden; }}
+{_SHADOWED} {{ --qkv-bg: #ffffff; background-repeat: no-repeat;
   background-image: linear-gradient(to right, var(--qkv-bg) 40%, transparent), linear-gradient(to left,
     var(--qkv-bg) 40%, transparent), radial-gradient(farthest-side at 0 50%, rgba(128, 128, 128, 0.55), transparent),
     radial-gradient(farthest-side at 100% 50%, rgba(128, 128, 128, 0.55), transparent);
   background-position: left center, right center, left center, right center;
-  background-size: 32px 100%, 32px 100%, 14px 100%, 14px 100%; background-attachment: local, local, scroll, scroll; }
-@media (prefers-color-scheme: dark) { [data-testid="stMain"] .katex-display { --qkv-bg: #0e1117; } }</style>"""
+  background-size: 32px 100%, 32px 100%, 14px 100%, 14px 100%; background-attachment: local, local, scroll, scroll; }}
+@media (prefers-color-scheme: dark) {{ {_SHADOWED} {{ --qkv-bg: #0e1117; }} }}</style>"""
 
 
 def matrix_px(m: np.ndarray, labelled: bool = False) -> int:
@@ -389,12 +396,12 @@ def sum_figure(r: QKVWalkthrough, lang: str) -> go.Figure:
     return go.Figure(data=data, layout=layout)
 
 
-def weights_map(r: QKVWalkthrough, lang: str) -> go.Figure:
+def weights_map(r: QKVWalkthrough, lang: str, max_height: int = 620) -> go.Figure:
     """A' as a heatmap, for a sentence too long to print A' as numbers; the query's row outlined."""
     T, i = len(r.tokens), r.query.i
     fig = heatmap(
         r.matrix.weights, r.tokens, r.tokens, x_title=t("qkv.key_axis", lang), y_title=t("qkv.query_axis", lang),
-        value_name="α'", zmin=0.0, zmax=1.0, value_format=".2f", height=min(620, 180 + 30 * T),
+        value_name="α'", zmin=0.0, zmax=1.0, value_format=".2f", height=min(max_height, 180 + 30 * T),
     )  # fmt: skip
     outline = dict(type="rect", x0=-0.5, x1=T - 0.5, y0=i - 0.5, y1=i + 0.5, line=dict(color=HIGHLIGHT, width=3),
                    fillcolor="rgba(0,0,0,0)")  # fmt: skip
