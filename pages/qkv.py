@@ -2,6 +2,7 @@
 output b_i, with the real numbers and the shape of every matrix, then the same in matrix form,
 then the additive (tanh) scoring beside the dot product. Nine sections, the lecture's steps."""
 
+import contextlib
 import itertools
 
 import numpy as np
@@ -19,7 +20,7 @@ DEFAULT_TEXT = "I saw a saw"  # article 001's own example: two "saw"s, one word,
 DEFAULT_SEED = 3  # with this seed, token 1 of the default sentence attends clearly to one key
 MAX_TOKENS, D_MAX = 16, 8
 SQUARE_MAX = 8  # up to 8 tokens a T × T matrix is printed; beyond, A' is drawn as a heatmap
-W_NAMES, W_TEX = ("wq", "wk", "wv"), {"wq": "W_q", "wk": "W_k", "wv": "W_v"}
+W_NAMES = ("wq", "wk", "wv")
 # Section n is lecture step n (qkv_step=n in old links too); the check comes before its score is worked out.
 SECTIONS = ("tokens", "weights", "qkv", "check", "scores", "softmax", "output", "matrix", "additive")
 ARTICLE = {"qkv_text": DEFAULT_TEXT, "qkv_dm": 3, "qkv_dk": 2, "qkv_seed": DEFAULT_SEED, "qkv_w": "random", "qkv_q": 1}
@@ -57,16 +58,15 @@ def typed_weights(source: str, d_model: int, d_k: int, seed: int) -> tuple | Non
             st.session_state[f"_{key}_ver"] = st.session_state.get(f"_{key}_ver", 0) + 1
         grid = pd.DataFrame(m, index=[str(r + 1) for r in range(d_model)], columns=[str(c + 1) for c in range(d_k)])
         with col:
-            st.markdown(f"${W_TEX[name]}$ · [{d_model} × {d_k}]")
+            st.markdown(f"$W_{name[1]}$ · [{d_model} × {d_k}]")
             edited = st.data_editor(grid, key=f"{key}_ed{st.session_state[f'_{key}_ver']}", num_rows="fixed",
                                     column_config=dict.fromkeys(grid.columns, number))  # fmt: skip
         m = fq.link_matrix(np.nan_to_num(edited.to_numpy(dtype=np.float64), nan=0.0))  # an emptied cell counts as 0
         st.session_state[key] = st.session_state[f"_{key}_seen"] = m
         controls.publish_to_url(key, m, defaults[name], serialize=fq.matrix_to_text)
         typed.append(m)
-    reset = {f"qkv_{name}": m for name, m in defaults.items()}
-    st.button(t("qkv.reset_typed"), key="qkv_wreset", on_click=st.session_state.update, args=(reset,),
-              icon=":material/restart_alt:")  # fmt: skip
+    st.button(t("qkv.reset_typed"), key="qkv_wreset", on_click=st.session_state.update, icon=":material/restart_alt:",
+              args=({f"qkv_{name}": m for name, m in defaults.items()},))  # fmt: skip
     return tuple(typed)
 
 
@@ -93,9 +93,8 @@ def intro(name: str, text: str):
     """A section's heading and words, and the container for its main block (figure or matrices). In
     lecture mode the words fold into one line under that block, so the block has the first screen."""
     frame.heading(name)
-    above, main, below = st.container(), st.container(), st.container()
-    with below if is_lecture() else above:
-        page.prose(text)
+    main = st.container() if is_lecture() else contextlib.nullcontext()  # on a page, the block follows the words
+    page.prose(text)
     return main
 
 
@@ -138,22 +137,22 @@ st.html(fq.PAGE_CSS)
 def tokens_section() -> None:
     with intro("tokens", t("qkv.tokens_body", T=T, d_model=d_model)):
         st.markdown("\u2003".join(f"$a_{{{j + 1}}}$ = **{fq.token_md(tokens, j)}**" for j in range(T)))
-        matrices([fq.matrix_part(r.x, name="I", labels=fq.row_labels("a", T), highlight_row=i)])
+        matrices(*cached(fq.tokens_rows, r))
     if r.repeated:
         st.info(fq.repeated_md(r, lang), icon=":material/content_copy:")
 
 
 def weights_section() -> None:
     with intro("weights", t("qkv.weights_body", d_model=d_model, d_k=d_k)):
-        matrices([fq.matrix_part(w, name=W_TEX[n]) for n, w in zip(W_NAMES, (r.w_q, r.w_k, r.w_v), strict=True)])
+        matrices(*cached(fq.weights_rows, r))
     st.caption(t("qkv.weights_random", seed=seed) if r.random_weights else t("qkv.weights_typed"))
 
 
 def qkv_section() -> None:
-    product, three = fq.qkv_rows(r)
+    product, three = cached(fq.qkv_rows, r)
     with intro("qkv", t("qkv.qkv_body", T=T, d_model=d_model, d_k=d_k)):
         matrices(product)
-    st.markdown(fq.entry_md(r, lang))
+    st.markdown(cached(fq.entry_md, r, lang))
     matrices(three)
     if r.random_weights:
         st.caption(t("qkv.qkv_random"))
@@ -184,8 +183,8 @@ def check_section() -> bool:
 
 def scores_section() -> None:
     with intro("scores", t("qkv.scores_body", i=i + 1, token=fq.token_md(tokens, i))):
-        matrices([fq.vector_part(f"q_{{{i + 1}}}", s.q_i), fq.matrix_part(r.K, name="K", labels=fq.row_labels("k", T))])
-    st.markdown(fq.lines_md(fq.dot_terms_tex(i, s.q_i, r.K, s.products, s.alpha, hide)))
+        matrices(*cached(fq.scores_rows, r))
+    st.markdown(cached(fq.dot_md, r, locked))
     with st.container(border=True):
         st.markdown(t("qkv.seed_mistake", d_k=d_k, k2=fq.vector_tex(r.K[c.j]), j=c.j + 1))
     numbers("qkv_products", fq.products_table, hide)
@@ -196,7 +195,7 @@ def softmax_section() -> None:
     with intro("softmax", t("qkv.softmax_body", d_k=d_k)):
         widgets.show_figure(cached(fq.scores_figure, r, lang, bool(hide.any())), key="qkv_scores",
                             alt=t("qkv.alt_scores", i=i + 1, best=fq.key_labels(tokens)[s.best]))  # fmt: skip
-    st.markdown(fq.softmax_md(r))
+    st.markdown(cached(fq.softmax_md, r))
     numbers("qkv_softmax", fq.softmax_table, hide)
     widgets.formula_and_code(fq.FORMULAS["softmax"], steps.scaled_softmax)
 
@@ -204,8 +203,7 @@ def softmax_section() -> None:
 def output_section() -> None:
     with intro("output", t("qkv.output_body", i=i + 1)):
         widgets.show_figure(cached(fq.sum_figure, r, lang), key="qkv_sum", alt=t("qkv.alt_sum", i=i + 1))
-    sums = fq.lines_md(fq.weighted_sum_tex(i, s.alpha_prime, r.V, s.contributions, s.b_i))
-    st.markdown(sums + "\n\n" + fq.lean_md(r, lang))
+    st.markdown(cached(fq.sum_md, r, lang))
     numbers("qkv_parts", fq.sum_table)
     widgets.formula_and_code(fq.FORMULAS["output"], steps.weighted_sum)
 
@@ -213,7 +211,7 @@ def output_section() -> None:
 def matrix_section() -> None:
     with intro("matrix", t("qkv.matrix_body", T=T, d_k=d_k)):
         if T <= SQUARE_MAX:  # in lecture mode's larger type, A without its factors: the three fit one screen
-            matrices(*fq.matrix_rows(r, steps.gives_away(r.matrix.scores, c.answer) & locked, compact=is_lecture()))
+            matrices(*cached(fq.matrix_rows, r, locked, compact=is_lecture()))
         else:  # too many tokens to print a T × T matrix: draw A' instead (on a projector, under two title rows)
             widgets.show_figure(cached(fq.weights_map, r, lang, 380 if is_lecture() else 620), key="qkv_weights",
                                 alt=t("qkv.alt_weights", T=T, i=i + 1))  # fmt: skip
@@ -230,7 +228,7 @@ def additive_section() -> None:
     with intro("additive", t("qkv.additive_body")):
         widgets.show_figure(cached(fq.compare_figure, r, lang), key="qkv_dot_vs_add",
                             alt=t("qkv.alt_dot_vs_add", i=i + 1))  # fmt: skip
-    st.markdown(fq.compare_md(r, lang, hide_dot=bool(hide[c.j])))
+    st.markdown(cached(fq.compare_md, r, lang, bool(hide[c.j])))
     numbers("qkv_both", fq.both_table)
     widgets.formula_and_code(fq.FORMULAS["additive"], steps.additive_scores)
 

@@ -163,6 +163,22 @@ FORMULAS = {
 }
 
 
+def tokens_rows(r: QKVWalkthrough) -> list[list[Part]]:
+    """Section 1's matrix: I, the followed query's row marked."""
+    return [[matrix_part(r.x, name="I", labels=row_labels("a", len(r.x)), highlight_row=r.query.i)]]
+
+
+def weights_rows(r: QKVWalkthrough) -> list[list[Part]]:
+    """Section 2's matrices: W_q, W_k, W_v side by side."""
+    return [[matrix_part(w, name=name) for name, w in (("W_q", r.w_q), ("W_k", r.w_k), ("W_v", r.w_v))]]
+
+
+def scores_rows(r: QKVWalkthrough) -> list[list[Part]]:
+    """Section 5's matrices: the followed query q_i beside K."""
+    s = r.query
+    return [[vector_part(f"q_{{{s.i + 1}}}", s.q_i), matrix_part(r.K, name="K", labels=row_labels("k", len(r.x)))]]
+
+
 def qkv_rows(r: QKVWalkthrough) -> tuple[list[Part], list[Part]]:
     """Section 3's matrices: I W_q = Q written out, then Q, K and V side by side."""
     T, i = len(r.x), r.query.i
@@ -175,11 +191,13 @@ def qkv_rows(r: QKVWalkthrough) -> tuple[list[Part], list[Part]]:
     return product, three
 
 
-def matrix_rows(r: QKVWalkthrough, hide: np.ndarray | None, compact: bool = False) -> list[list[Part]]:
-    """Section 8's matrices: Q Kᵀ = A written out (`hide`: cells of A shown as "?"), then A' and O.
-    compact: A' and O first, then A without its factors, each named before its bracket instead of
-    under it: two short rows, which lecture mode's larger type fits on one screen."""
+def matrix_rows(r: QKVWalkthrough, hide_answer: bool, compact: bool = False) -> list[list[Part]]:
+    """Section 8's matrices: Q Kᵀ = A written out (hide_answer: cells of A that equal the check's
+    answer read "?"), then A' and O. compact: A' and O first, then A without its factors, each named
+    before its bracket instead of under it: two short rows, which lecture mode's larger type fits on
+    one screen."""
     T, i, m = len(r.x), r.query.i, r.matrix
+    hide = gives_away(m.scores, r.check.answer) & hide_answer  # [T, T]
     q_labels, b_labels = row_labels("q", T), row_labels("b", T)
     if compact:
         return [
@@ -273,6 +291,20 @@ def softmax_tex(i: int, alpha_prime: np.ndarray) -> tuple[str, str]:
     weights = [rf"\alpha'_{{{i + 1},{j + 1}}} = {num(alpha_prime[j], 3)}" for j in range(n)]
     weights = [w + ("," if j < n - 1 else "") for j, w in enumerate(weights)]  # the comma inside: never first
     return formula, lines_md([tuple(weights), rf"\textstyle\sum_j \alpha'_{{{i + 1},j}} = {alpha_prime.sum():.3f}"])
+
+
+def dot_md(r: QKVWalkthrough, hide_answer: bool) -> str:
+    """Section 5's sums: every score of the followed query from its products; one that equals the
+    check's answer reads "?" while hide_answer."""
+    s = r.query
+    hide = gives_away(s.alpha, r.check.answer) & hide_answer  # [T]
+    return lines_md(dot_terms_tex(s.i, s.q_i, r.K, s.products, s.alpha, hide))
+
+
+def sum_md(r: QKVWalkthrough, lang: str) -> str:
+    """Section 7's sum b_i = Σ_j α'_ij v_j term by term, then which value it lies closest to."""
+    s = r.query
+    return lines_md(weighted_sum_tex(s.i, s.alpha_prime, r.V, s.contributions, s.b_i)) + "\n\n" + lean_md(r, lang)
 
 
 def softmax_md(r: QKVWalkthrough) -> str:

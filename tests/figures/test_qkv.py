@@ -39,6 +39,16 @@ def test_a_product_is_pieces_that_a_narrow_screen_can_wrap():
     assert parts[2][0].count("?") == 2 and "?" not in parts[0][0]  # hide applies to the result only
 
 
+def test_each_section_has_its_rows_of_matrices():
+    r = sentence_walkthrough(("I", "saw", "a", "saw"), 3, 2, 3, 1)
+    assert [len(row) for row in fq.tokens_rows(r)] == [1] and r"I\ [4 \times 3]" in fq.tokens_rows(r)[0][0][0]
+    assert [tex.count(r"\underbrace") for tex, _ in fq.weights_rows(r)[0]] == [1, 1, 1]
+    ((q, k),) = fq.scores_rows(r)
+    assert q[0].startswith("q_{2} = ") and r"K\ [4 \times 2]" in k[0]
+    product, three = fq.qkv_rows(r)
+    assert len(product) == 3 and [r"Q = I\,W_q" in three[0][0], r"V = I\,W_v" in three[2][0]] == [True, True]
+
+
 def test_widths_grow_with_columns_minus_signs_and_row_names():
     # Measured in Chromium at the body size: 4 × 4 with minus signs and row names is about 353 px,
     # without minus signs about 323 px, a 3 × 2 weight matrix about 165 px.
@@ -50,8 +60,8 @@ def test_widths_grow_with_columns_minus_signs_and_row_names():
 
 def test_the_matrix_form_in_two_layouts():
     r = sentence_walkthrough(("I", "saw", "a", "saw"), 3, 2, 3, 0)
-    hide = gives_away(r.matrix.scores, r.check.answer)
-    normal, compact = fq.matrix_rows(r, hide), fq.matrix_rows(r, hide, compact=True)
+    normal, compact = fq.matrix_rows(r, True), fq.matrix_rows(r, True, compact=True)
+    assert "?" not in "".join(tex for row in fq.matrix_rows(r, False) for tex, _ in row)
     assert [len(row) for row in normal] == [3, 2] and [len(row) for row in compact] == [2, 1]
     assert r"A\ [4 \times 4]" in normal[0][2][0] and r"O\ [4 \times 2]" in normal[1][1][0]
     assert r"\underbrace" not in "".join(tex for row in compact for tex, _ in row)  # named before the bracket
