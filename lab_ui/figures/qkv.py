@@ -360,10 +360,13 @@ def _bars(ticks: list[int], values, shown: list[str], name: str, colour: str, ke
 
 
 def _layout(height: int, **more) -> dict:
-    """The shared layout, with the legend in a row above the plot, starting at the left (Plotly's
-    toolbar sits at the right)."""
+    """The shared layout, with the legend in rows above the plot, starting at the left. Plotly's
+    toolbar stands upright in the right margin: across the top, a phone's legend (two rows there)
+    ran under it."""
     legend = dict(orientation="h", y=1.02, yanchor="bottom", x=0, xanchor="left")
-    return layout_dict(height=height) | dict(legend=legend, margin=dict(l=10, r=10, t=60, b=10), **more)
+    return layout_dict(height=height) | dict(
+        legend=legend, margin=dict(l=10, r=36, t=60, b=10), modebar=dict(orientation="v"), **more
+    )
 
 
 def scores_figure(r: QKVWalkthrough, lang: str, hide_answer: bool = False) -> go.Figure:
@@ -418,11 +421,12 @@ def sum_figure(r: QKVWalkthrough, lang: str) -> go.Figure:
         x=[c + 0.38 for c in comps], y=b, name=b_name, mode="markers+text",
         marker=dict(symbol="diamond", size=14, color="#000000", line=dict(width=2, color="#FFFFFF")),
         text=[f"{v:.2f}" for v in b], textposition="middle right", textfont=dict(size=15), customdata=comp_text,
-        hovertemplate=f"{b_name}[%{{customdata}}] = %{{y:.4f}}<extra></extra>",
+        hovertemplate=f"{b_name}[%{{customdata}}] = %{{y:.4f}}<extra></extra>", cliponaxis=False,
     ))  # fmt: skip
-    layout = _layout(
+    layout = _layout(  # room on the right for the last sum's number, on a phone too
         360, barmode="relative",
-        xaxis=dict(title=t("qkv.component_axis", lang), tickmode="array", tickvals=comps, ticktext=comp_text),
+        xaxis=dict(title=t("qkv.component_axis", lang), tickmode="array", tickvals=comps, ticktext=comp_text,
+                   range=[-0.5, d_v - 0.1]),
         yaxis=dict(title=t("qkv.value_axis", lang), zeroline=True, zerolinewidth=2),
     )  # fmt: skip
     return go.Figure(data=data, layout=layout)

@@ -142,6 +142,7 @@ def test_score_bars_hold_the_three_stages_in_the_language_given():
     assert fig.layout.xaxis.title.text == t("qkv.key_axis", "zh")
     assert isinstance(fig.data[0].y, tuple | list)  # plain lists: cheaper to send on every rerun
     assert fig.layout.template.layout.to_plotly_json() == {}
+    assert fig.layout.modebar.orientation == "v" and fig.layout.legend.x == 0  # the toolbar never covers the legend
 
 
 def test_the_scores_chart_writes_the_checks_answer_as_a_question_mark():
