@@ -1,393 +1,247 @@
-"""Q, K, V step by step (查询、键、值): the seeds' walkthrough of self-attention for one output b_i,
-with the real numbers and the shape of every matrix, then the same in matrix form, then the
-additive (tanh) scoring beside the dot product. A sequence of steps: in lecture mode one at a time."""
+"""Q, K, V step by step (查询、键、值): the source articles' walkthrough of self-attention for one
+output b_i, with the real numbers and the shape of every matrix, then the same in matrix form,
+then the additive (tanh) scoring beside the dot product. Nine sections, the lecture's steps."""
+
+import contextlib
+import itertools
 
 import numpy as np
 import pandas as pd
 import streamlit as st
 
-from attention_core import additive_attention_scores, scaled_dot_product_attention
-from attention_core.steps import project, qkv_walkthrough, query_step, sentence_matrix, walkthrough_weights
-from lab_ui import controls, widgets
+from attention_core import steps
+from lab_ui import controls, page, widgets
+from lab_ui.cache import cached
 from lab_ui.figures import qkv as fq
 from lab_ui.i18n import current_lang, t
-from lab_ui.lecture import is_lecture, stepper
+from lab_ui.lecture import is_lecture
 
-DEFAULT_TEXT = "I saw a saw"  # seed 001's own example: two "saw"s, one word, two meanings
-MAX_TOKENS = 16
-D_MAX = 8
-W_NAMES = ("wq", "wk", "wv")
-W_TEX = {"wq": "W_q", "wk": "W_k", "wv": "W_v"}
-# The steps in page order. "check" comes right after Q and K are shown and before the steps that
-# work its score out; a step's number (heading, lecture stepper, qkv_step in a link) is its place here.
-STEPS = ("tokens", "weights", "qkv", "check", "scores", "softmax", "output", "matrix", "additive")
-STEP = {name: n for n, name in enumerate(STEPS, start=1)}
-SQUARE_MAX = 8  # up to 8 tokens a T × T matrix is printed (if it fits); beyond, A' is drawn as a heatmap
+DEFAULT_TEXT = "I saw a saw"  # article 001's own example: two "saw"s, one word, two meanings
 DEFAULT_SEED = 3  # with this seed, token 1 of the default sentence attends clearly to one key
-
-
+MAX_TOKENS, D_MAX = 16, 8
+SQUARE_MAX = 8  # up to 8 tokens a T × T matrix is printed; beyond, A' is drawn as a heatmap
+W_NAMES = ("wq", "wk", "wv")
+# Section n is lecture step n (qkv_step=n in old links too); the check comes before its score is worked out.
+SECTIONS = ("tokens", "weights", "qkv", "check", "scores", "softmax", "output", "matrix", "additive")
+ARTICLE = {"qkv_text": DEFAULT_TEXT, "qkv_dm": 3, "qkv_dk": 2, "qkv_seed": DEFAULT_SEED, "qkv_w": "random", "qkv_q": 1}
 PRESETS = {
-    "seeds": {"qkv_text": DEFAULT_TEXT, "qkv_dm": 3, "qkv_dk": 2, "qkv_seed": DEFAULT_SEED, "qkv_w": "random",
-              "qkv_q": 1},
-    "long": {
-        "qkv_text": "the animal did not cross the street because it was too tired to walk any further",
-        "qkv_dm": 8, "qkv_dk": 4, "qkv_seed": DEFAULT_SEED, "qkv_w": "random", "qkv_q": 9,
-    },
-    # W_q = W_k = 2·identity: a score is then (twice) the similarity of two input vectors, so each
-    # query finds the keys most like itself. The two "saw"s are one vector: "saw" finds both.
-    "match": {
-        "qkv_text": DEFAULT_TEXT, "qkv_dm": 4, "qkv_dk": 4, "qkv_seed": 0, "qkv_w": "typed", "qkv_q": 2,
-        "qkv_wq": fq.eye_matrix(4, 2.0), "qkv_wk": fq.eye_matrix(4, 2.0), "qkv_wv": fq.eye_matrix(4),
-    },
-    "chars": {"qkv_text": "机器学习", "qkv_dm": 4, "qkv_dk": 2, "qkv_seed": DEFAULT_SEED, "qkv_w": "random",
-              "qkv_q": 1},
+    "article": ARTICLE,
+    "long": ARTICLE | {"qkv_text": "the animal did not cross the street because it was too tired to walk any further",
+                       "qkv_dm": 8, "qkv_dk": 4, "qkv_q": 9},
+    # W_q = W_k = 2·identity: a score is twice the similarity of two inputs, so "saw" finds both "saw"s.
+    "match": ARTICLE | {"qkv_dm": 4, "qkv_dk": 4, "qkv_seed": 0, "qkv_w": "typed", "qkv_q": 2,
+                        "qkv_wq": fq.eye_matrix(4, 2.0), "qkv_wk": fq.eye_matrix(4, 2.0), "qkv_wv": fq.eye_matrix(4)},
+    "chars": ARTICLE | {"qkv_text": "机器学习", "qkv_dm": 4},
 }  # fmt: skip
+HINTS = itertools.count(1)  # numbers the phone-only notes "wider than the screen" of this run
 
 
-# --- one cached core call, and the figures built from it -------------------------------------------
-
-
-def walkthrough(tokens: tuple[str, ...], d_model: int, d_k: int, seed: int, typed: str, i: int):
-    w_q, w_k, w_v, w_add = walkthrough_weights(d_model, d_k, seed)
-    if typed:
-        w_q, w_k, w_v = (np.array(fq.parse_matrix([m])) for m in typed.split("|"))  # [d_model, d_k] each
-    return qkv_walkthrough(sentence_matrix(list(tokens), d_model, seed), w_q, w_k, w_v, i, w_add)
-
-
-def build_figures(tokens: tuple[str, ...], d_model: int, d_k: int, seed: int, typed: str, i: int, lang: str):
-    names = ("key", "query", "value", "component", "alpha", "scaled", "weight", "dot", "additive")
-    keys = ("key_axis", "query_axis", "value_axis", "component_axis", "bar_alpha", "bar_scaled", "bar_weight",
-            "dot_map", "add_map")  # fmt: skip
-    text = {name: t(f"qkv.{key}", lang) for name, key in zip(names, keys, strict=True)}
-    return fq.page_figures(compute(tokens, d_model, d_k, seed, typed, i), tokens, i, text)
-
-
-# Both caches hold shared objects (cache_resource): nothing is modified after it is built, and a
-# Plotly figure costs far more to build than to send. Their keys are a few short values, cheap to
-# hash on every rerun; typed weights arrive as their link text ("" when the weights are random).
-# Each cached function is one line: Streamlit reads its source on every rerun to key the cache.
-@st.cache_resource(show_spinner=False, max_entries=256)
-def compute(*args):
-    return walkthrough(*args)
-
-
-@st.cache_resource(show_spinner=False, max_entries=256)
-def figures_for(*args):
-    return build_figures(*args)
-
-
-def typed_weights(source: str, random: tuple[np.ndarray, ...], d_model: int, d_k: int) -> str:
-    """The grids for typing W_q, W_k, W_v, kept in the link; returns the typed matrices as link text
-    ("" when the random weights are used)."""
+def typed_weights(source: str, d_model: int, d_k: int, seed: int) -> tuple | None:
+    """The grids for typing W_q, W_k, W_v (kept in the link): the typed matrices, or None (random ones)."""
     if source == "random":
         for name in W_NAMES:  # typed numbers stay in the session for a return to "typed"
             st.query_params.pop(f"qkv_{name}", None)
-        return ""
+        return None
     if d_model > fq.TYPED_MAX or d_k > fq.TYPED_MAX:
         st.info(t("qkv.typed_too_big", max=fq.TYPED_MAX), icon=":material/info:")
-        return ""
+        return None
     st.caption(t("qkv.typed_help"))
+    random = cached(steps.walkthrough_weights, d_model, d_k, seed)[:3]
     defaults = {name: fq.link_matrix(w) for name, w in zip(W_NAMES, random, strict=True)}
-
-    def reset() -> None:
-        st.session_state.update({f"qkv_{name}": m for name, m in defaults.items()})
-
-    texts = []
+    typed, limit = [], fq.TYPED_LIMIT
+    number = st.column_config.NumberColumn(min_value=-limit, max_value=limit, step=0.01, format="%.2f")
     for col, name in zip(st.columns(3), W_NAMES, strict=True):
         key = f"qkv_{name}"
         controls.restore_from_url(key, None, fq.parse_matrix)
         m = fq.fit_shape(st.session_state[key], defaults[name])
         if st.session_state.get(f"_{key}_seen") != m:  # set from outside (link, preset, resize): a fresh grid
             st.session_state[f"_{key}_ver"] = st.session_state.get(f"_{key}_ver", 0) + 1
-        frame = pd.DataFrame(m, index=[str(r + 1) for r in range(d_model)], columns=[str(c + 1) for c in range(d_k)])
-        limit = fq.TYPED_LIMIT
-        number = st.column_config.NumberColumn(min_value=-limit, max_value=limit, step=0.01, format="%.2f")
+        grid = pd.DataFrame(m, index=[str(r + 1) for r in range(d_model)], columns=[str(c + 1) for c in range(d_k)])
         with col:
-            st.markdown(f"${W_TEX[name]}$ · [{d_model} × {d_k}]")
-            edited = st.data_editor(frame, key=f"{key}_ed{st.session_state[f'_{key}_ver']}", num_rows="fixed",
-                                    column_config=dict.fromkeys(frame.columns, number))  # fmt: skip
+            st.markdown(f"$W_{name[1]}$ · [{d_model} × {d_k}]")
+            edited = st.data_editor(grid, key=f"{key}_ed{st.session_state[f'_{key}_ver']}", num_rows="fixed",
+                                    column_config=dict.fromkeys(grid.columns, number))  # fmt: skip
         m = fq.link_matrix(np.nan_to_num(edited.to_numpy(dtype=np.float64), nan=0.0))  # an emptied cell counts as 0
         st.session_state[key] = st.session_state[f"_{key}_seen"] = m
         controls.publish_to_url(key, m, defaults[name], serialize=fq.matrix_to_text)
-        texts.append(fq.matrix_to_text(m))
-    st.button(t("qkv.reset_typed"), key="qkv_wreset", on_click=reset, icon=":material/restart_alt:")
-    return "|".join(texts)
+        typed.append(m)
+    st.button(t("qkv.reset_typed"), key="qkv_wreset", on_click=st.session_state.update, icon=":material/restart_alt:",
+              args=({f"qkv_{name}": m for name, m in defaults.items()},))  # fmt: skip
+    return tuple(typed)
 
 
-def math(tex: str) -> str:
-    """Display maths inside a markdown block: one element for a step's words and formulas."""
-    return f"$$\n{tex}\n$$"
+def matrices(*rows: list[fq.Part]) -> None:
+    """Rows of typeset pieces, side by side, each its own element, so that a narrow screen puts them
+    one under another; one wider than a phone scrolls sideways, and says so there."""
+    for parts in rows:
+        with st.container(horizontal=True, vertical_alignment="center", gap="medium"):
+            for tex, _ in parts:
+                st.latex(tex, width="content")
+        if max(px for _, px in parts) > fq.PHONE_PX:
+            with st.container(key=f"qkv_hint_{next(HINTS)}"):
+                st.caption(t("qkv.scroll_hint"))
 
 
-def show(*blocks: str, step: str | None = None) -> None:
-    """A step's heading, words and formulas as one markdown element (fewer elements, a faster
-    rerun). In lecture mode the stepper's bar names the step instead of the heading."""
-    if step is not None and not is_lecture():
-        blocks = (f"### {STEP[step]} · {t(f'qkv.step_{step}')}", *blocks)
-    if any(blocks):
-        st.markdown("\n\n".join(b for b in blocks if b))
+def numbers(key: str, build, *args, always: bool = False) -> None:
+    """A section's numbers as a table with its CSV, when the tables are on; a hidden number reads "?"."""
+    if tables or always:
+        table, filename, caption = cached(build, r, lang, *args)
+        widgets.show_table(table, key=key, filename=filename, caption=caption, missing="?")
 
 
-# --- text, then controls ----------------------------------------------------------------------------
+def intro(name: str, text: str):
+    """A section's heading and words, and the container for its main block (figure or matrices). In
+    lecture mode the words fold into one line under that block, so the block has the first screen."""
+    frame.heading(name)
+    main = st.container() if is_lecture() else contextlib.nullcontext()  # on a page, the block follows the words
+    page.prose(text)
+    return main
 
-widgets.page_header("qkv")
-with st.expander(t("qkv.controls"), expanded=not is_lecture(), icon=":material/tune:"):  # tucked away in lecture mode
-    widgets.presets(PRESETS, key="qkv_preset", format_func=lambda p: t(f"qkv.preset_{p}"))
-    tokens = widgets.sentence_tokens(
-        t("qkv.sentence"), DEFAULT_TEXT, key="qkv_text", max_tokens=MAX_TOKENS, help=t("qkv.sentence_help")
-    )
-    c1, c2, c3 = st.columns(3)
-    with c1:
+
+# --- page-level controls: every section depends on them ---------------------------------------------
+
+frame = page.start("qkv", sections=SECTIONS, presets=PRESETS)
+for old in ("qkv_check", "qkv_check_show"):  # older links carried the check's answer: it never unlocks anything
+    st.query_params.pop(old, None)
+with frame.controls(), st.container(border=not is_lecture()):  # a box of its own on the page
+    tokens = tuple(widgets.sentence_tokens(t("qkv.sentence"), DEFAULT_TEXT, key="qkv_text", max_tokens=MAX_TOKENS,
+                                           help=t("qkv.sentence_help")))  # fmt: skip
+    with page.section_controls():  # one row, wrapped on a phone
         d_model = controls.slider(t("qkv.d_model"), 1, D_MAX, 3, key="qkv_dm", help=t("qkv.d_model_help"))
-    with c2:
         d_k = controls.slider(t("qkv.d_k"), 1, D_MAX, 2, key="qkv_dk", help=t("qkv.d_k_help"))
-    with c3:
         seed = widgets.seed_input(key="qkv_seed", value=DEFAULT_SEED)
-    source = controls.segmented(
-        t("qkv.w_source"), ["random", "typed"], key="qkv_w", format_func=lambda s: t(f"qkv.w_{s}"),
-        help=t("qkv.w_source_help", max=fq.TYPED_MAX),
+    with st.container(horizontal=True, vertical_alignment="bottom", gap="large"):
+        source = controls.segmented(t("qkv.w_source"), ["random", "typed"], key="qkv_w", format_func=lambda w: t(
+            f"qkv.w_{w}"), help=t("qkv.w_source_help", max=fq.TYPED_MAX))  # fmt: skip
+        tables = controls.toggle(t("qkv.show_tables"), key="qkv_tables", help=t("qkv.show_tables_help"))
+    typed = typed_weights(source, d_model, d_k, seed)
+    T = len(tokens)
+    page.choice_keep_valid("qkv_q", range(1, T + 1), T)  # a shorter sentence: keep the last token
+    i = -1 + controls.segmented(
+        t("qkv.query"), list(range(1, T + 1)), key="qkv_q", default=1, help=t("qkv.query_help"),
+        format_func=lambda j: f"{j} · {widgets.escape_markdown(fq.short(tokens[j - 1]))}",
     )  # fmt: skip
-    typed = typed_weights(source, walkthrough_weights(d_model, d_k, seed)[:3], d_model, d_k)
-    tables = controls.toggle(t("qkv.show_tables"), key="qkv_tables", help=t("qkv.show_tables_help"))
-
-T = len(tokens)
-if isinstance(st.session_state.get("qkv_q"), int) and st.session_state["qkv_q"] > T:
-    st.session_state["qkv_q"] = T  # the sentence got shorter: keep the last token rather than fail
-query = controls.segmented(
-    t("qkv.query"), list(range(1, T + 1)), key="qkv_q", default=1,
-    format_func=lambda j: f"{j} · {widgets.escape_markdown(fq.short(tokens[j - 1]))}", help=t("qkv.query_help"),
-)  # fmt: skip
-i = query - 1
-
-# --- one core call ----------------------------------------------------------------------------------
 
 try:
-    r = compute(tuple(tokens), d_model, d_k, seed, typed, i)
-    figs = figures_for(tuple(tokens), d_model, d_k, seed, typed, i, current_lang())
+    r = cached(steps.sentence_walkthrough, tokens, d_model, d_k, seed, i, typed)
 except ValueError as error:
     widgets.friendly_error(error)
     st.stop()
-s = r.query
-labels = fq.key_labels(tokens)
-repeats = [(a, b) for a in range(T) for b in range(a + 1, T) if tokens[a] == tokens[b]]
-
-stepper_at = stepper("qkv_step", [t(f"qkv.step_{name}") for name in STEPS])
+lang, s, c = current_lang(), r.query, r.check
+st.html(fq.PAGE_CSS)
 
 
-def visible(name: str) -> bool:
-    return stepper_at(STEP[name])
+# --- the sections -----------------------------------------------------------------------------------
 
 
-def unlock() -> None:
-    """The button under a hidden number: the same as showing the check's answer."""
-    st.session_state["qkv_check_show"] = True
+def tokens_section() -> None:
+    with intro("tokens", t("qkv.tokens_body", T=T, d_model=d_model)):
+        st.markdown("\u2003".join(f"$a_{{{j + 1}}}$ = **{fq.token_md(tokens, j)}**" for j in range(T)))
+        matrices(*cached(fq.tokens_rows, r))
+    if r.repeated:
+        st.info(fq.repeated_md(r, lang), icon=":material/content_copy:")
 
 
-def hidden(name: str) -> None:
-    """Stands where a number that answers the check would be, until the check is answered."""
-    st.info(t("qkv.hidden", step=STEP["check"]), icon=":material/lock:")
-    st.button(t("qkv.unlock"), key=f"qkv_unlock_{name}", on_click=unlock, icon=":material/lock_open:")
+def weights_section() -> None:
+    with intro("weights", t("qkv.weights_body", d_model=d_model, d_k=d_k)):
+        matrices(*cached(fq.weights_rows, r))
+    st.caption(t("qkv.weights_random", seed=seed) if r.random_weights else t("qkv.weights_typed"))
 
 
-# The check asks for α_{1,j} with j = 2 (1 for a one-token sentence), from q_1 and k_j shown in step 3.
-check_j = min(1, T - 1)
-check_answer = float(r.matrix.scores[0, check_j])
-width = 630 if is_lecture() else fq.WIDTH  # lecture mode's text is 1.4x larger
-a_labels, q_labels, k_labels = fq.row_labels("a", T), fq.row_labels("q", T), fq.row_labels("k", T)
-
-# --- 1. tokens become vectors -----------------------------------------------------------------------
-
-if visible("tokens"):
-    chips = "\u2003".join(
-        f"$a_{{{j + 1}}}$ = **{widgets.escape_markdown(fq.short(tok, 24))}**" for j, tok in enumerate(tokens)
-    )
-    show(t("qkv.tokens_body", T=T, d_model=d_model), chips,
-         math(fq.matrix_tex(r.x, name="I", row_labels=a_labels, highlight_row=i)), step="tokens")  # fmt: skip
-    if repeats:
-        a, b = repeats[0]
-        st.info(t("qkv.repeated", a=a + 1, b=b + 1, token=widgets.escape_markdown(fq.short(tokens[a], 24))),
-                icon=":material/content_copy:")  # fmt: skip
-
-# --- 2. three weight matrices -----------------------------------------------------------------------
-
-if visible("weights"):
-    parts = [fq.matrix_tex(getattr(r, f"w_{n[1]}"), name=W_TEX[n]) for n in W_NAMES]
-    typed_now = source == "typed" and max(d_model, d_k) <= fq.TYPED_MAX
-    note = t("qkv.weights_typed") if typed_now else t("qkv.weights_random", seed=seed)
-    show(t("qkv.weights_body", d_model=d_model, d_k=d_k),
-         *map(math, fq.matrices_tex(parts, [fq.matrix_px(d_k)] * 3, width)), f"*{note}*", step="weights")  # fmt: skip
-
-# --- 3. Q, K, V -------------------------------------------------------------------------------------
-
-if visible("qkv"):
-    full = fq.product_tex([("I", r.x, a_labels), ("W_q", r.w_q, None)], ("Q", r.Q, q_labels), highlight_row=i,
-                          budget=width)  # fmt: skip
-    parts = [
-        fq.matrix_tex(m, name=rf"{X} = I\,W_{x}", row_labels=fq.row_labels(x, T), highlight_row=i)
-        for X, x, m in (("Q", "q", r.Q), ("K", "k", r.K), ("V", "v", r.V))
-    ]
-    show(t("qkv.qkv_body", T=T, d_model=d_model, d_k=d_k), math(full) if full else "",
-         fq.lines_md([fq.entry_tex("q", i, 0, r.x[i], r.w_q[:, 0], r.Q[i, 0], "W_q")]), t("qkv.qkv_all"),
-         *map(math, fq.matrices_tex(parts, [max(fq.matrix_px(d_k, True), 190)] * 3, width)), step="qkv")  # fmt: skip
+def qkv_section() -> None:
+    product, three = cached(fq.qkv_rows, r)
+    with intro("qkv", t("qkv.qkv_body", T=T, d_model=d_model, d_k=d_k)):
+        matrices(product)
+    st.markdown(cached(fq.entry_md, r, lang))
+    matrices(three)
+    if r.random_weights:
+        st.caption(t("qkv.qkv_random"))
     st.info(t("qkv.rows_vs_columns"), icon=":material/swap_horiz:")
-    if tables:
-        columns = [f"{p}[{c + 1}]" for p, n in (("a", d_model), ("q", d_k), ("k", d_k), ("v", d_k)) for c in range(n)]
-        widgets.show_table(pd.DataFrame(np.hstack([r.x, r.Q, r.K, r.V]), index=labels, columns=columns),
-                           key="qkv_qkv", filename="qkv_I_Q_K_V.csv", caption=t("qkv.table_qkv"))  # fmt: skip
+    numbers("qkv_qkv", fq.qkv_table)
+    widgets.formula_and_code(fq.FORMULAS["qkv"], steps.project)
 
-# --- 4. check yourself, before the steps that work the score out -----------------------------------
 
-if visible("check"):
-    q1, kj = r.Q[0], r.K[check_j]
-    show(step="check")
-    # The shown numbers are rounded to 2 places: allow the error that rounding can cause.
-    tolerance = 0.006 + 0.005 * float(np.abs(q1).sum() + np.abs(kj).sum())
-    terms = " + ".join(f"({fq.num(a)})({fq.num(b)})" for a, b in zip(q1, kj, strict=True))
+@st.fragment
+def check_section() -> bool:
+    """α_{1,j} by hand. Until it is answered (or its answer shown), the numbers further down that equal
+    it read "?". Typing reruns this section alone, unless that locks or unlocks them: then the page."""
+    frame.heading("check")
+    j = c.j + 1
     solved = widgets.check_number(
-        t("qkv.check_question", j=check_j + 1, q1=fq.vector_tex(q1), kj=fq.vector_tex(kj)), check_answer,
-        key="qkv_check", tolerance=tolerance,
-        explanation=t("qkv.check_explain", j=check_j + 1, terms=terms, answer=f"{check_answer:.4f}"),
+        t("qkv.check_question", j=j, q1=fq.vector_tex(c.q), kj=fq.vector_tex(c.k)), c.answer, key="qkv_check",
+        tolerance=c.tolerance,
+        explanation=t("qkv.check_explain", j=j, answer=f"{c.answer:.4f}", terms=fq.pairs_tex(c.q, c.k)),
     )  # fmt: skip
-    # Scrolling on would show the answer: until it is typed right or shown, the numbers below that
-    # equal it stay hidden. In lecture mode each step is on its own, so nothing below is on screen.
+    # In lecture mode each section has a screen of its own: nothing further down is in view.
     locked = not is_lecture() and not solved and not st.session_state.get("qkv_check_show")
+    if not st.session_state["_qkv_page_run"] and locked != st.session_state["_qkv_locked"]:
+        st.rerun()  # a rerun of this section alone changed what the page must hide
     if locked:
-        st.caption(t("qkv.check_hides", j=check_j + 1))
-else:
-    locked = False
+        st.info(t("qkv.check_hides", j=j), icon=":material/lock:")
+    return locked
 
 
-def spoils(values) -> bool:
-    """Would these shown numbers give the check's answer away (the same dot product, whichever
-    query is followed)?"""
-    return locked and bool(np.isclose(values, check_answer, rtol=1e-9, atol=1e-12).any())
-
-
-# --- 5. the scores of one query ---------------------------------------------------------------------
-
-if visible("scores"):
-    parts = [rf"q_{{{i + 1}}} = {fq.vector_tex(s.q_i)}", fq.matrix_tex(r.K, name="K", row_labels=k_labels)]
-    sums = "" if spoils(s.alpha) else fq.lines_md(fq.dot_terms_tex(i, s.q_i, r.K, s.products, s.alpha))
-    show(t("qkv.scores_body", i=i + 1, token=widgets.escape_markdown(fq.short(tokens[i], 24))),
-         *map(math, fq.matrices_tex(parts, [fq.matrix_px(d_k) + 60, fq.matrix_px(d_k, True)], width)),
-         sums, step="scores")  # fmt: skip
-    if not sums:
-        hidden("scores")
+def scores_section() -> None:
+    with intro("scores", t("qkv.scores_body", i=i + 1, token=fq.token_md(tokens, i))):
+        matrices(*cached(fq.scores_rows, r))
+    st.markdown(cached(fq.dot_md, r, locked))
     with st.container(border=True):
-        st.markdown(t("qkv.seed_mistake", d_k=d_k, k2=fq.vector_tex(r.K[check_j]), j=check_j + 1))
-    if tables and sums:
-        columns = [f"q{i + 1}[{c + 1}]·k[{c + 1}]" for c in range(d_k)] + [f"α{i + 1},j"]
-        frame = pd.DataFrame(np.column_stack([s.products, s.alpha]), index=labels, columns=columns)
-        widgets.show_table(frame, key="qkv_products", filename="qkv_products.csv", caption=t("qkv.table_products"))
+        st.markdown(t("qkv.seed_mistake", d_k=d_k, k2=fq.vector_tex(r.K[c.j]), j=c.j + 1))
+    numbers("qkv_products", fq.products_table, hide)
+    widgets.formula_and_code(fq.FORMULAS["scores"], steps.dot_scores)
 
-# --- 6. scale, then softmax -------------------------------------------------------------------------
 
-if visible("softmax"):
-    show(t("qkv.softmax_body", d_k=d_k), math(fq.scale_tex(d_k, s.scale)), step="softmax")
-    best = int(np.argmax(s.alpha_prime))
-    if spoils(s.alpha):  # the chart writes each score above its bar
-        hidden("softmax")
-    else:
-        widgets.show_figure(figs["scores"], key="qkv_scores", alt=t("qkv.alt_scores", i=i + 1, best=labels[best]))
-    formula, weights = fq.softmax_tex(i, s.alpha_prime)
-    show(math(formula), weights)
-    if tables and not spoils(s.alpha):
-        frame = pd.DataFrame(
-            {"α": s.alpha, "α/√d_k": s.alpha_scaled, "exp(α/√d_k − max)": s.exp_shifted, "α'": s.alpha_prime},
-            index=labels,
-        )
-        widgets.show_table(frame, key="qkv_softmax", filename="qkv_softmax.csv", caption=t("qkv.table_softmax"))
+def softmax_section() -> None:
+    with intro("softmax", t("qkv.softmax_body", d_k=d_k)):
+        widgets.show_figure(cached(fq.scores_figure, r, lang, bool(hide.any())), key="qkv_scores",
+                            alt=t("qkv.alt_scores", i=i + 1, best=fq.key_labels(tokens)[s.best]))  # fmt: skip
+    st.markdown(cached(fq.softmax_md, r))
+    numbers("qkv_softmax", fq.softmax_table, hide)
+    widgets.formula_and_code(fq.FORMULAS["softmax"], steps.scaled_softmax)
 
-# --- 7. the weighted sum of the values --------------------------------------------------------------
 
-if visible("output"):
-    best = int(np.argmax(s.alpha_prime))
-    show(
-        t("qkv.output_body", i=i + 1),
-        fq.lines_md(fq.weighted_sum_tex(i, s.alpha_prime, r.V, s.contributions, s.b_i)),
-        step="output",
-    )
-    widgets.show_figure(figs["sum"], key="qkv_sum", alt=t("qkv.alt_sum", i=i + 1))
-    if s.alpha_prime[best] < 1.5 / T:  # no key stands out: b_i is close to the plain average of the values
-        st.markdown(t("qkv.even", i=i + 1, w=f"{s.alpha_prime[best]:.3f}", avg=f"{1 / T:.3f}"))
-    else:
-        st.markdown(t("qkv.leans", i=i + 1, j=best + 1, w=f"{s.alpha_prime[best]:.3f}",
-                      token=widgets.escape_markdown(fq.short(tokens[best], 24))))  # fmt: skip
-    if tables:
-        index = [*(f"α'·v {lab}" for lab in labels), f"b{i + 1}"]
-        columns = [f"[{c + 1}]" for c in range(d_k)]
-        frame = pd.DataFrame(np.vstack([s.contributions, s.b_i]), index=index, columns=columns)
-        widgets.show_table(frame, key="qkv_parts", filename="qkv_weighted_sum.csv", caption=t("qkv.table_sum"))
-    widgets.formula_and_code(
-        r"Q = I\,W_q \quad K = I\,W_k \\ V = I\,W_v \\[6pt] \alpha_{i,j} = q_i \cdot k_j \\[6pt]"
-        r"\alpha'_{i,j} = \frac{e^{\alpha_{i,j}/\sqrt{d_k}}}{\sum_m e^{\alpha_{i,m}/\sqrt{d_k}}} \\[6pt]"
-        r"b_i = \sum_j \alpha'_{i,j}\, v_j",
-        project,
-        query_step,
-    )
+def output_section() -> None:
+    with intro("output", t("qkv.output_body", i=i + 1)):
+        widgets.show_figure(cached(fq.sum_figure, r, lang), key="qkv_sum", alt=t("qkv.alt_sum", i=i + 1))
+    st.markdown(cached(fq.sum_md, r, lang))
+    numbers("qkv_parts", fq.sum_table)
+    widgets.formula_and_code(fq.FORMULAS["output"], steps.weighted_sum)
 
-# --- 8. every query at once: the matrix form ------------------------------------------------------
 
-if visible("matrix"):
-    A, A_prime, O = r.matrix.scores, r.matrix.weights, r.matrix.output  # noqa: E741 (the formula's names)
-    square = T <= SQUARE_MAX and fq.matrix_px(T, True) + 110 <= width  # a T × T matrix, its row names, "A ="
-    scores = fq.product_tex([("Q", r.Q, q_labels), (r"K^{\top}", r.K.T, None)], ("A", A, q_labels), highlight_row=i,
-                            budget=width)  # fmt: skip
-    if not scores and square:
-        scores = r"A = Q K^{\top} = " + fq.matrix_tex(A, name="A", row_labels=q_labels, highlight_row=i)
-    softmaxed = fq.matrix_tex(A_prime, name=r"A' = \operatorname{softmax}(A/\sqrt{d_k})", row_labels=q_labels,
-                              highlight_row=i)  # fmt: skip
-    b_labels = fq.row_labels("b", T)
-    output = fq.product_tex([("A'", A_prime, q_labels), ("V", r.V, None)], ("O", O, b_labels), highlight_row=i,
-                            budget=width) or r"O = A' V = " + fq.matrix_tex(O, name="O", row_labels=b_labels,
-                                                                             highlight_row=i)  # fmt: skip
-    same = bool(np.allclose(O[i], s.b_i)) and bool(np.allclose(A_prime[i], s.alpha_prime))
-    agree = t("qkv.same_as_steps" if same else "qkv.not_same", i=i + 1, softmax=STEP["softmax"],
-              output=STEP["output"])  # fmt: skip
-    if square:
-        if scores and spoils(A):  # A holds every score, the check's among them
-            show(t("qkv.matrix_body", T=T, d_k=d_k), step="matrix")
-            hidden("matrix")
-            show(math(softmaxed), math(output), agree)
-        else:
-            show(t("qkv.matrix_body", T=T, d_k=d_k), math(scores) if scores else "", math(softmaxed), math(output),
-                 agree, step="matrix")  # fmt: skip
-    else:  # too many tokens to print a T × T matrix: draw A' instead
-        show(t("qkv.matrix_body", T=T, d_k=d_k), t("qkv.too_wide", T=T), step="matrix")
-        widgets.show_figure(figs["weights"], key="qkv_weights", alt=t("qkv.alt_weights", T=T, i=i + 1))
-        show(math(output), agree)
-    if tables or not square:
-        widgets.show_table(pd.DataFrame(A_prime, index=labels, columns=labels), key="qkv_weights",
-                           filename="qkv_attention_weights.csv", caption=t("qkv.table_weights"))  # fmt: skip
-    if repeats:
-        a, b = repeats[0]
-        st.info(t("qkv.repeated_out", a=a + 1, b=b + 1), icon=":material/content_copy:")
-    widgets.formula_and_code(
-        r"A = Q K^{\top} \\[4pt] A' = \operatorname{softmax}\!\left(\frac{A}{\sqrt{d_k}}\right) \\[4pt] O = A' V",
-        scaled_dot_product_attention,
-    )
+def matrix_section() -> None:
+    with intro("matrix", t("qkv.matrix_body", T=T, d_k=d_k)):
+        if T <= SQUARE_MAX:  # in lecture mode's larger type, A without its factors: the three fit one screen
+            matrices(*cached(fq.matrix_rows, r, locked, compact=is_lecture()))
+        else:  # too many tokens to print a T × T matrix: draw A' instead (on a projector, under two title rows)
+            widgets.show_figure(cached(fq.weights_map, r, lang, 380 if is_lecture() else 620), key="qkv_weights",
+                                alt=t("qkv.alt_weights", T=T, i=i + 1))  # fmt: skip
+            st.markdown(t("qkv.too_wide", T=T))
+    agree = "qkv.same_as_steps" if r.agrees else "qkv.not_same"
+    st.markdown(t(agree, i=i + 1, softmax=frame.number("softmax"), output=frame.number("output")))
+    numbers("qkv_weights", fq.weights_table, always=T > SQUARE_MAX)  # the heatmap's numbers, tables or not
+    if r.repeated:
+        st.info(fq.repeated_md(r, lang, output=True), icon=":material/content_copy:")
+    widgets.formula_and_code(fq.FORMULAS["matrix"], steps.matrix_form)
 
-# --- 9. dot product vs additive ---------------------------------------------------------------------
 
-if visible("additive"):
-    j = check_j
-    pair = rf"\alpha_{{{i + 1},{j + 1}}} = "
-    dot_hidden = spoils(s.alpha[j])
-    dot = pair + rf"q_{{{i + 1}}} \cdot k_{{{j + 1}}} = " + (r"\;?" if dot_hidden else fq.num(s.alpha[j], 3))
-    add = pair + rf"w \cdot \tanh(q_{{{i + 1}}} + k_{{{j + 1}}}) = " + fq.num(r.additive_scores[i, j], 3)
-    notes = [note.replace("|", "\\|") for note in (t("qkv.dot_note"), t("qkv.add_note"))]  # a bare "|" ends a cell
-    side_by_side = "\n".join([
-        f"| {t('qkv.dot_title')} | {t('qkv.add_title')} |", "|---|---|", f"| ${dot}$ | ${add}$ |",
-        f"| {notes[0]} | {notes[1]} |",
-    ])  # fmt: skip
-    show(t("qkv.additive_body"), side_by_side, step="additive")
-    if dot_hidden:
-        hidden("additive")
-    show(t("qkv.add_worked", i=i + 1, j=j + 1),
-         math(fq.additive_tex(i, j, s.q_i, r.K[j], r.w_additive, r.additive_scores[i, j])))  # fmt: skip
-    widgets.show_figure(figs["both"], key="qkv_dot_vs_add", alt=t("qkv.alt_dot_vs_add", i=i + 1))
-    if tables:
-        index = [f"{t(f'qkv.{m}_short')} · {lab}" for m in ("dot", "add") for lab in labels]
-        both = pd.DataFrame(np.vstack([r.matrix.weights, r.additive_weights]), index=index, columns=labels)
-        widgets.show_table(both, key="qkv_both", filename="qkv_dot_vs_additive.csv", caption=t("qkv.table_both"))
-    widgets.formula_and_code(r"\alpha_{i,j} = w \cdot \tanh(q_i + k_j)", additive_attention_scores)
+def additive_section() -> None:
+    with intro("additive", t("qkv.additive_body")):
+        widgets.show_figure(cached(fq.compare_figure, r, lang), key="qkv_dot_vs_add",
+                            alt=t("qkv.alt_dot_vs_add", i=i + 1))  # fmt: skip
+    st.markdown(cached(fq.compare_md, r, lang, bool(hide[c.j])))
+    numbers("qkv_both", fq.both_table)
+    widgets.formula_and_code(fq.FORMULAS["additive"], steps.additive_scores)
+
+
+# The sections read the page-level values above (r, s, c, i, T, tables, lang) and what the check hides.
+for name, section in (("tokens", tokens_section), ("weights", weights_section), ("qkv", qkv_section)):
+    if frame.shows(name):
+        section()
+st.session_state["_qkv_page_run"] = True  # check_section is also rerun alone, with this False
+locked = check_section() if frame.shows("check") else False
+st.session_state.update(_qkv_page_run=False, _qkv_locked=locked)
+hide = steps.gives_away(s.alpha, c.answer) & locked  # [T]: the followed query's scores that equal the answer
+for name, section in (("scores", scores_section), ("softmax", softmax_section), ("output", output_section),
+                      ("matrix", matrix_section), ("additive", additive_section)):  # fmt: skip
+    if frame.shows(name):
+        section()

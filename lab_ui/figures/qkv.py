@@ -1,5 +1,7 @@
-"""Figures and typeset matrices for the Q, K, V page: arrays in, go.Figure or LaTeX text out; and
-the text form of a typed weight matrix in a link. No Streamlit calls: everything here is pure.
+"""Figures, typeset matrices, words and tables for the Q, K, V page: the walkthrough
+(attention_core.steps.QKVWalkthrough) and the language in; go.Figure, LaTeX, markdown or a
+DataFrame out, each with its labels looked up here; and the text form of a typed weight matrix in
+a link. No Streamlit calls: everything here is pure.
 
 Small matrices are typeset (KaTeX) rather than drawn: a student reads them like a textbook and
 can redo the arithmetic, the shape sits under each bracket, and the chosen query's row is marked
@@ -9,39 +11,57 @@ better than numbers: scores turning into weights, and the output as a weighted s
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 import numpy as np
+import pandas as pd
 import plotly.graph_objects as go
 
-from lab_ui.figures.common import (
-    MAX_LABEL_CHARS,
-    QUALITATIVE,
-    base_layout,
-    heatmap,
-    safe_label,
-    token_ticks,
-)
+from attention_core.steps import QKVWalkthrough, gives_away
+from lab_ui.figures.common import MAX_LABEL_CHARS, QUALITATIVE, heatmap, layout_dict, safe_label, token_ticks
+from lab_ui.i18n import t
+from lab_ui.widgets import escape_markdown  # a pure function
 
 HIGHLIGHT = "#B34E00"  # a darker Okabe-Ito vermillion: 5.2:1 on white; lab_ui/style.py lightens it on dark
 _PIECES = QUALITATIVE[:7]  # Okabe-Ito without its black, which marks the sum b_i
 _PATTERNS = ("", "/", "x")  # a second cue when more tokens than colours share them
 
 # How wide typeset maths comes out, in CSS pixels at Streamlit's body size, measured in Chromium:
-# a column of two-decimal numbers, a pair of brackets, a column of row names, the gap between
-# matrices. The page passes the width it has (about 780 px beside the sidebar at 1280 px, less in
-# lecture mode's larger type); matrices that would not fit side by side go one per line. Sums are
-# inline maths instead (lines_md), which the browser wraps to any width.
-COL_PX, BRACKET_PX, LABEL_PX, GAP_PX = 68, 36, 52, 28
-WIDTH = 780
+# a column of numbers (its padding, and each character of its widest number), a pair of brackets, a
+# column of row names. The page sets matrices side by side as separate elements that wrap to the
+# next line where the screen is too narrow; one wider than a phone's column (PHONE_PX: 390 px less
+# the page's margins) scrolls sideways, and the page says so under it on a phone.
+COL_PAD_PX, CHAR_PX, BRACKET_PX, LABEL_PX = 27, 8, 36, 52
+PHONE_PX = 356
+
+# The page's CSS. A matrix wider than a phone scrolls sideways; the note that says so (a container
+# keyed qkv_hint_<n>) is shown on a phone only. A paragraph whose inline maths cannot wrap (a vector of
+# eight numbers) scrolls on its own rather than the page. A formula or paragraph wider than its column
+# gets a shadow at the edge it scrolls towards (the covers move with the content, the shadows stay:
+# at an end, a cover hides its shadow); not inside a coloured box, whose background the covers lack.
+_SCROLLS = '[data-testid="stMain"] .katex-display, [data-testid="stMain"] [data-testid="stMarkdownContainer"] p'
+_SHADOWED = (
+    '[data-testid="stMain"] .katex-display, '
+    '[data-testid="stMain"] [data-testid="stMarkdownContainer"] p:not([data-testid="stAlert"] *)'
+)
+PAGE_CSS = f"""<style>[class*="st-key-qkv_hint"] {{ display: none; }}
+@media (max-width: 640px) {{ [class*="st-key-qkv_hint"] {{ display: block; }} }}
+{_SCROLLS} {{ overflow-x: auto; overflow-y: hidden; }}
+{_SHADOWED} {{ --qkv-bg: #ffffff; background-repeat: no-repeat;
+  background-image: linear-gradient(to right, var(--qkv-bg) 40%, transparent), linear-gradient(to left,
+    var(--qkv-bg) 40%, transparent), radial-gradient(farthest-side at 0 50%, rgba(128, 128, 128, 0.55), transparent),
+    radial-gradient(farthest-side at 100% 50%, rgba(128, 128, 128, 0.55), transparent);
+  background-position: left center, right center, left center, right center;
+  background-size: 32px 100%, 32px 100%, 14px 100%, 14px 100%; background-attachment: local, local, scroll, scroll; }}
+@media (prefers-color-scheme: dark) {{ {_SHADOWED} {{ --qkv-bg: #0e1117; }} }}</style>"""
 
 
-def matrix_px(cols: int, labelled: bool = False) -> int:
-    return cols * COL_PX + BRACKET_PX + (LABEL_PX if labelled else 0)
-
-
-def fits(widths: Sequence[int], budget: int = WIDTH) -> bool:
-    return sum(widths) + GAP_PX * (len(widths) - 1) <= budget
+def matrix_px(m: np.ndarray, labelled: bool = False) -> int:
+    """The width of matrix_tex(m) (without its name), e.g. 4 × 4 with minus signs and row names: 386."""
+    m = np.atleast_2d(m)  # [rows, cols]
+    chars = [max(len(num(v)) for v in col) for col in m.T]  # "−0.81": 5
+    return sum(COL_PAD_PX + CHAR_PX * n for n in chars) + BRACKET_PX + (LABEL_PX if labelled else 0)
 
 
 # --- typeset numbers ----------------------------------------------------------------------------
@@ -63,18 +83,19 @@ def matrix_tex(
     name: str | None = None,
     row_labels: Sequence[str] | None = None,
     highlight_row: int | None = None,
+    hide: np.ndarray | None = None,
     decimals: int = 2,
 ) -> str:
     """A bracketed matrix, numbers right-aligned; under it `name [rows × cols]` when named.
 
     row_labels (LaTeX, e.g. "q_{1}") stand left of the bracket; the highlighted row's label gets
-    an arrow, and its numbers are coloured and bold.
+    an arrow, and its numbers are coloured and bold. hide: bool [rows, cols], cells shown as "?".
     """
     m = np.atleast_2d(np.asarray(m, dtype=np.float64))  # [rows, cols]
     rows, cols = m.shape
     body = []
     for r in range(rows):
-        cells = [num(v, decimals) for v in m[r]]
+        cells = ["?" if hide is not None and hide[r, c] else num(v, decimals) for c, v in enumerate(m[r])]
         body.append(" & ".join(_mark(c) if r == highlight_row else c for c in cells))
     core = r"\left[\begin{array}{" + "r" * cols + "}" + r" \\ ".join(body) + r"\end{array}\right]"
     if name:
@@ -92,29 +113,111 @@ def row_labels(letter: str, n: int) -> list[str]:
     return [f"{letter}_{{{j + 1}}}" for j in range(n)]
 
 
-def matrices_tex(parts: Sequence[str], widths: Sequence[int], budget: int = WIDTH) -> list[str]:
-    """Matrices side by side when they fit in `budget`, else one per line: a list of LaTeX lines."""
-    return [r"\qquad ".join(parts)] if fits(widths, budget) else list(parts)
+Part = tuple[str, int]  # a piece of typeset maths the page sets beside others, and its width in px
 
 
-def product_tex(
+def matrix_part(
+    m: np.ndarray,
+    *,
+    name: str | None = None,
+    labels: Sequence[str] | None = None,
+    highlight_row: int | None = None,
+    hide: np.ndarray | None = None,
+    prefix: str = "",
+    prefix_px: int = 0,
+) -> Part:
+    """One matrix (see matrix_tex), after an optional `prefix` such as "= " that is prefix_px wide."""
+    tex = prefix + matrix_tex(m, name=name, row_labels=labels, highlight_row=highlight_row, hide=hide)
+    return tex, matrix_px(m, labels is not None) + prefix_px
+
+
+def product_parts(
     factors: Sequence[tuple[str, np.ndarray, Sequence[str] | None]],
     result: tuple[str, np.ndarray, Sequence[str] | None],
     *,
     highlight_row: int | None = None,
-    budget: int = WIDTH,
-) -> str | None:
-    """`I W_q = Q` with every number and shape: factors side by side, then = result. The first
-    factor's highlighted row is the result's. None when the line would not fit in `budget`."""
-    widths = [matrix_px(np.atleast_2d(m).shape[1], labels is not None) for _, m, labels in (*factors, result)]
-    if sum(widths) + 8 * (len(factors) - 1) + 30 > budget:  # thin spaces between factors, then " = "
-        return None
+    hide: np.ndarray | None = None,
+) -> list[Part]:
+    """`I W_q = Q` with every number and shape, as pieces: each factor, then "= result". Set side
+    by side they read as one line; a narrow screen wraps them. The first factor's highlighted row
+    is the result's; `hide` applies to the result."""
     parts = [
-        matrix_tex(m, name=name, row_labels=labels, highlight_row=highlight_row if k == 0 else None)
+        matrix_part(m, name=name, labels=labels, highlight_row=highlight_row if k == 0 else None)
         for k, (name, m, labels) in enumerate(factors)
     ]
     name, m, labels = result
-    return r"\;".join(parts) + " = " + matrix_tex(m, name=name, row_labels=labels, highlight_row=highlight_row)
+    return [*parts, matrix_part(m, name=name, labels=labels, highlight_row=highlight_row, hide=hide, prefix="= ",
+                                prefix_px=30)]  # fmt: skip
+
+
+# The formulas beside the code that computes them (attention_core.steps), one per section.
+FORMULAS = {
+    "qkv": r"Q = I\,W_q \qquad K = I\,W_k \qquad V = I\,W_v",
+    "scores": r"\alpha_{i,j} = q_i \cdot k_j = \sum_{c=1}^{d_k} q_i[c]\; k_j[c]",
+    "softmax": r"\alpha'_{i,j} = \frac{e^{\alpha_{i,j}/\sqrt{d_k}}}{\sum_m e^{\alpha_{i,m}/\sqrt{d_k}}}",
+    "output": r"b_i = \sum_j \alpha'_{i,j}\, v_j",
+    # One display formula on several lines: \\ only breaks a line inside an environment (KaTeX warns otherwise).
+    "matrix": r"\begin{gathered} A = Q K^{\top} \\ A' = \operatorname{softmax}\!\left(\frac{A}{\sqrt{d_k}}\right)"
+    r" \\ O = A' V \end{gathered}",
+    "additive": r"\alpha_{i,j} = w \cdot \tanh(q_i + k_j)",
+}
+
+
+def tokens_rows(r: QKVWalkthrough) -> list[list[Part]]:
+    """Section 1's matrix: I, the followed query's row marked."""
+    return [[matrix_part(r.x, name="I", labels=row_labels("a", len(r.x)), highlight_row=r.query.i)]]
+
+
+def weights_rows(r: QKVWalkthrough) -> list[list[Part]]:
+    """Section 2's matrices: W_q, W_k, W_v side by side."""
+    return [[matrix_part(w, name=name) for name, w in (("W_q", r.w_q), ("W_k", r.w_k), ("W_v", r.w_v))]]
+
+
+def scores_rows(r: QKVWalkthrough) -> list[list[Part]]:
+    """Section 5's matrices: the followed query q_i beside K."""
+    s = r.query
+    return [[vector_part(f"q_{{{s.i + 1}}}", s.q_i), matrix_part(r.K, name="K", labels=row_labels("k", len(r.x)))]]
+
+
+def qkv_rows(r: QKVWalkthrough) -> tuple[list[Part], list[Part]]:
+    """Section 3's matrices: I W_q = Q written out, then Q, K and V side by side."""
+    T, i = len(r.x), r.query.i
+    product = product_parts([("I", r.x, row_labels("a", T)), ("W_q", r.w_q, None)], ("Q", r.Q, row_labels("q", T)),
+                            highlight_row=i)  # fmt: skip
+    three = [
+        matrix_part(m, name=rf"{X} = I\,W_{x}", labels=row_labels(x, T), highlight_row=i)
+        for X, x, m in (("Q", "q", r.Q), ("K", "k", r.K), ("V", "v", r.V))
+    ]
+    return product, three
+
+
+def matrix_rows(r: QKVWalkthrough, hide_answer: bool, compact: bool = False) -> list[list[Part]]:
+    """Section 8's matrices: Q Kᵀ = A written out (hide_answer: cells of A that equal the check's
+    answer read "?"), then A' and O. compact: A' and O first, then A without its factors, each named
+    before its bracket instead of under it: two short rows, which lecture mode's larger type fits on
+    one screen."""
+    T, i, m = len(r.x), r.query.i, r.matrix
+    hide = gives_away(m.scores, r.check.answer) & hide_answer  # [T, T]
+    q_labels, b_labels = row_labels("q", T), row_labels("b", T)
+    if compact:
+        return [
+            [matrix_part(m.weights, labels=q_labels, highlight_row=i, prefix=r"A' = \operatorname{softmax}\!\left("
+                         r"\frac{Q K^{\top}}{\sqrt{d_k}}\right) = ", prefix_px=190),
+             matrix_part(m.output, highlight_row=i, prefix="O = A'V = ", prefix_px=80)],
+            [matrix_part(m.scores, labels=q_labels, highlight_row=i, hide=hide, prefix=r"A = Q K^{\top} = ",
+                         prefix_px=110)],
+        ]  # fmt: skip
+    product = product_parts([("Q", r.Q, q_labels), (r"K^{\top}", r.K.T, None)], ("A", m.scores, q_labels),
+                            highlight_row=i, hide=hide)  # fmt: skip
+    return [product, [
+        matrix_part(m.weights, name=r"A' = \operatorname{softmax}(A/\sqrt{d_k})", labels=q_labels, highlight_row=i),
+        matrix_part(m.output, name="O", labels=b_labels, highlight_row=i, prefix="O = A'V = ", prefix_px=110),
+    ]]  # fmt: skip
+
+
+def vector_part(name: str, v: np.ndarray) -> Part:
+    """`name = [v]`, e.g. q_{1} = [-0.52  0.74]."""
+    return f"{name} = {vector_tex(v)}", matrix_px(v) + 60
 
 
 def vector_tex(v: np.ndarray, decimals: int = 2) -> str:
@@ -129,7 +232,7 @@ def _signed(x: float, decimals: int = 2) -> str:
     return f"({text})" if text.startswith("-") else text
 
 
-def _pairs(a: np.ndarray, b: np.ndarray) -> str:
+def pairs_tex(a: np.ndarray, b: np.ndarray) -> str:
     return " + ".join(f"({num(x)})({num(y)})" for x, y in zip(a, b, strict=True))
 
 
@@ -147,20 +250,26 @@ def entry_tex(letter: str, i: int, c: int, a_i: np.ndarray, w_col: np.ndarray, v
     head = rf"{letter}_{{{i + 1},{c + 1}}} = a_{{{i + 1}}} \cdot {w_name}[:, {c + 1}]"
     if len(a_i) > 4:  # eight factor pairs are more than a reader redoes: the product is the formula above
         return head + " = " + _mark(num(value, 4))
-    return head + " = " + _pairs(a_i, w_col) + " = " + _mark(num(value, 4))
+    return head + " = " + pairs_tex(a_i, w_col) + " = " + _mark(num(value, 4))
 
 
-def dot_terms_tex(i: int, q_i: np.ndarray, K: np.ndarray, products: np.ndarray, alpha: np.ndarray) -> list[str]:
+def dot_terms_tex(
+    i: int, q_i: np.ndarray, K: np.ndarray, products: np.ndarray, alpha: np.ndarray, hide: np.ndarray | None = None
+) -> list[str]:
     """Per key, one line (for lines_md): α_{i,j} = q_i · k_j = (q)(k) + … = p + … = α.
 
     The factor pairs while d_k ≤ 4, then the products they give; beyond d_k = 4 the products alone.
+    hide: bool [T], keys whose line ends "= ?" with no terms (they would give an answer away).
     """
     d_k = len(q_i)
     lines = []
     for j in range(len(alpha)):
         line = rf"\alpha_{{{i + 1},{j + 1}}} = q_{{{i + 1}}} \cdot k_{{{j + 1}}} = "
+        if hide is not None and hide[j]:
+            lines.append(line + r"\;?")
+            continue
         if d_k <= 4:
-            line += _pairs(q_i, K[j]) + " = "
+            line += pairs_tex(q_i, K[j]) + " = "
         if d_k > 1:
             line += " + ".join(_signed(p) for p in products[j]) + " = "
         lines.append(line + _mark(num(alpha[j], 3)))
@@ -182,6 +291,27 @@ def softmax_tex(i: int, alpha_prime: np.ndarray) -> tuple[str, str]:
     weights = [rf"\alpha'_{{{i + 1},{j + 1}}} = {num(alpha_prime[j], 3)}" for j in range(n)]
     weights = [w + ("," if j < n - 1 else "") for j, w in enumerate(weights)]  # the comma inside: never first
     return formula, lines_md([tuple(weights), rf"\textstyle\sum_j \alpha'_{{{i + 1},j}} = {alpha_prime.sum():.3f}"])
+
+
+def dot_md(r: QKVWalkthrough, hide_answer: bool) -> str:
+    """Section 5's sums: every score of the followed query from its products; one that equals the
+    check's answer reads "?" while hide_answer."""
+    s = r.query
+    hide = gives_away(s.alpha, r.check.answer) & hide_answer  # [T]
+    return lines_md(dot_terms_tex(s.i, s.q_i, r.K, s.products, s.alpha, hide))
+
+
+def sum_md(r: QKVWalkthrough, lang: str) -> str:
+    """Section 7's sum b_i = Σ_j α'_ij v_j term by term, then which value it lies closest to."""
+    s = r.query
+    return lines_md(weighted_sum_tex(s.i, s.alpha_prime, r.V, s.contributions, s.b_i)) + "\n\n" + lean_md(r, lang)
+
+
+def softmax_md(r: QKVWalkthrough) -> str:
+    """Section 6's numbers: 1/√d_k, the softmax of the followed query, every weight and their sum."""
+    s = r.query
+    formula, weights = softmax_tex(s.i, s.alpha_prime)
+    return f"$$\n{scale_tex(r.Q.shape[1], s.scale)}\n$$\n\n$$\n{formula}\n$$\n\n{weights}"
 
 
 def weighted_sum_tex(
@@ -208,181 +338,237 @@ def additive_tex(i: int, j: int, q_i: np.ndarray, k_j: np.ndarray, w: np.ndarray
         rf"\tanh(q_{{{a}}} + k_{{{b}}}) &= {vector_tex(np.tanh(q_i + k_j))}",
         rf"w &= {vector_tex(w)}",
     ]
-    last = rf"\alpha_{{{a},{b}}} = w \cdot \tanh(q_{{{a}}} + k_{{{b}}}) &= "
-    if len(w) <= 4:  # the sum written out, while it fits on the line
-        last += _pairs(w, np.tanh(q_i + k_j)) + " = "
-    lines.append(last + _mark(num(score, 3)))
+    lines.append(rf"\alpha_{{{a},{b}}} &= w \cdot \tanh(q_{{{a}}} + k_{{{b}}})")
+    if len(w) <= 4:  # the sum written out, while a reader would redo it
+        lines.append("&= " + pairs_tex(w, np.tanh(q_i + k_j)))
+    lines.append("&= " + _mark(num(score, 3)))
     return r"\begin{aligned}" + r" \\ ".join(lines) + r"\end{aligned}"
 
 
 # --- figures ------------------------------------------------------------------------------------
 
 
-def _lean(fig: go.Figure) -> go.Figure:
-    """Make a figure cheap to send again on every rerun (the page caches it, Streamlit serialises it
-    each time): drop Plotly's default template, which Streamlit's theme replaces in the browser and
-    which is most of a small figure's JSON, and hold the data as plain lists, which serialise
-    several times faster than Plotly's base64 encoding of small NumPy arrays."""
-    fig.layout.template = go.layout.Template()
-    for trace in fig.data:
-        for name in ("x", "y", "z", "text", "customdata"):
-            value = getattr(trace, name, None)
-            if isinstance(value, np.ndarray):
-                trace[name] = None  # Plotly keeps a NumPy property NumPy unless it is cleared first
-                trace[name] = value.tolist()
+def _bars(ticks: list[int], values, shown: list[str], name: str, colour: str, key_text: list[str], x_title: str,
+          with_text: bool) -> go.Bar:  # fmt: skip
+    """One series of bars over the keys; `shown` is each bar's number as written (or "?")."""
+    return go.Bar(
+        x=ticks, y=[float(v) for v in values], name=name, marker_color=colour,
+        customdata=[[k, s] for k, s in zip(key_text, shown, strict=True)],
+        text=shown if with_text else None, textposition="outside", cliponaxis=False,
+        hovertemplate=f"{x_title}: %{{customdata[0]}}<br>{name}: %{{customdata[1]}}<extra></extra>",
+    )  # fmt: skip
+
+
+def _layout(height: int, **more) -> dict:
+    """The shared layout, with the legend in rows above the plot, starting at the left. Plotly's
+    toolbar stands upright in the right margin: across the top, a phone's legend (two rows there)
+    ran under it."""
+    legend = dict(orientation="h", y=1.02, yanchor="bottom", x=0, xanchor="left")
+    return layout_dict(height=height) | dict(
+        legend=legend, margin=dict(l=10, r=36, t=60, b=10), modebar=dict(orientation="v"), **more
+    )
+
+
+def scores_figure(r: QKVWalkthrough, lang: str, hide_answer: bool = False) -> go.Figure:
+    """Three bars per key for the followed query: the raw score α, the scaled score α/√d_k and the
+    weight α'. hide_answer: a score equal to the check's answer is drawn as "?" (and its scaled
+    score too, which is the answer times 1/√d_k)."""
+    s, x_title = r.query, t("qkv.key_axis", lang)
+    ticks, key_text = token_ticks(r.tokens)
+    hidden = gives_away(s.alpha, r.check.answer) if hide_answer else np.zeros(len(s.alpha), dtype=bool)  # [T]
+    with_text = len(ticks) <= 8  # beyond 8 keys: on hover
+    data = []
+    names = (t("qkv.bar_alpha", lang), t("qkv.bar_scaled", lang), t("qkv.bar_weight", lang))
+    for values, name, colour, hide in zip((s.alpha, s.alpha_scaled, s.alpha_prime), names, QUALITATIVE[:3],
+                                          (hidden, hidden, None), strict=True):  # fmt: skip
+        shown = ["?" if hide is not None and h else f"{v:.2f}" for v, h in zip(values, hidden, strict=True)]
+        values = np.where(hidden, 0.0, values) if hide is not None else values  # [T]
+        data.append(_bars(ticks, values, shown, name, colour, key_text, x_title, with_text))
+    layout = _layout(
+        340, barmode="group",
+        xaxis=dict(title=x_title, tickmode="array", tickvals=ticks, ticktext=key_text),
+        yaxis=dict(title=t("qkv.value_axis", lang), zeroline=True, zerolinewidth=2),
+    )  # fmt: skip
+    return go.Figure(data=data, layout=layout)
+
+
+def sum_figure(r: QKVWalkthrough, lang: str) -> go.Figure:
+    """b_i as a stack: for each component c, the pieces α'_{i,j} v_j[c] of every key j stacked
+    (positive up, negative down), and b_i[c], their sum, marked with a diamond just right of it."""
+    s = r.query
+    contributions = np.asarray(s.contributions, dtype=np.float64)  # [T, d_v]
+    T, d_v = contributions.shape
+    comps, comp_text = list(range(d_v)), [str(c + 1) for c in range(d_v)]
+    b_name = f"b{s.i + 1}"
+    data = []
+    for j in range(T):
+        label = f"{j + 1} · {safe_label(r.tokens[j])}"
+        data.append(go.Bar(
+            x=comps, y=[float(v) for v in contributions[j]], name=label, width=0.5,
+            marker=dict(color=_PIECES[j % len(_PIECES)], pattern_shape=_PATTERNS[(j // len(_PIECES)) % len(_PATTERNS)]),
+            customdata=[[float(s.alpha_prime[j]), float(v)] for v in r.V[j]],
+            hovertemplate=(f"{label}<br>α' = %{{customdata[0]:.4f}}<br>v = %{{customdata[1]:.4f}}"
+                           "<br>α'·v = %{y:.4f}<extra></extra>"),
+        ))  # fmt: skip
+    b = [float(v) for v in s.b_i]  # [d_v]
+    # The sum stands just right of its bar, joined to the bar's net height by a short grey line, so
+    # the diamond and its number never sit on top of a coloured piece.
+    data.append(go.Scatter(
+        x=[x for c in comps for x in (c + 0.25, c + 0.38, None)], y=[y for v in b for y in (v, v, None)],
+        mode="lines", line=dict(color="#888888", width=2), hoverinfo="skip", showlegend=False,
+    ))  # fmt: skip
+    data.append(go.Scatter(
+        x=[c + 0.38 for c in comps], y=b, name=b_name, mode="markers+text",
+        marker=dict(symbol="diamond", size=14, color="#000000", line=dict(width=2, color="#FFFFFF")),
+        text=[f"{v:.2f}" for v in b], textposition="middle right", textfont=dict(size=15), customdata=comp_text,
+        hovertemplate=f"{b_name}[%{{customdata}}] = %{{y:.4f}}<extra></extra>", cliponaxis=False,
+    ))  # fmt: skip
+    layout = _layout(  # room on the right for the last sum's number, on a phone too
+        360, barmode="relative",
+        xaxis=dict(title=t("qkv.component_axis", lang), tickmode="array", tickvals=comps, ticktext=comp_text,
+                   range=[-0.5, d_v - 0.1]),
+        yaxis=dict(title=t("qkv.value_axis", lang), zeroline=True, zerolinewidth=2),
+    )  # fmt: skip
+    return go.Figure(data=data, layout=layout)
+
+
+def weights_map(r: QKVWalkthrough, lang: str, max_height: int = 620) -> go.Figure:
+    """A' as a heatmap, for a sentence too long to print A' as numbers; the query's row outlined."""
+    T, i = len(r.tokens), r.query.i
+    fig = heatmap(
+        r.matrix.weights, r.tokens, r.tokens, x_title=t("qkv.key_axis", lang), y_title=t("qkv.query_axis", lang),
+        value_name="α'", zmin=0.0, zmax=1.0, value_format=".2f", height=min(max_height, 180 + 30 * T),
+    )  # fmt: skip
+    outline = dict(type="rect", x0=-0.5, x1=T - 0.5, y0=i - 0.5, y1=i + 0.5, line=dict(color=HIGHLIGHT, width=3),
+                   fillcolor="rgba(0,0,0,0)")  # fmt: skip
+    fig.layout.shapes = (outline,)
     return fig
 
 
-def score_bars(
-    tokens: Sequence[str],
-    alpha: np.ndarray,
-    alpha_scaled: np.ndarray,
-    alpha_prime: np.ndarray,
-    *,
-    names: tuple[str, str, str],
-    x_title: str,
-    y_title: str,
-    height: int = 340,
-) -> go.Figure:
-    """Three bars per key: the raw score α, the scaled score α/√d_k, and the weight α'."""
-    ticks, text = token_ticks(tokens)
-    fig = go.Figure()
-    for values, name, colour in zip((alpha, alpha_scaled, alpha_prime), names, QUALITATIVE[:3], strict=True):
-        values = np.asarray(values, dtype=np.float32)  # [T]
-        fig.add_trace(
-            go.Bar(
-                x=ticks, y=values, name=name, marker_color=colour, customdata=text,
-                text=[f"{v:.2f}" for v in values] if len(values) <= 8 else None,  # beyond 8 keys: on hover
-                textposition="outside", cliponaxis=False,
-                hovertemplate=f"{x_title}: %{{customdata}}<br>{name}: %{{y:.4f}}<extra></extra>",
-            )
-        )  # fmt: skip
-    fig.update_xaxes(title=x_title, tickmode="array", tickvals=ticks, ticktext=text)
-    fig.update_yaxes(title=y_title, zeroline=True, zerolinewidth=2)
-    fig.update_layout(barmode="group", legend=dict(orientation="h", y=1.02, yanchor="bottom", x=0))
-    fig = base_layout(fig, height=height)
-    fig.update_layout(margin=dict(t=60))
-    return _lean(fig)
-
-
-def weighted_sum_figure(
-    tokens: Sequence[str],
-    alpha_prime: np.ndarray,
-    V: np.ndarray,
-    contributions: np.ndarray,
-    b_i: np.ndarray,
-    *,
-    b_name: str,
-    x_title: str,
-    y_title: str,
-    height: int = 360,
-) -> go.Figure:
-    """b_i as a stack: for each component c, the pieces α'_{i,j} v_j[c] of every key j stacked
-    (positive up, negative down), and b_i[c], their sum, marked with a diamond."""
-    contributions = np.asarray(contributions, dtype=np.float32)  # [T, d_v]
-    T, d_v = contributions.shape
-    comps = list(range(d_v))
-    comp_text = [str(c + 1) for c in comps]
-    fig = go.Figure()
-    for j in range(T):
-        label = f"{j + 1} · {safe_label(tokens[j])}"
-        fig.add_trace(
-            go.Bar(
-                x=comps, y=contributions[j], name=label, width=0.5,
-                marker=dict(color=_PIECES[j % len(_PIECES)],
-                            pattern_shape=_PATTERNS[(j // len(_PIECES)) % len(_PATTERNS)]),
-                customdata=np.stack([np.full(d_v, alpha_prime[j]), V[j]], axis=-1).astype(np.float32),
-                hovertemplate=(f"{label}<br>α' = %{{customdata[0]:.4f}}<br>v = %{{customdata[1]:.4f}}"
-                               "<br>α'·v = %{y:.4f}<extra></extra>"),
-            )
-        )  # fmt: skip
-    # The sum stands just right of its bar, joined to the bar's net height by a short line, so the
-    # diamond and its number never sit on top of a coloured piece.
-    b = np.asarray(b_i, dtype=np.float32)  # [d_v]
-    for c in comps:
-        fig.add_shape(type="line", x0=c + 0.25, x1=c + 0.38, y0=float(b[c]), y1=float(b[c]),
-                      line=dict(color="#888888", width=2))  # fmt: skip
-    fig.add_trace(
-        go.Scatter(
-            x=[c + 0.38 for c in comps], y=b, name=b_name, mode="markers+text",
-            marker=dict(symbol="diamond", size=14, color="#000000", line=dict(width=2, color="#FFFFFF")),
-            text=[f"{v:.2f}" for v in b], textposition="middle right", textfont=dict(size=15),
-            hovertemplate=f"{b_name}[%{{customdata}}] = %{{y:.4f}}<extra></extra>", customdata=comp_text,
-        )
+def compare_figure(r: QKVWalkthrough, lang: str) -> go.Figure:
+    """The followed query's weights over the keys from the two scoring models, bar beside bar."""
+    i, x_title = r.query.i, t("qkv.key_axis", lang)
+    ticks, key_text = token_ticks(r.tokens)
+    names = (t("qkv.dot_map", lang), t("qkv.add_map", lang))
+    data = [
+        _bars(ticks, w, [f"{v:.2f}" for v in w], name, colour, key_text, x_title, len(ticks) <= 8)
+        for w, name, colour in zip((r.matrix.weights[i], r.additive_weights[i]), names,
+                                   (QUALITATIVE[0], QUALITATIVE[5]), strict=True)
+    ]  # fmt: skip
+    layout = _layout(
+        320, barmode="group",
+        xaxis=dict(title=x_title, tickmode="array", tickvals=ticks, ticktext=key_text),
+        yaxis=dict(title=t("qkv.bar_weight", lang), range=[0, 1.08]),
     )  # fmt: skip
-    fig.update_layout(barmode="relative", legend=dict(orientation="h", y=1.02, yanchor="bottom", x=0))
-    fig.update_xaxes(title=x_title, tickmode="array", tickvals=comps, ticktext=comp_text)
-    fig.update_yaxes(title=y_title, zeroline=True, zerolinewidth=2)
-    fig = base_layout(fig, height=height)
-    fig.update_layout(margin=dict(t=60))
-    return _lean(fig)
+    return go.Figure(data=data, layout=layout)
 
 
-def _outline_row(fig: go.Figure, i: int, n_cols: int, xref: str = "x", yref: str = "y") -> None:
-    fig.add_shape(
-        type="rect", x0=-0.5, x1=n_cols - 0.5, y0=i - 0.5, y1=i + 0.5, xref=xref, yref=yref,
-        line=dict(color=HIGHLIGHT, width=3), fillcolor="rgba(0,0,0,0)",
-    )  # fmt: skip
+# --- words and tables built from the walkthrough (no Streamlit calls either) -------------------------
 
 
-def attention_map(
-    weights: np.ndarray, tokens: Sequence[str], i: int, *, x_title: str, y_title: str, value_name: str
-) -> go.Figure:
-    """A' as a heatmap, for a sentence too long to print A' as numbers; the query's row outlined."""
-    T = len(tokens)
-    fig = heatmap(
-        weights, tokens, tokens, x_title=x_title, y_title=y_title, value_name=value_name,
-        zmin=0.0, zmax=1.0, value_format=".2f", height=min(620, 180 + 30 * T),
-    )  # fmt: skip
-    _outline_row(fig, i, T)
-    return _lean(fig)
+def lean_md(r: QKVWalkthrough, lang: str) -> str:
+    """Which value b_i lies closest to, or that it is close to the plain average; with random weights,
+    a reminder that this says nothing about the words."""
+    s, T = r.query, len(r.tokens)
+    w, i = s.alpha_prime[s.best], s.i + 1
+    if s.stands_out:
+        text = t("qkv.leans", lang, i=i, j=s.best + 1, w=f"{w:.3f}", token=token_md(r.tokens, s.best))
+    else:
+        text = t("qkv.even", lang, i=i, w=f"{w:.3f}", avg=f"{1 / T:.3f}")
+    return text + (" " + t("qkv.random_leans", lang, i=i) if r.random_weights else "")
 
 
-def compare_bars(
-    tokens: Sequence[str],
-    dot: np.ndarray,
-    additive: np.ndarray,
-    *,
-    names: tuple[str, str],
-    x_title: str,
-    y_title: str,
-    height: int = 320,
-) -> go.Figure:
-    """One query's weights over the keys from the two scoring models, bar beside bar."""
-    ticks, text = token_ticks(tokens)
-    fig = go.Figure()
-    for values, name, colour in zip((dot, additive), names, (QUALITATIVE[0], QUALITATIVE[5]), strict=True):
-        values = np.asarray(values, dtype=np.float32)  # [T]
-        fig.add_trace(
-            go.Bar(
-                x=ticks, y=values, name=name, marker_color=colour, customdata=text,
-                text=[f"{v:.2f}" for v in values] if len(values) <= 8 else None, textposition="outside",
-                cliponaxis=False, hovertemplate=f"{x_title}: %{{customdata}}<br>{name}: %{{y:.4f}}<extra></extra>",
-            )
-        )  # fmt: skip
-    fig.update_xaxes(title=x_title, tickmode="array", tickvals=ticks, ticktext=text)
-    fig.update_yaxes(title=y_title, range=[0, 1.08])
-    fig.update_layout(barmode="group", legend=dict(orientation="h", y=1.02, yanchor="bottom", x=0))
-    fig = base_layout(fig, height=height)
-    fig.update_layout(margin=dict(t=60))
-    return _lean(fig)
+def entry_md(r: QKVWalkthrough, lang: str) -> str:
+    """One entry of Q worked out by hand (the followed query's first), then a word on K and V."""
+    i = r.query.i
+    entry = entry_tex("q", i, 0, r.x[i], r.w_q[:, 0], r.Q[i, 0], "W_q")
+    return lines_md([entry]) + "\n\n" + t("qkv.qkv_all", lang)
 
 
-def page_figures(r, tokens: Sequence[str], i: int, text: dict[str, str]) -> dict[str, go.Figure]:
-    """Every figure of the page for one walkthrough `r` (attention_core.steps.QKVWalkthrough) and
-    query i. `text` holds the translated titles: key, query, value, component, alpha, scaled,
-    weight, dot, additive."""
+def token_md(tokens: Sequence[str], j: int) -> str:
+    """Token j as markdown shows it: shortened to 24 characters, its markup characters escaped."""
+    return escape_markdown(short(tokens[j], 24))
+
+
+def repeated_md(r: QKVWalkthrough, lang: str, output: bool = False) -> str:
+    """The two identical tokens: identical rows of I (output=False), or of A' and O (output=True)."""
+    a, b = r.repeated
+    if output:
+        return t("qkv.repeated_out", lang, a=a + 1, b=b + 1)
+    return t("qkv.repeated", lang, a=a + 1, b=b + 1, token=token_md(r.tokens, a))
+
+
+def compare_md(r: QKVWalkthrough, lang: str, hide_dot: bool) -> str:
+    """The two scores of the followed query and the check's key, side by side in a table, then the
+    additive one worked out. hide_dot: the dot-product score is the check's answer, written "?"."""
+    s, j = r.query, r.check.j
+    a, b = s.i + 1, j + 1
+    pair = rf"\alpha_{{{a},{b}}} = "
+    dot = pair + rf"q_{{{a}}} \cdot k_{{{b}}} = " + (r"\;?" if hide_dot else num(s.alpha[j], 3))
+    add = pair + rf"w \cdot \tanh(q_{{{a}}} + k_{{{b}}}) = " + num(r.additive_scores[s.i, j], 3)
+    notes = [t(key, lang).replace("|", "\\|") for key in ("qkv.dot_note", "qkv.add_note")]  # a bare "|" ends a cell
+    worked = additive_tex(s.i, j, s.q_i, r.K[j], r.w_additive, r.additive_scores[s.i, j])
+    return "\n".join([
+        f"| {t('qkv.dot_title', lang)} | {t('qkv.add_title', lang)} |", "|---|---|", f"| ${dot}$ | ${add}$ |",
+        f"| {notes[0]} | {notes[1]} |", "", t("qkv.add_worked", lang, i=a, j=b), "", f"$$\n{worked}\n$$",
+    ])  # fmt: skip
+
+
+Table = tuple[pd.DataFrame, str, str]  # the numbers, the CSV's file name, the caption
+
+
+def _table(data, index: Sequence[str], index_key: str, columns, filename: str, caption_key: str, lang: str) -> Table:
+    frame = pd.DataFrame(data, index=pd.Index(list(index), name=t(index_key, lang)), columns=columns)
+    return frame, filename, t(caption_key, lang)
+
+
+def qkv_table(r: QKVWalkthrough, lang: str) -> Table:
+    """Every token's a, q, k and v."""
+    d_model, d_k = r.x.shape[1], r.Q.shape[1]
+    columns = [f"{p}[{c + 1}]" for p, n in (("a", d_model), ("q", d_k), ("k", d_k), ("v", d_k)) for c in range(n)]
+    return _table(np.hstack([r.x, r.Q, r.K, r.V]), key_labels(r.tokens), "qkv.token_index", columns,
+                  "qkv_I_Q_K_V.csv", "qkv.table_qkv", lang)  # fmt: skip
+
+
+def products_table(r: QKVWalkthrough, lang: str, hide: np.ndarray) -> Table:
+    """The products that make each score of the followed query, and the score; hidden rows empty."""
+    s, d_k = r.query, r.Q.shape[1]
+    columns = [f"q{s.i + 1}[{c + 1}]·k[{c + 1}]" for c in range(d_k)] + [f"α{s.i + 1},j"]
+    data = np.where(hide[:, None], np.nan, np.column_stack([s.products, s.alpha]))  # [T, d_k + 1]
+    return _table(data, key_labels(r.tokens), "qkv.key_index", columns, "qkv_products.csv", "qkv.table_products",
+                  lang)  # fmt: skip
+
+
+def softmax_table(r: QKVWalkthrough, lang: str, hide: np.ndarray) -> Table:
+    """Score to weight, key by key; a hidden key's score and what follows from it left empty."""
     s = r.query
-    key, query, value = text["key"], text["query"], text["value"]
-    return {
-        "scores": score_bars(tokens, s.alpha, s.alpha_scaled, s.alpha_prime, x_title=key, y_title=value,
-                             names=(text["alpha"], text["scaled"], text["weight"])),
-        "sum": weighted_sum_figure(tokens, s.alpha_prime, r.V, s.contributions, s.b_i, b_name=f"b{i + 1}",
-                                   x_title=text["component"], y_title=value),
-        "weights": attention_map(r.matrix.weights, tokens, i, x_title=key, y_title=query, value_name="α'"),
-        "both": compare_bars(tokens, r.matrix.weights[i], r.additive_weights[i], x_title=key, y_title=text["weight"],
-                             names=(text["dot"], text["additive"])),
-    }  # fmt: skip
+    data = {"α": s.alpha, "α/√d_k": s.alpha_scaled, "exp(α/√d_k − max)": s.exp_shifted}
+    data = {name: np.where(hide, np.nan, v) for name, v in data.items()} | {"α'": s.alpha_prime}  # [T] each
+    return _table(data, key_labels(r.tokens), "qkv.key_index", None, "qkv_softmax.csv", "qkv.table_softmax", lang)
+
+
+def sum_table(r: QKVWalkthrough, lang: str) -> Table:
+    """The weighted values α'·v of every token and their sum b_i."""
+    s, labels = r.query, key_labels(r.tokens)
+    index = [*(f"α'·v {lab}" for lab in labels), f"b{s.i + 1}"]
+    columns = [f"[{c + 1}]" for c in range(r.V.shape[1])]
+    return _table(np.vstack([s.contributions, s.b_i]), index, "qkv.term_index", columns, "qkv_weighted_sum.csv",
+                  "qkv.table_sum", lang)  # fmt: skip
+
+
+def weights_table(r: QKVWalkthrough, lang: str) -> Table:
+    """A', one row per query."""
+    labels = key_labels(r.tokens)
+    return _table(r.matrix.weights, labels, "qkv.query_axis", labels, "qkv_attention_weights.csv",
+                  "qkv.table_weights", lang)  # fmt: skip
+
+
+def both_table(r: QKVWalkthrough, lang: str) -> Table:
+    """Both models' weights, every query."""
+    labels = key_labels(r.tokens)
+    index = [f"{t(f'qkv.{m}_short', lang)} · {lab}" for m in ("dot", "add") for lab in labels]
+    return _table(np.vstack([r.matrix.weights, r.additive_weights]), index, "qkv.model_query_index", labels,
+                  "qkv_dot_vs_additive.csv", "qkv.table_both", lang)  # fmt: skip
 
 
 # --- names for tables and buttons -------------------------------------------------------------------
@@ -420,6 +606,9 @@ def parse_matrix(raw: list[str]) -> Matrix:
         raise ValueError(raw)
     m = tuple(tuple(float(v) for v in row) for row in rows)  # float() raises ValueError on junk
     if not all(np.isfinite(v) and abs(v) <= TYPED_LIMIT for row in m for v in row):
+        raise ValueError(raw)
+    underflow = [v for row in rows for v in row if float(v) == 0 and re.search(r"[1-9]", v.lower().split("e")[0])]
+    if underflow:  # "1e-400" reads as 0, which is not what it says
         raise ValueError(raw)
     return m
 

@@ -24,13 +24,23 @@ def texts(at) -> str:
 
 
 def headings(at) -> list[str]:
-    """The steps' headings: each step's text is one markdown element that starts with its heading."""
-    return [m.value.split("\n")[0][4:] for m in at.markdown if m.value.startswith("### ")]
+    """The sections' numbered headings."""
+    return [h.value for h in at.subheader]
+
+
+def unlock(at):
+    """Show the check's answer, so that no number is hidden (see the check tests)."""
+    return at.toggle(key="qkv_check_show").set_value(True).run()
 
 
 def open_unlocked(**params):
-    """The page with the check's answer shown, so that no number is hidden (see the check tests)."""
-    return open_page(PAGE, qkv_check_show="true", **params)
+    """The page with the check's answer shown (a link cannot do that: it never holds the answer)."""
+    return unlock(open_page(PAGE, **params))
+
+
+def hidden_scores(at) -> list[str]:
+    """The score lines of section 5 that end in "?" instead of their number."""
+    return [line for line in texts(at).split("$") if line.endswith(r"= \;?")]
 
 
 def weights(d_model: int, d_k: int, seed: int = SEED):
@@ -53,12 +63,22 @@ def test_opens_in_both_languages_with_every_step(lang):
     assert not at.exception
     assert at.title[0].value == t("qkv.title", lang=lang)
     names = ("tokens", "weights", "qkv", "check", "scores", "softmax", "output", "matrix", "additive")
-    assert headings(at) == [f"{n} · {t(f'qkv.step_{name}', lang=lang)}" for n, name in enumerate(names, 1)]
-    assert set(figures(at)) == {"qkv_sum", "qkv_dot_vs_add"}  # the scores chart waits for the check
+    assert headings(at) == [f"{n} · {t(f'qkv.section_{name}', lang=lang)}" for n, name in enumerate(names, 1)]
+    assert set(figures(at)) == {"qkv_scores", "qkv_sum", "qkv_dot_vs_add"}  # the check's score in it reads "?"
     body = texts(at)
     assert t("qkv.rows_vs_columns", lang=lang)[:20] in body
     assert "得到一个数值k" in body  # the seed's sentence is quoted, and marked as a mistake
     assert t("qkv.repeated", lang=lang, a=2, b=4, token="saw") in body  # the two "saw"s
+    assert t("qkv.weights_random", lang=lang, seed=SEED) in body  # random weights say they are random
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_headings_and_navigation_are_plain_words(lang):
+    """No pseudo-maths (α_ij = q_i · k_j, Q = I W_q) where KaTeX does not render it."""
+    names = ("tokens", "weights", "qkv", "check", "scores", "softmax", "output", "matrix", "additive")
+    for key in ("nav", "title", "summary", *(f"section_{name}" for name in names)):
+        text = t(f"qkv.{key}", lang=lang)
+        assert not any(sign in text for sign in ("_", "=", "·", "√", "Σ", "$")), (key, text)
 
 
 def test_every_matrix_is_printed_with_its_shape():
@@ -69,12 +89,21 @@ def test_every_matrix_is_printed_with_its_shape():
         assert shape in latex, shape
 
 
+def test_formula_beside_the_few_lines_of_code_that_compute_it():
+    at = open_page(PAGE)
+    code = [c.value for c in at.code]
+    assert [c.split("(")[0] for c in code] == [f"def {name}" for name in (
+        "project", "dot_scores", "scaled_softmax", "weighted_sum", "matrix_form", "additive_scores")]  # fmt: skip
+    assert max(len(c.splitlines()) for c in code) <= 8  # the formula's lines, not a page of argument checks
+
+
 # --- the numbers ------------------------------------------------------------------------------------
 
 
 def test_Q_K_V_shown_equal_I_times_the_weights():
     at = open_unlocked(qkv_tables="true")
     qkv = table(at, "a[1]")
+    assert qkv.index.name == t("qkv.token_index") and list(qkv.index) == ["1 · I", "2 · saw", "3 · a", "4 · saw"]
     x = qkv[[f"a[{c}]" for c in (1, 2, 3)]].to_numpy()
     np.testing.assert_array_equal(x, sentence_matrix(TOKENS, 3, SEED))
     w_q, w_k, w_v = weights(3, 2)
@@ -117,7 +146,7 @@ def test_weights_sum_to_one_and_the_d_k_slider_changes_the_scale():
     np.testing.assert_allclose(soft["α/√d_k"], soft["α"] / np.sqrt(5))
     weights_matrix = table(at, "1 · I").to_numpy()[:4]  # A', one row per query
     np.testing.assert_allclose(weights_matrix.sum(axis=1), 1.0)
-    np.testing.assert_allclose(weights_matrix[0], soft["α'"])  # the matrix form agrees with step 5
+    np.testing.assert_allclose(weights_matrix[0], soft["α'"])  # the matrix form agrees with section 6
 
 
 def test_output_is_the_weighted_sum_of_the_values():
@@ -167,6 +196,11 @@ def test_typed_weights_need_small_sizes():
     assert not [d for d in at.dataframe if "qkv_wq_ed" in d.proto.id]
 
 
+NUMBER_KEYS = ("qkv_dm", "qkv_dk", "qkv_seed", "qkv_q", "qkv_step", "qkv_wq", "qkv_wk", "qkv_wv", "qkv_tables",
+               "qkv_w")  # fmt: skip
+NO_NUMBER = ("1e309", "-1e309", "1e-400", "9e999")  # infinity, minus infinity, a zero, infinity again
+
+
 @pytest.mark.parametrize(
     ("key", "value"),
     [
@@ -174,19 +208,28 @@ def test_typed_weights_need_small_sizes():
         ("qkv_wq", "1~x_3~4_5~6"),  # not a number
         ("qkv_wq", "1e9~0_0~1_1~1"),  # beyond ±99
         ("qkv_wq", "nan~0_0~1_1~1"),
+        ("qkv_wq", "1e309~0_0~1_1~1"),
         ("qkv_dk", "99"),
         ("qkv_dm", "abc"),
         ("qkv_q", "9"),
         ("qkv_w", "magic"),
         ("qkv_step", "42"),
+        *((key, value) for key in NUMBER_KEYS for value in NO_NUMBER),
     ],
 )
 def test_a_bad_link_value_falls_back_with_a_notice_and_keeps_the_rest(key, value):
-    params = {"qkv_w": "typed", "qkv_text": "cats chase mice", key: value}
+    params = {"qkv_text": "cats chase mice", "qkv_dk": "3", "qkv_seed": "7", "qkv_q": "2"} | {key: value}
+    if key.startswith("qkv_w") and key != "qkv_w":
+        params["qkv_w"] = "typed"
     at = open_page(PAGE, **params)
-    assert not at.exception
+    assert not at.exception and not at.error
     assert at.toast and key in at.toast[0].value
     assert at.text_input(key="qkv_text").value == "cats chase mice"  # nothing else is lost
+    for other, control in (("qkv_dk", at.slider), ("qkv_seed", at.number_input)):
+        if other != key:
+            assert control(key=other).value == int(params[other]), other
+    if key != "qkv_q":
+        assert at.button_group(key="qkv_q").value == 2
     assert headings(at)[0].startswith("1 ·")
 
 
@@ -202,8 +245,7 @@ def test_the_typed_answer_is_checked():
     assert at.error and not at.success
     at.number_input(key="qkv_check").set_value(round(answer, 3)).run()
     assert at.success and f"{answer:.4f}" in at.success[0].value
-    at.toggle(key="qkv_check_show").set_value(True).run()
-    assert any(f"{answer:.4f}" in i.value and "Multiply" in i.value for i in at.info)
+    assert any(f"{answer:.4f}" in i.value and "Multiply" in i.value for i in at.info)  # and why
 
 
 def test_a_one_token_sentence_asks_for_alpha_11():
@@ -220,12 +262,31 @@ def test_lecture_mode_shows_one_step_and_keeps_it_in_the_link():
     assert not at.exception
     body = texts(at)
     assert "得到一个数值k" in body  # step 5, the scores: nothing is hidden in lecture mode
-    assert r"\alpha_{1,2} = q_{1} \cdot k_{2}" in body
+    assert r"\alpha_{1,2} = q_{1} \cdot k_{2}" in body and not hidden_scores(at)
     assert r"I\ [4 \times 3]" not in body  # step 1 is hidden
-    assert not headings(at)  # the stepper names the step instead
+    assert not headings(at)  # the step bar names the step instead
     at.button(key="qkv_step_next").click().run()
     assert at.query_params["qkv_step"] == "6"
     assert "qkv_scores" in figures(at) and "qkv_sum" not in figures(at)
+
+
+@pytest.mark.parametrize(("step", "main"), [(1, "I"), (2, "W_q"), (3, "W_q"), (5, "K"), (8, "A'")])
+def test_each_lecture_step_starts_with_its_matrices_and_folds_its_words(step, main):
+    """Right under the step bar: the step's figure or matrices; its words folded into one line
+    below them, so that a projector's first screen holds the block whole."""
+    at = open_page(PAGE, lecture="1", qkv_step=str(step))
+    assert not at.exception
+    first = next(e for e in at.main if e.type in ("latex", "markdown", "expandable") and "Step" not in str(
+        getattr(e, "value", "")))  # fmt: skip
+    assert first.type != "expandable"  # not the folded words
+    assert at.expander and at.expander[0].label == t("common.section_text")
+
+
+@pytest.mark.parametrize("step", [6, 7, 9])
+def test_each_lecture_step_with_a_figure_starts_with_it(step):
+    at = open_page(PAGE, lecture="1", qkv_step=str(step))
+    kinds = [e.type for e in at.main if e.type in ("plotly_chart", "expandable", "latex")]
+    assert kinds[0] == "plotly_chart", kinds
 
 
 def test_presets_set_the_controls():
@@ -245,7 +306,7 @@ def test_presets_set_the_controls():
     at.button(key="qkv_preset_chars").click().run()
     assert figures(at)["qkv_scores"]["layout"]["xaxis"]["ticktext"] == list("机器学习")
 
-    at.button(key="qkv_preset_seeds").click().run()
+    at.button(key="qkv_preset_article").click().run()
     assert at.text_input(key="qkv_text").value == "I saw a saw"
     assert at.slider(key="qkv_dm").value == 3 and at.slider(key="qkv_dk").value == 2
 
@@ -308,43 +369,58 @@ def alpha_12() -> float:
 
 
 def shows_answer(at, answer: float) -> bool:
-    return f"{answer:.3f}" in texts(at) or "qkv_scores" in figures(at) or r"A\ [4 \times 4]" in texts(at)
+    """Is the check's answer anywhere: written out, in the scores chart, or in A = Q Kᵀ?"""
+    chart = figures(at)["qkv_scores"]["data"][0]["text"]
+    return f"{answer:.3f}" in texts(at) or f"{answer:.2f}" in chart or f"{answer:.2f}" in texts(at)
 
 
 def test_the_check_comes_before_the_steps_that_answer_it_and_hides_their_numbers():
     at = open_page(PAGE)
     answer = alpha_12()
     order = headings(at)
-    assert order.index(f"4 · {t('qkv.step_check')}") == 3  # right after Q, K, V
+    assert order.index(f"4 · {t('qkv.section_check')}") == 3  # right after Q, K, V
     assert not shows_answer(at, answer)
-    assert t("qkv.check_hides", j=2) in texts(at)
-    hidden = [i for i in at.info if i.value == t("qkv.hidden", step=4)]
-    assert len(hidden) == 4  # the sums, the scores chart, A = QKᵀ, the dot-product score of step 9
-    assert r"q_{1} \cdot k_{2} = \;?" in texts(at)
+    notices = [i for i in at.info if i.value == t("qkv.check_hides", j=2)]
+    assert len(notices) == 1  # one notice, under the check, not one per hidden number
+    assert len(hidden_scores(at)) == 3  # α_12 and α_14 ("saw" twice) in the sums, α_12 in the comparison
+    assert figures(at)["qkv_scores"]["data"][0]["text"] == ["2.18", "?", "4.32", "?"]
+    assert "?" in next(x.value for x in at.latex if r"A\ [4 \times 4]" in x.value)
 
     at.number_input(key="qkv_check").set_value(answer + 0.5).run()  # a wrong answer: still hidden
     assert not shows_answer(at, answer)
     at.number_input(key="qkv_check").set_value(round(answer, 2)).run()  # right: every number appears
-    assert shows_answer(at, answer) and "qkv_scores" in figures(at)
-    assert not [i for i in at.info if i.value == t("qkv.hidden", step=4)]
+    assert shows_answer(at, answer) and not hidden_scores(at)
+    assert not [i for i in at.info if i.value == t("qkv.check_hides", j=2)]
 
 
-def test_show_the_numbers_unlocks_and_shows_the_answer():
+def test_show_the_answer_unlocks_and_stays_out_of_the_link():
     at = open_page(PAGE)
-    at.button(key="qkv_unlock_matrix").click().run()
+    unlock(at)
     assert not at.exception and not at.warning
-    assert at.toggle(key="qkv_check_show").value is True
     assert shows_answer(at, alpha_12())
-    assert at.query_params["qkv_check_show"] == "true"  # a link keeps it
+    assert "qkv_check_show" not in at.query_params and "qkv_check" not in at.query_params
+
+
+@pytest.mark.parametrize("params", [{"qkv_check": "2.4478"}, {"qkv_check_show": "true"},
+                                    {"qkv_check": "2.4478", "qkv_check_show": "true"}])  # fmt: skip
+def test_a_link_never_unlocks_the_hidden_numbers(params):
+    """Issue 11: the check's answer once rode in the link (qkv_check=2.46), so a shared link showed
+    the next student every hidden number. Such a link now unlocks nothing, and loses those values."""
+    at = open_page(PAGE, **params)
+    assert not at.exception
+    assert at.number_input(key="qkv_check").value is None
+    assert at.toggle(key="qkv_check_show").value is False
+    assert not shows_answer(at, alpha_12()) and hidden_scores(at)
+    assert "qkv_check" not in at.query_params and "qkv_check_show" not in at.query_params
 
 
 def test_another_query_keeps_its_own_sums_but_A_waits():
     at = open_page(PAGE)
     at.button_group(key="qkv_q").set_value(3).run()
-    assert "qkv_scores" in figures(at)  # query 3's scores are not the check's answer
-    assert r"\alpha_{3,2} = q_{3} \cdot k_{2}" in texts(at)
-    assert r"A\ [4 \times 4]" not in texts(at)  # A holds α_12
-    assert len([i for i in at.info if i.value == t("qkv.hidden", step=4)]) == 1
+    assert "?" not in figures(at)["qkv_scores"]["data"][0]["text"]  # query 3's scores are not the check's answer
+    assert r"\alpha_{3,2} = q_{3} \cdot k_{2}" in texts(at) and not hidden_scores(at)
+    assert "?" in next(x.value for x in at.latex if r"A\ [4 \times 4]" in x.value)  # A holds α_12
+    assert len([i for i in at.info if i.value == t("qkv.check_hides", j=2)]) == 1
 
 
 def test_lecture_mode_asks_on_a_screen_of_its_own():

@@ -6,13 +6,23 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
+from attention_core.attention import additive_attention_scores, scaled_dot_product_attention
 from attention_core.steps import (
+    additive_scores,
+    dot_scores,
+    first_repeat,
+    gives_away,
+    matrix_form,
     project,
     qkv_walkthrough,
     query_step,
     random_weights,
+    scaled_softmax,
+    score_check,
     sentence_matrix,
+    sentence_walkthrough,
     walkthrough_weights,
+    weighted_sum,
 )
 
 
@@ -35,6 +45,38 @@ def test_query_step_worked_by_hand():
     np.testing.assert_allclose(s.alpha_prime, [0.33024, 0.66976], atol=1e-5)
     np.testing.assert_allclose(s.contributions, [[0.33024, 0.66048], [2.00929, 2.67905]], atol=1e-5)
     np.testing.assert_allclose(s.b_i, [2.33952, 3.33952], atol=1e-5)
+    assert s.best == 1 and s.stands_out is False  # 0.67 < 1.5 / 2 = 0.75: close to the plain average
+
+
+def test_the_formula_functions_by_hand():
+    # q = (1, 2), K = [(3, 0), (1, -1)]: products (3, 0) and (1, -2); scores 3 and -1.
+    products, alpha = dot_scores(np.array([1.0, 2.0]), np.array([[3.0, 0.0], [1.0, -1.0]]))
+    np.testing.assert_array_equal(products, [[3, 0], [1, -2]])
+    np.testing.assert_array_equal(alpha, [3, -1])
+    # d_k = 4: scaled (1.5, -0.5); e^(x - 1.5) = (1, e^-2 = 0.135335); weights (0.880797, 0.119203).
+    scaled, exp_shifted, weights = scaled_softmax(alpha, 4)
+    np.testing.assert_allclose(scaled, [1.5, -0.5])
+    np.testing.assert_allclose(exp_shifted, [1.0, 0.135335], atol=1e-6)
+    np.testing.assert_allclose(weights, [0.880797, 0.119203], atol=1e-6)
+    # b = 0.25 (4, 0) + 0.75 (0, 8) = (1, 6).
+    contributions, b = weighted_sum(np.array([0.25, 0.75]), np.array([[4.0, 0.0], [0.0, 8.0]]))
+    np.testing.assert_array_equal(contributions, [[1, 0], [0, 6]])
+    np.testing.assert_array_equal(b, [1, 6])
+    # Additive, w = (1, 0): w · tanh(q_i + k_j) = tanh(q_i[0] + k_j[0]).
+    Q, K = np.array([[0.5, 9.0]]), np.array([[0.5, -9.0], [-0.5, 0.0]])
+    np.testing.assert_allclose(additive_scores(Q, K, np.array([1.0, 0.0])), [[np.tanh(1.0), 0.0]])
+
+
+@given(st.integers(1, 6), st.integers(1, 5), st.data())
+@settings(max_examples=60, deadline=None)
+def test_the_short_formulas_agree_with_the_library_functions(T, d, data):
+    Q, K, V = (data.draw(arrays(np.float64, (T, d), elements=finite)) for _ in range(3))
+    w = data.draw(arrays(np.float64, (d,), elements=finite))
+    ours, theirs = matrix_form(Q, K, V), scaled_dot_product_attention(Q, K, V)
+    for name in ("scores", "scaled", "weights", "output"):
+        np.testing.assert_allclose(getattr(ours, name), getattr(theirs, name), rtol=1e-12, atol=1e-12)
+    assert ours.scale == theirs.scale
+    np.testing.assert_allclose(additive_scores(Q, K, w), additive_attention_scores(Q, K, w), rtol=1e-12, atol=1e-12)
 
 
 def test_project_is_rows_times_weights_by_hand():
@@ -57,6 +99,9 @@ def test_random_weights_are_rounded_and_reproducible():
     assert big.var() * 64 == pytest.approx(1.0, rel=0.1)  # variance 1/d_model
 
 
+finite = st.floats(-5, 5, allow_nan=False, allow_infinity=False)
+
+
 def test_walkthrough_shapes_and_additive_by_hand():
     x = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])  # T = 3, d_model = 2
     eye = np.eye(2)
@@ -66,9 +111,7 @@ def test_walkthrough_shapes_and_additive_by_hand():
     # Additive score of query 1 and key 3 with w = (1, 0): tanh(q_1 + k_3) = tanh((2, 1)) -> tanh(2) = 0.96403.
     assert r.additive_scores[0, 2] == pytest.approx(np.tanh(2.0))
     np.testing.assert_allclose(r.additive_weights.sum(axis=1), 1.0)
-
-
-finite = st.floats(-5, 5, allow_nan=False, allow_infinity=False)
+    assert r.agrees
 
 
 @given(st.integers(1, 6), st.integers(1, 5), st.integers(1, 5), st.data())
@@ -118,6 +161,7 @@ def test_huge_scores_stay_finite():
             lambda: qkv_walkthrough(np.zeros((2, 2)), np.zeros((2, 2)), np.zeros((2, 3)), np.zeros((2, 2)), 0, [0, 0]),
             "same length d_k",
         ),
+        (lambda: qkv_walkthrough(np.zeros((2, 2)), *[np.zeros((2, 2))] * 3, 0, np.zeros(3)), "and w that length"),
         (lambda: random_weights(0, 2, np.random.default_rng(0)), "d_model must be at least 1"),
     ],
 )
@@ -144,3 +188,36 @@ def test_walkthrough_weights_come_from_one_seed_in_order():
     np.testing.assert_array_equal(w, np.round(rng.standard_normal(2), 2))
     assert not np.array_equal(w_q, w_k)
     np.testing.assert_array_equal(walkthrough_weights(3, 2, seed=5)[3], w)
+
+
+def test_the_check_asks_for_alpha_12_with_a_tolerance_for_the_rounding():
+    Q = np.array([[0.5154, -0.7365], [1.0, 1.0]])
+    K = np.array([[1.0, 1.0], [-1.6007, 2.2034]])
+    c = score_check(Q, K)
+    assert c.j == 1 and c.answer == pytest.approx(0.5154 * -1.6007 + -0.7365 * 2.2034)
+    # Redone from the shown numbers (0.52)(-1.60) + (-0.74)(2.20) = -2.46: within the tolerance.
+    assert abs(-2.46 - c.answer) <= c.tolerance < 0.05
+    assert score_check(Q[:1], K[:1]).j == 0  # one token: α_11
+    assert gives_away([c.answer, 1.0, c.answer * (1 + 1e-12)], c.answer).tolist() == [True, False, True]
+
+
+def test_repeated_tokens_are_found_in_reading_order():
+    assert first_repeat(["I", "saw", "a", "saw"]) == (1, 3)
+    assert first_repeat(["a", "b", "b", "a"]) == (0, 3)
+    assert first_repeat(["x", "y"]) is None
+
+
+def test_the_sentence_walkthrough_uses_typed_weights_when_given():
+    tokens = ("I", "saw", "a", "saw")
+    r = sentence_walkthrough(tokens, 3, 2, seed=3, i=0)
+    x = sentence_matrix(list(tokens), 3, 3)
+    w_q, w_k, w_v, w = walkthrough_weights(3, 2, 3)
+    for got, weights in ((r.Q, w_q), (r.K, w_k), (r.V, w_v)):
+        np.testing.assert_array_equal(got, x @ weights)
+    np.testing.assert_array_equal(r.w_additive, w)
+    assert r.tokens == tokens and r.repeated == (1, 3) and r.random_weights
+    typed = (((1.0, 0.0), (0.0, 1.0), (1.0, 1.0)),) * 3
+    r = sentence_walkthrough(tokens, 3, 2, seed=3, i=1, typed=typed)
+    np.testing.assert_array_equal(r.Q, x @ np.array(typed[0]))
+    assert not r.random_weights and r.query.i == 1
+    np.testing.assert_array_equal(r.w_additive, w)  # the additive vector stays the seed's

@@ -1,12 +1,14 @@
-"""lab_ui.figures.qkv: the typeset matrices and the figures hold the numbers they were given, and a
-line that would not fit is laid out another way."""
+"""lab_ui.figures.qkv: the typeset matrices, figures and tables hold the numbers they were given, in
+the language asked for, and hide what the check-yourself asks until it is answered."""
 
 import re
 
 import numpy as np
 import pytest
 
+from attention_core.steps import gives_away, sentence_walkthrough
 from lab_ui.figures import qkv as fq
+from lab_ui.i18n import t
 
 TOKENS = ["I", "saw", "a", "<b>saw</b>"]
 
@@ -27,19 +29,50 @@ def test_matrix_has_its_numbers_shape_labels_and_highlight():
     assert r"\textcolor{#B34E00}{\boldsymbol{0.25}}" in tex
 
 
-def test_product_is_written_out_only_when_it_fits():
+def test_a_product_is_pieces_that_a_narrow_screen_can_wrap():
     x, w = np.ones((4, 3)), np.ones((3, 2))
-    line = fq.product_tex([("I", x, fq.row_labels("a", 4)), ("W_q", w, None)], ("Q", x @ w, fq.row_labels("q", 4)))
-    assert line is not None and r"I\ [4 \times 3]" in line and r"W_q\ [3 \times 2]" in line and "3.00" in line
-    wide = np.ones((4, 8))
-    assert fq.product_tex([("I", wide, None), ("W", np.ones((8, 8)), None)], ("Q", wide, None)) is None
-    assert fq.product_tex([("I", x, None), ("W", w, None)], ("Q", x @ w, None), budget=200) is None
+    parts = fq.product_parts([("I", x, fq.row_labels("a", 4)), ("W_q", w, None)], ("Q", x @ w, fq.row_labels("q", 4)),
+                             highlight_row=0, hide=np.eye(4, 2, dtype=bool))  # fmt: skip
+    assert [tex.count(r"\underbrace") for tex, _ in parts] == [1, 1, 1]
+    assert r"I\ [4 \times 3]" in parts[0][0] and r"W_q\ [3 \times 2]" in parts[1][0] and "3.00" in parts[2][0]
+    assert parts[2][0].startswith("= ") and parts[2][1] == fq.matrix_px(x @ w, True) + 30
+    assert parts[2][0].count("?") == 2 and "?" not in parts[0][0]  # hide applies to the result only
 
 
-def test_side_by_side_or_one_per_line():
-    parts = ["A", "B", "C"]
-    assert fq.matrices_tex(parts, [200, 200, 200]) == [r"A\qquad B\qquad C"]
-    assert fq.matrices_tex(parts, [300, 300, 300]) == parts
+def test_each_section_has_its_rows_of_matrices():
+    r = sentence_walkthrough(("I", "saw", "a", "saw"), 3, 2, 3, 1)
+    assert [len(row) for row in fq.tokens_rows(r)] == [1] and r"I\ [4 \times 3]" in fq.tokens_rows(r)[0][0][0]
+    assert [tex.count(r"\underbrace") for tex, _ in fq.weights_rows(r)[0]] == [1, 1, 1]
+    ((q, k),) = fq.scores_rows(r)
+    assert q[0].startswith("q_{2} = ") and r"K\ [4 \times 2]" in k[0]
+    product, three = fq.qkv_rows(r)
+    assert len(product) == 3 and [r"Q = I\,W_q" in three[0][0], r"V = I\,W_v" in three[2][0]] == [True, True]
+
+
+def test_widths_grow_with_columns_minus_signs_and_row_names():
+    # Measured in Chromium at the body size: 4 × 4 with minus signs and row names is about 353 px,
+    # without minus signs about 323 px, a 3 × 2 weight matrix about 165 px.
+    assert abs(fq.matrix_px(-np.ones((4, 4)), True) - 353) < 15
+    assert abs(fq.matrix_px(np.full((4, 4), 0.13), True) - 323) < 15
+    assert abs(fq.matrix_px(-np.ones((3, 2))) - 165) < 15
+    assert fq.matrix_px(np.ones((2, 8))) > fq.PHONE_PX > fq.matrix_px(np.ones((4, 2)), True)
+
+
+def test_the_matrix_form_in_two_layouts():
+    r = sentence_walkthrough(("I", "saw", "a", "saw"), 3, 2, 3, 0)
+    normal, compact = fq.matrix_rows(r, True), fq.matrix_rows(r, True, compact=True)
+    assert "?" not in "".join(tex for row in fq.matrix_rows(r, False) for tex, _ in row)
+    assert [len(row) for row in normal] == [3, 2] and [len(row) for row in compact] == [2, 1]
+    assert r"A\ [4 \times 4]" in normal[0][2][0] and r"O\ [4 \times 2]" in normal[1][1][0]
+    assert r"\underbrace" not in "".join(tex for row in compact for tex, _ in row)  # named before the bracket
+    assert normal[0][2][0].count("?") == compact[1][0][0].count("?") == 2  # α_12 and α_14: "saw" twice
+
+
+def test_multi_line_formulas_are_inside_an_environment():
+    # KaTeX warns "\\ does nothing in display mode" for a line break outside an environment.
+    for name, tex in fq.FORMULAS.items():
+        outside = re.sub(r"\\begin\{(\w+)\}.*?\\end\{\1\}", "", tex)
+        assert r"\\" not in outside, name
 
 
 def test_dot_terms_show_the_products_that_make_each_score():
@@ -81,33 +114,89 @@ def test_weighted_sum_tex_and_figure_agree_with_the_arrays():
     assert len(lines) == 3 and "0.200" in lines[0][0] and "0.800" in lines[1][0] and "1.80 & 0.20" in lines[2]
     assert "0.20 & -0.20" in lines[0][1]  # α'v_1 = 0.2 · (1, -1), a piece of its own
     assert "$\u2003${(=" in fq.lines_md(lines)
-    fig = fq.weighted_sum_figure(TOKENS[:2], weight, V, contributions, b, b_name="b1", x_title="c", y_title="v")
+    r = walk(tokens=tuple(TOKENS))
+    s = r.query
+    fig = fq.sum_figure(r, "en")
     bars = [tr for tr in fig.data if tr.type == "bar"]
-    assert len(bars) == 2 and fig.layout.barmode == "relative"
-    np.testing.assert_allclose(np.sum([tr.y for tr in bars], axis=0), b, atol=1e-6)
+    assert len(bars) == 4 and fig.layout.barmode == "relative"
+    np.testing.assert_allclose(np.sum([tr.y for tr in bars], axis=0), s.b_i, atol=1e-12)
     diamonds = fig.data[-1]
-    np.testing.assert_allclose(diamonds.y, b, atol=1e-6)
-    assert [s.y0 for s in fig.layout.shapes] == list(np.float32(b).astype(float))
+    np.testing.assert_allclose(diamonds.y, s.b_i, atol=1e-12)
+    assert diamonds.name == "b1" and bars[3].name == "4 · &lt;b&gt;saw&lt;/b&gt;"
+    assert fig.layout.xaxis.title.text == t("qkv.component_axis", "en")
 
 
-def test_score_bars_hold_the_three_stages():
-    alpha = np.array([1.0, 2.0, -1.0, 0.5])
-    fig = fq.score_bars(TOKENS, alpha, alpha / 2, np.array([0.1, 0.6, 0.1, 0.2]), names=("a", "b", "c"),
-                        x_title="key", y_title="value")  # fmt: skip
-    assert [tr.name for tr in fig.data] == ["a", "b", "c"]
-    np.testing.assert_allclose(fig.data[1].y, alpha / 2)
+def walk(i: int = 0, tokens=("I", "saw", "a", "saw"), **kwargs):
+    """The page's default walkthrough: "saw" twice, so α_12 = α_14 (both the check's answer)."""
+    return sentence_walkthrough(tokens, 3, 2, 3, i, **kwargs)
+
+
+def test_score_bars_hold_the_three_stages_in_the_language_given():
+    r = walk(tokens=tuple(TOKENS))
+    s = r.query
+    fig = fq.scores_figure(r, "zh")
+    assert [tr.name for tr in fig.data] == [t(f"qkv.bar_{k}", "zh") for k in ("alpha", "scaled", "weight")]
+    np.testing.assert_allclose(fig.data[0].y, s.alpha)
+    np.testing.assert_allclose(fig.data[1].y, s.alpha / np.sqrt(2))
     assert fig.layout.xaxis.ticktext[3] == "&lt;b&gt;saw&lt;/b&gt;"  # escaped: shown as text, never HTML
+    assert fig.layout.xaxis.title.text == t("qkv.key_axis", "zh")
+    assert isinstance(fig.data[0].y, tuple | list)  # plain lists: cheaper to send on every rerun
+    assert fig.layout.template.layout.to_plotly_json() == {}
+    assert fig.layout.modebar.orientation == "v" and fig.layout.legend.x == 0  # the toolbar never covers the legend
+
+
+def test_the_scores_chart_writes_the_checks_answer_as_a_question_mark():
+    r = walk()
+    fig = fq.scores_figure(r, "en", hide_answer=True)
+    hidden = gives_away(r.query.alpha, r.check.answer)  # α_12 and α_14 ("saw" is there twice)
+    assert hidden.tolist() == [False, True, False, True]
+    for trace in fig.data[:2]:  # the score and the scaled score
+        assert [trace.text[j] for j in (1, 3)] == ["?", "?"] and [trace.y[j] for j in (1, 3)] == [0.0, 0.0]
+        assert f"{r.check.answer:.2f}" not in str(trace.to_plotly_json())
+    np.testing.assert_allclose(fig.data[2].y, r.query.alpha_prime)  # the weights stay
 
 
 def test_compare_bars_hold_both_models_weights():
-    dot, additive = np.array([0.1, 0.2, 0.3, 0.4]), np.array([0.25, 0.25, 0.25, 0.25])
-    fig = fq.compare_bars(TOKENS, dot, additive, names=("dot", "add"), x_title="k", y_title="w")
-    assert [tr.name for tr in fig.data] == ["dot", "add"] and fig.layout.barmode == "group"
-    np.testing.assert_allclose(fig.data[0].y, dot, atol=1e-7)
-    np.testing.assert_allclose(fig.data[1].y, additive, atol=1e-7)
+    r = walk(i=2)
+    fig = fq.compare_figure(r, "en")
+    assert [tr.name for tr in fig.data] == [t("qkv.dot_map", "en"), t("qkv.add_map", "en")]
+    assert fig.layout.barmode == "group"
+    np.testing.assert_allclose(fig.data[0].y, r.matrix.weights[2])
+    np.testing.assert_allclose(fig.data[1].y, r.additive_weights[2])
     assert fig.data[0].marker.color != fig.data[1].marker.color
-    assert isinstance(fig.data[0].y, tuple | list)  # plain lists: cheaper to send on every rerun
-    assert fig.layout.template.layout.to_plotly_json() == {}
+
+
+def test_the_heatmap_outlines_the_followed_query():
+    r = sentence_walkthrough(tuple("abcdefghij"), 3, 2, 3, 4)
+    fig = fq.weights_map(r, "en")
+    np.testing.assert_allclose(np.asarray(fig.data[0].z, dtype=float), r.matrix.weights, atol=1e-6)
+    (outline,) = fig.layout.shapes
+    assert (outline.y0, outline.y1) == (3.5, 4.5) and outline.line.color == fq.HIGHLIGHT
+
+
+def test_tables_name_their_rows_and_leave_hidden_numbers_empty():
+    r = walk()
+    hide = gives_away(r.query.alpha, r.check.answer)
+    frame, filename, caption = fq.products_table(r, "zh", hide)
+    assert frame.index.name == t("qkv.key_index", "zh") and filename == "qkv_products.csv"
+    assert caption == t("qkv.table_products", "zh")
+    assert frame.iloc[[1, 3]].isna().all().all() and frame.iloc[[0, 2]].notna().all().all()
+    frame = fq.softmax_table(r, "en", hide)[0]
+    assert frame["α"].isna().tolist() == hide.tolist() and frame["α'"].notna().all()
+    for build in (fq.qkv_table, fq.sum_table, fq.weights_table, fq.both_table):
+        frame = build(r, "en")[0]
+        assert frame.index.name and frame.notna().all().all(), build.__name__
+    assert fq.qkv_table(r, "en")[0].shape == (4, 3 + 3 * 2)
+
+
+def test_words_built_from_the_walkthrough():
+    r = walk()
+    assert t("qkv.random_leans", "en", i=1) in fq.lean_md(r, "en")
+    typed = walk(typed=(((1.0, 0.0), (0.0, 1.0), (1.0, 1.0)),) * 3)
+    assert t("qkv.random_leans", "en", i=1) not in fq.lean_md(typed, "en")
+    hidden, shown = fq.compare_md(r, "en", hide_dot=True), fq.compare_md(r, "en", hide_dot=False)
+    assert r"k_{2} = \;?" in hidden and f"{r.query.alpha[1]:.3f}" in shown
+    assert f"{r.additive_scores[0, 1]:.3f}" in hidden  # the additive score is no answer
 
 
 def test_additive_tex_writes_the_pair_out():
@@ -115,6 +204,7 @@ def test_additive_tex_writes_the_pair_out():
     score = float(w @ np.tanh(q + k))  # 2·tanh(1) − tanh(1) = tanh(1) = 0.762
     tex = fq.additive_tex(0, 1, q, k, w, score)
     assert "1.00 & 1.00" in tex and "0.76 & 0.76" in tex and r"\boldsymbol{0.762}" in tex
+    assert r"&= (2.00)(0.76) + (-1.00)(0.76) \\" in tex  # the sum on a line of its own: narrower
 
 
 def test_a_typed_matrix_survives_the_link():
@@ -124,9 +214,12 @@ def test_a_typed_matrix_survives_the_link():
     assert text == "0.5~-1.25_0.333333~99_0~-0"
     assert re.fullmatch(r"[0-9.~_e+-]+", text)  # unreserved characters only: the link stays readable
     assert fq.parse_matrix([text]) == m
+    assert fq.parse_matrix(["0e5~-0.0_1e-5~0"]) == ((0.0, -0.0), (1e-05, 0.0))  # zeros written as zeros are zeros
 
 
-@pytest.mark.parametrize("raw", [["1~2_3"], ["a~1"], ["1~2", "3~4"], ["inf~1"], ["100~0"], ["1~2~3~4~5"], [""]])
+@pytest.mark.parametrize(
+    "raw", [["1~2_3"], ["a~1"], ["1~2", "3~4"], ["inf~1"], ["100~0"], ["1~2~3~4~5"], [""], ["1e-400"], ["1e309"]]
+)
 def test_a_bad_typed_matrix_is_refused(raw):
     with pytest.raises(ValueError):
         fq.parse_matrix(raw)
