@@ -71,24 +71,26 @@ def attend(
 ) -> AttentionResult:
     """Attention with a choice of normalisation and a temperature.  -> weights [..., T_q, T_k], output [..., T_q, d_v]
 
-    scaled = q kᵀ / (√d_k · τ), masked entries -inf; weights = softmax(scaled) or ReLU(scaled);
-    output = weights v. With τ = 1 and softmax this is exactly scaled_dot_product_attention.
-    The returned `scale` is the factor applied to the raw scores, 1 / (√d_k · τ).
+    With τ = 1 and softmax this is exactly scaled_dot_product_attention; `scale` is 1 / (√d_k · τ).
     """
-    temperature = _temperature(temperature)
-    if normalisation not in NORMALISATIONS:
-        raise ValueError(f"normalisation must be one of {', '.join(NORMALISATIONS)}; got {normalisation!r}.")
-    q = _as_float(q, "q")  # [..., T_q, d_k]
-    d_k = q.shape[-1]
-    scale = 1.0 / (np.sqrt(max(d_k, 1)) * temperature)  # d_k = 0 is refused by scaled_dot_product_attention
-    result = scaled_dot_product_attention(q, k, v, mask=mask, scale=scale)
+    scale = _scale(q, temperature, normalisation)  # 1 / (√d_k · τ), the arguments checked
+    result = scaled_dot_product_attention(q, k, v, mask=mask, scale=scale)  # softmax(q kᵀ · scale), masked
     if normalisation == "softmax":
         return result
-    weights = relu_weights(result.scaled)  # [..., T_q, T_k]
+    weights = relu_weights(result.scaled)  # ReLU in place of softmax: rows need not sum to 1  [..., T_q, T_k]
     output = weights @ np.asarray(v, dtype=np.float64)  # [..., T_q, d_v]
     return AttentionResult(
         scores=result.scores, scaled=result.scaled, weights=weights, output=output, scale=result.scale
     )
+
+
+def _scale(q, temperature: float, normalisation: str) -> float:
+    """attend's factor on the raw scores, 1 / (√d_k · τ), after checking τ and the normalisation."""
+    temperature = _temperature(temperature)
+    if normalisation not in NORMALISATIONS:
+        raise ValueError(f"normalisation must be one of {', '.join(NORMALISATIONS)}; got {normalisation!r}.")
+    d_k = _as_float(q, "q").shape[-1]  # [..., T_q, d_k]
+    return 1.0 / (np.sqrt(max(d_k, 1)) * temperature)  # d_k = 0 is refused by scaled_dot_product_attention
 
 
 def reweight(weights: np.ndarray, mask: np.ndarray | None = None, temperature: float = 1.0) -> np.ndarray:
