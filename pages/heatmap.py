@@ -13,8 +13,8 @@ without hm_layer / hm_head (layer 1, head 1) now opens at the default head, wher
 at "animal". A link's hm_text without hm_ex means that text, for either source.
 """
 
-import numpy as np
-import pandas as pd
+import contextlib
+
 import streamlit as st
 
 from attention_core import heatmap_views as hv
@@ -55,9 +55,11 @@ def named(prefix: str):  # a choice's label: the mask's option "causal" reads t(
     return lambda option: t(f"heatmap.{prefix}_{option}")
 
 
-def stacked():  # (words, figures): two containers, the figures first in lecture mode (whole on the first screen)
-    a, b = st.container(), st.container()
-    return (b, a) if is_lecture() else (a, b)
+def stacked():  # (words, figures): in lecture mode the figures first, whole on the first screen
+    if not is_lecture():
+        return contextlib.nullcontext(), contextlib.nullcontext()  # in page order, no extra elements
+    figure, words = st.container(), st.container()
+    return words, figure
 
 
 def weight_controls(has_model: bool) -> dict:
@@ -70,7 +72,8 @@ def weight_controls(has_model: bool) -> dict:
         st.session_state["hm_ex"] = OWN
     source = controls.segmented(t("heatmap.source"), hv.SOURCES, key="hm_src", default="model",
                                 help=t("heatmap.source_help"), format_func=named("source"))  # fmt: skip
-    st.query_params["hm_src"] = source  # always in the link: a link without it is an old one
+    if st.query_params.get("hm_src") != source:
+        st.query_params["hm_src"] = source  # always in the link: a link without it is an old one
     sentences = [OWN, *EXAMPLES] if source == "random" or has_model else list(EXAMPLES)
     default = OWN if source == "random" else ANIMAL
     page.choice_keep_valid("hm_ex", sentences, default)
@@ -127,27 +130,23 @@ def compute_view(s: dict, has_model: bool) -> hv.HeatmapView:
 def map_section(view: hv.HeatmapView, s: dict, area) -> None:
     with area:
         words, figure = stacked()
-    with words:
-        page.prose(t("heatmap.map_body"))
-    with figure:
-        if s["norm"] == "relu" and view.normalisation != "relu":
-            st.info(t("heatmap.relu_unavailable"), icon=":material/info:")
-        fig = cached(figures.weights_heatmap, view, lang, is_lecture())
-        widgets.show_figure(fig, key="heatmap_weights", alt=t("heatmap.heatmap_alt", n=len(view.tokens)),
-                            numbers_on_phones=len(view.tokens) <= figures.CELL_TEXT_PHONE_MAX)  # fmt: skip
-        if view.source == "random":
-            st.caption(t("heatmap.random_caption"))
-    with area:
+        with words:
+            page.prose(t("heatmap.map_body"))
+        with figure:
+            if s["norm"] == "relu" and view.normalisation != "relu":
+                st.info(t("heatmap.relu_unavailable"), icon=":material/info:")
+            fig = cached(figures.weights_heatmap, view, lang, is_lecture())
+            widgets.show_figure(fig, key="heatmap_weights", alt=t("heatmap.heatmap_alt", n=len(view.tokens)),
+                                numbers_on_phones=len(view.tokens) <= figures.CELL_TEXT_PHONE_MAX)  # fmt: skip
+            if view.source == "random":
+                st.caption(t("heatmap.random_caption"))
         st.markdown(figures.row_sums_text(view, lang))
-        for note in figures.notes(view, lang):
-            st.caption(note)
-    st.caption(t("heatmap.rows_not_columns"))
-    names = [position_label(i + 1, tok) for i, tok in enumerate(view.tokens)]
-    cells = view.weights if view.allowed is None else np.where(view.allowed, view.weights, np.nan)  # [T, T]
-    table = pd.DataFrame(cells, index=pd.Index(names, name=t("heatmap.query")), columns=names)
-    table.insert(0, t("heatmap.row_sum"), view.row_sums)
-    widgets.show_table(table, key="heatmap_table", filename="attention_weights.csv",
-                       caption=t("heatmap.table_caption"), missing=t("heatmap.masked_cell"))  # fmt: skip
+        st.caption("\n\n".join(figures.notes(view, lang)))
+    box = st.expander(t("heatmap.table_box"), key="hm_table_box", on_change="rerun", icon=":material/table:")
+    if box.open:  # built only while open
+        with box:
+            widgets.show_table(figures.weights_table(view, lang), key="heatmap_table", filename="attention_weights.csv",
+                               caption=t("heatmap.table_caption"), missing=t("heatmap.masked_cell"))  # fmt: skip
     st.caption(t("heatmap.formula_caption"))
     if view.source != "random":
         st.markdown(t("heatmap.fact"))
@@ -169,7 +168,8 @@ def query_section(view, default_q: int) -> None:
         i = controls.selectbox(t("heatmap.pick_query"), list(range(1, T + 1)), key="hm_q", default=default_q,
                                format_func=lambda j: position_label(j, view.tokens[j - 1]))  # fmt: skip
     row, name = cached(hv.query_row, view, i - 1), position_label(i, view.tokens[i - 1])
-    left, right = figure.columns(2)
+    with figure:
+        left, right = st.columns(2)
     with left:
         widgets.show_figure(cached(figures.row_bars, view, row, lang, is_lecture()), key="heatmap_row",
                             alt=t("heatmap.row_alt", query=name))  # fmt: skip
@@ -196,7 +196,8 @@ def speech_section() -> None:
             w = controls.slider(t("heatmap.speech_window_control"), 1, 50, 8, key="hm_sw",
                                 help=t("heatmap.speech_window_help"))  # fmt: skip
     c = cached(speech_cost, seconds, w)
-    left, right = figure.columns(2)
+    with figure:
+        left, right = st.columns(2)
     with left:
         alt = t("heatmap.speech_cost_alt", w=w, seconds=seconds, full=f"{c.full_entries:,}",
                 windowed=f"{c.window_entries:,}")  # fmt: skip
@@ -206,12 +207,9 @@ def speech_section() -> None:
                             alt=t("heatmap.speech_mask_alt", n=c.mask.shape[0], keys=2 * w + 1))  # fmt: skip
     st.markdown(figures.speech_text(c, lang))
     box = st.expander(t("heatmap.speech_numbers_box"), key="hm_speech_box", on_change="rerun", icon=":material/table:")
-    if box.open:  # built only while open; a row every 5 seconds
-        columns = {"speech_frames": c.curve_frames, "speech_full": c.curve_full, "speech_windowed": c.curve_window}
-        table = pd.DataFrame({t(f"heatmap.{k}", w=w): v[::10] for k, v in columns.items()},
-                             index=pd.Index(c.curve_seconds[::10], name=t("heatmap.speech_seconds")))  # fmt: skip
+    if box.open:  # built only while open
         with box:
-            widgets.show_table(table, key="heatmap_speech_table", filename="speech_cost.csv",
+            widgets.show_table(figures.speech_table(c, lang), key="heatmap_speech_table", filename="speech_cost.csv",
                                caption=t("heatmap.speech_table"), decimals=1)  # fmt: skip
     widgets.formula_and_code(figures.LATEX["speech"], frame_count, window_entries)
 

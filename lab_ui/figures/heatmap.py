@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+import pandas as pd
 import plotly.graph_objects as go
 
 from attention_core.heatmap_views import HeatmapView, QueryRow
@@ -93,7 +94,8 @@ def row_sums_text(view: HeatmapView, lang: str) -> str:
 
 def notes(view: HeatmapView, lang: str) -> list[str]:
     """The notes under the heatmap that apply to this view: masked cells, repeated tokens with
-    random weights (identical rows), the model's word pieces and [UNK], a text cut to fit."""
+    random weights (identical rows), the model's word pieces and [UNK], a text cut to fit; and
+    always last, that rows are queries (the articles draw the transpose)."""
     keys = [
         view.allowed is not None and not view.allowed.all() and "masked_note",
         view.source == "random" and len(set(view.tokens)) < len(view.tokens) and "same_vectors",
@@ -104,7 +106,24 @@ def notes(view: HeatmapView, lang: str) -> list[str]:
     out = [t(f"heatmap.{key}", lang) for key in keys if key]
     if view.total_tokens > len(view.tokens):
         out.append(t("common.tokens_cut", lang, total=view.total_tokens, shown=len(view.tokens)))
-    return out
+    return [*out, t("heatmap.rows_not_columns", lang)]
+
+
+def weights_table(view: HeatmapView, lang: str) -> pd.DataFrame:
+    """The weights as a table: a row per query named "i · token", the row sum first, then a column
+    per key; a masked cell is empty (NaN), which the table shows as a word."""
+    names = [position_label(i + 1, tok) for i, tok in enumerate(view.tokens)]
+    cells = view.weights if view.allowed is None else np.where(view.allowed, view.weights, np.nan)  # [T, T]
+    table = pd.DataFrame(cells, index=pd.Index(names, name=t("heatmap.query", lang)), columns=names)
+    table.insert(0, t("heatmap.row_sum", lang), view.row_sums)
+    return table
+
+
+def speech_table(cost: SpeechCost, lang: str) -> pd.DataFrame:
+    """The speech curves' numbers every 5 seconds (every 10th point of a half-second grid)."""
+    columns = {"speech_frames": cost.curve_frames, "speech_full": cost.curve_full, "speech_windowed": cost.curve_window}
+    index = pd.Index(cost.curve_seconds[::10], name=t("heatmap.speech_seconds", lang))
+    return pd.DataFrame({t(f"heatmap.{k}", lang, w=cost.window): v[::10] for k, v in columns.items()}, index=index)
 
 
 def speech_text(cost: SpeechCost, lang: str) -> str:
@@ -117,10 +136,10 @@ def speech_text(cost: SpeechCost, lang: str) -> str:
     )  # fmt: skip
 
 
-def _axis_labels(tokens: Sequence[str], *more: str) -> np.ndarray:
-    """The categories of a token axis, as an object array: Plotly checks a list item by item, an
-    array at once (a figure builds several times faster)."""
-    return np.array([*(safe_label(position_label(i + 1, s), 24) for i, s in enumerate(tokens)), *more], dtype=object)
+def _axis_labels(tokens: Sequence[str], *more: str) -> list[str]:
+    """The categories of a token axis. Text goes into a figure as lists: a NumPy array of strings
+    builds faster but is sent two to three times slower, on every rerun (the figure is cached)."""
+    return [*(safe_label(position_label(i + 1, s), 24) for i, s in enumerate(tokens)), *more]
 
 
 def _height(rows: int) -> int:
@@ -166,11 +185,10 @@ def _settings(view: HeatmapView, lang: str) -> str:
     return " · ".join(parts)
 
 
-def _ticks(labels: np.ndarray, tokens: Sequence[str], *more: str, most: int = LABEL_EVERY_MAX) -> tuple:
+def _ticks(labels: list[str], tokens: Sequence[str], *more: str, most: int = LABEL_EVERY_MAX) -> tuple[list, list]:
     """Tick values and texts: every token, or every other one (every third ...) past `most`; then `more`."""
     step = int(np.ceil(len(tokens) / most))
-    texts = [safe_label(s) for s in tokens[::step]]
-    return np.array([*labels[: len(tokens) : step], *more], dtype=object), np.array([*texts, *more], dtype=object)
+    return [*labels[: len(tokens) : step], *more], [*(safe_label(s) for s in tokens[::step]), *more]
 
 
 def weights_heatmap(view: HeatmapView, lang: str, lecture: bool = False) -> go.Figure:
@@ -197,15 +215,14 @@ def weights_heatmap(view: HeatmapView, lang: str, lecture: bool = False) -> go.F
         if T <= CROSSES_MAX:
             r, c = np.nonzero(blocked)
             data.append(go.Scatter(
-                x=labels[c], y=labels[r], mode="markers", hoverinfo="skip",
+                x=[labels[j] for j in c], y=[labels[i] for i in r], mode="markers", hoverinfo="skip",
                 showlegend=False, marker=dict(symbol="x-thin", size=max(6, min(18, 240 // T)),
                                               line=dict(width=2, color="rgba(110,110,110,0.9)")),
             ))  # fmt: skip
     data.append(go.Scatter(
         # Written from the middle of the Σ column rightwards, into room kept for it: on a phone the
         # column is narrower than "1.00" and centred text would run into the last key's cells.
-        x=np.full(T, "Σ", dtype=object), y=labels, mode="text", name=row_sum,
-        text=np.array([f"{s:.2f}" for s in view.row_sums], dtype=object),
+        x=["Σ"] * T, y=labels, mode="text", name=row_sum, text=[f"{s:.2f}" for s in view.row_sums],
         textposition="middle right",
         textfont=dict(size=max(8, 300 // T)) if T > 24 else None,  # else the figure's font, larger in lecture mode
         hovertemplate=f"{query}: %{{y}}<br>{row_sum}: %{{text}}<extra></extra>", showlegend=False, cliponaxis=False,
@@ -242,8 +259,8 @@ def row_bars(view: HeatmapView, row: QueryRow, lang: str, lecture: bool = False)
     masked = np.flatnonzero(~allowed)  # [n_masked]
     if masked.size:  # first, so it stands behind the bars
         data.append(go.Bar(
-            x=labels[masked], y=np.full(masked.size, top), marker_color=MASKED_COLOUR, name="×",
-            text=np.full(masked.size, "×", dtype=object), textposition="inside", insidetextanchor="start",
+            x=[labels[j] for j in masked], y=np.full(masked.size, top), marker_color=MASKED_COLOUR, name="×",
+            text=["×"] * masked.size, textposition="inside", insidetextanchor="start",
             textfont=dict(size=14, color="rgb(90,90,90)"), hoverinfo="skip", showlegend=False,
         ))  # fmt: skip
     data.append(go.Bar(
@@ -276,7 +293,7 @@ def weighted_sum(view: HeatmapView, row: QueryRow, lang: str, lecture: bool = Fa
     if row.allowed is not None and not row.allowed.all():
         z[:T][~row.allowed] = np.nan  # a masked key contributes nothing, and is drawn empty
     labels = _axis_labels(view.tokens, safe_label(t("heatmap.output_label", lang, i=i)))
-    components = np.array([str(c + 1) for c in range(d_v)], dtype=object)
+    components = [str(c + 1) for c in range(d_v)]
     limit = float(np.nanmax(np.abs(z))) or 1.0
     show_values = not lecture and d_v <= CELL_TEXT_MAX_COMPONENTS and T + 1 <= CELL_TEXT_MAX_ROWS
     component, term, value = (t(f"heatmap.{k}", lang) for k in ("component", "term", "contribution"))
@@ -331,7 +348,7 @@ def speech_mask(cost: SpeechCost, lang: str, lecture: bool = False) -> go.Figure
     """The local mask over the first frames: frame i (a row) may look at frame j (a column) only
     when |i - j| <= w, a band along the diagonal. Frames are named by their start in ms."""
     n = cost.mask.shape[0]
-    names = np.array([f"{10 * i} ms" for i in range(n)], dtype=object)
+    names = [f"{10 * i} ms" for i in range(n)]
     query, key = t("heatmap.speech_query", lang), t("heatmap.speech_key", lang)
     trace = go.Heatmap(
         z=cost.mask.astype(np.float32), x=names, y=names, colorscale=[[0, "rgb(235,235,235)"], [1, QUALITATIVE[0]]],
