@@ -8,6 +8,11 @@ token that is always present, and the value it fetches changes the word very lit
 
 Maps are attention weights alpha: [..., T, T] (rows = queries, columns = keys, each row a
 probability distribution), with the leading dims e.g. [n_layers, n_heads].
+
+The second half computes what the real-model page shows, once per text: ModelMaps (a text's 72
+maps, shipped or from the full model), build_view (everything about them as a frozen ModelView),
+head_numbers (one head's drawn map), find_link and default_link (which head links two words),
+check_answers (the page's checks) and find_anchors (the heads the presets point at).
 """
 
 from __future__ import annotations
@@ -171,6 +176,18 @@ class ModelMaps:
     truncated: bool  # the text had more word pieces than the model reads
 
 
+def example_maps(example_id: str) -> ModelMaps:
+    """A shipped example's maps (attention_core.shipped), as the model made them and stored to
+    about three significant digits."""
+    from attention_core.shipped import load_examples
+
+    by_id = {e.id: e for e in load_examples()}
+    if example_id not in by_id:
+        raise ValueError(f"no shipped example {example_id!r}; there are {', '.join(by_id)}.")
+    e = by_id[example_id]
+    return ModelMaps(tokens=e.tokens, maps=e.attentions, truncated=False)
+
+
 def text_maps(text: str) -> ModelMaps:
     """The full model (the optional package) on free text, keeping only the maps, as float32: an
     EncodeResult holds every intermediate (199 MB at 256 pieces). ValueError for unreadable text."""
@@ -180,6 +197,29 @@ def text_maps(text: str) -> ModelMaps:
     maps = result.attentions.astype(np.float32)  # [L, H, T, T]
     maps.setflags(write=False)
     return ModelMaps(tokens=result.tokens, maps=maps, truncated=result.truncated)
+
+
+@dataclass(frozen=True)
+class TextReading:
+    """The model's maps of a typed text, or of the fallback text when the typed one cannot be read."""
+
+    maps: ModelMaps
+    problem: str | None  # None, or why the fallback is shown: "empty", "no_words" or "unreadable"
+
+
+def read_text(text: str, fallback: str) -> TextReading:
+    """text_maps(text), or text_maps(fallback) with the reason: the text is blank, holds no word
+    piece besides [CLS] and [SEP] (only zero-width or control characters), or cannot be read at
+    all (a lone surrogate)."""
+    if not text.strip():
+        return TextReading(text_maps(fallback), "empty")
+    try:
+        maps = text_maps(text)
+    except ValueError:
+        return TextReading(text_maps(fallback), "unreadable")
+    if special_positions(maps.tokens).all():
+        return TextReading(text_maps(fallback), "no_words")
+    return TextReading(maps, None)
 
 
 @dataclass(frozen=True)
@@ -224,10 +264,10 @@ class ModelView:
     hidden: bool  # [CLS] and [SEP] are hidden
 
 
-def build_view(tokens: Sequence[str], maps: np.ndarray, hide: bool, truncated: bool = False) -> ModelView:
-    """Every number the page shows for a text's maps [L, H, T, T], computed once."""
-    tokens = tuple(tokens)
-    raw = np.asarray(maps)  # [L, H, T, T]
+def build_view(source: ModelMaps, hide: bool) -> ModelView:
+    """Every number the page shows for a text's maps, [CLS] and [SEP] hidden or not, computed once."""
+    tokens = tuple(source.tokens)
+    raw = np.asarray(source.maps)  # [L, H, T, T]
     special = special_positions(tokens)  # [T]
     kept = np.flatnonzero(~special) if hide else np.arange(len(tokens))  # [T']
     shown = hide_tokens(raw, special) if hide else np.asarray(raw, dtype=np.float64)  # [L, H, T', T']
@@ -247,7 +287,7 @@ def build_view(tokens: Sequence[str], maps: np.ndarray, hide: bool, truncated: b
         tokens=tokens, raw=raw, special=special, kept=kept, shown_tokens=shown_tokens,
         maps=shown.astype(np.float32), share=share, patterns=patterns, top_park=strongest(share), jobs=jobs,
         previous=previous, empty_rows=int((shown.sum(axis=-1) == 0).sum()), apart=_apart(raw, tokens, special),
-        truncated=bool(truncated), hidden=bool(hide),
+        truncated=bool(source.truncated), hidden=bool(hide),
     )  # fmt: skip
     for value in out.values():
         if isinstance(value, np.ndarray) and value.flags.writeable:
@@ -373,9 +413,13 @@ ANIMAL_EXAMPLE = "animal_tired"  # "The animal didn't cross the street because i
 ARTICLE_EXAMPLE = "saw_saw"  # the articles' "I saw a saw": one word, two meanings
 
 
-def find_anchors(examples: Sequence) -> Anchors:
-    """Anchors on the shipped examples (attention_core.shipped.load_examples): each head found by
-    an argmax, never typed in. Layer and head 0-based."""
+def find_anchors(examples: Sequence | None = None) -> Anchors:
+    """Anchors on the shipped examples (default: attention_core.shipped.load_examples()): each head
+    found by an argmax, never typed in. Layer and head 0-based."""
+    if examples is None:
+        from attention_core.shipped import load_examples
+
+        examples = load_examples()
     by_id = {e.id: e for e in examples}
     animal, saw = by_id[ANIMAL_EXAMPLE], by_id[ARTICLE_EXAMPLE]
     it, noun = animal.tokens.index("it"), animal.tokens.index("animal")

@@ -9,15 +9,18 @@ import attention_core.pretrained as pretrained
 from attention_core import softmax
 from attention_core.attention_views import (
     PATTERNS,
+    ModelMaps,
     build_view,
     check_answers,
     default_link,
+    example_maps,
     find_anchors,
     find_link,
     head_numbers,
     head_special_share,
     hide_tokens,
     pattern_shares,
+    read_text,
     rows_apart,
     special_positions,
     special_share,
@@ -209,7 +212,7 @@ EXAMPLES = {e.id: e for e in load_examples()}
 
 def test_build_view_by_hand():
     maps = np.broadcast_to(ALPHA, (2, 3, 6, 6))  # [L, H, T, T], every head the hand-made map
-    view = build_view(TOKENS, maps, hide=False)
+    view = build_view(ModelMaps(tuple(TOKENS), maps, False), hide=False)
     assert view.tokens == tuple(TOKENS) and view.shown_tokens == tuple(TOKENS) and not view.hidden
     np.testing.assert_array_equal(view.kept, np.arange(6))
     np.testing.assert_allclose(view.maps, maps, atol=1e-7)  # float32 for drawing
@@ -225,7 +228,7 @@ def test_build_view_by_hand():
 
 def test_build_view_hiding_cls_and_sep():
     maps = np.broadcast_to(ALPHA, (1, 2, 6, 6))
-    view = build_view(TOKENS, maps, hide=True)
+    view = build_view(ModelMaps(tuple(TOKENS), maps, False), hide=True)
     np.testing.assert_array_equal(view.kept, [1, 2, 3, 4])
     assert view.shown_tokens == ("i", "saw", "a", "saw")
     np.testing.assert_allclose(view.maps[0, 0], hide_tokens(ALPHA, special_positions(TOKENS)), atol=1e-7)
@@ -237,7 +240,7 @@ def test_build_view_hiding_cls_and_sep():
 
 def test_head_numbers_cut_to_a_limit_with_a_rest_column():
     e = EXAMPLES["bank_river"]
-    view = build_view(e.tokens, e.attentions, hide=False)
+    view = build_view(example_maps(e.id), hide=False)
     whole = head_numbers(view, 2, 4)
     np.testing.assert_allclose(whole.weights, e.attentions[2, 4], atol=1e-6)
     assert whole.rest == 0 and list(whole.positions) == list(range(len(e.tokens)))
@@ -249,7 +252,7 @@ def test_head_numbers_cut_to_a_limit_with_a_rest_column():
 
 def test_find_a_head_linking_two_words():
     e = EXAMPLES["keys_cabinet"]
-    view = build_view(e.tokens, e.attentions, hide=False)
+    view = build_view(example_maps(e.id), hide=False)
     q, k = e.tokens.index("are"), e.tokens.index("keys")
     link = find_link(view, q, k)
     assert (link.layer, link.head) == strongest(e.attentions[:, :, q, k])
@@ -257,23 +260,23 @@ def test_find_a_head_linking_two_words():
     assert link.top == int(np.argmax(e.attentions[link.layer, link.head, q]))
     assert word_positions(view) == tuple(range(1, len(e.tokens) - 1))
     with pytest.raises(ValueError, match="drawn tokens"):
-        find_link(build_view(e.tokens, e.attentions, hide=True), 0, k)  # [CLS] is hidden
+        find_link(build_view(example_maps(e.id), hide=True), 0, k)  # [CLS] is hidden
 
 
 def test_default_link_starts_at_it_and_a_word_at_least_two_places_away():
     e = EXAMPLES["animal_wide"]
-    view = build_view(e.tokens, e.attentions, hide=False)
+    view = build_view(example_maps(e.id), hide=False)
     q, k = default_link(view)
     assert q == e.tokens.index("it") and abs(k - q) > 1 and k not in (0, len(e.tokens) - 1)
     far = [p for p in word_positions(view) if abs(p - q) > 1]
     assert e.attentions[:, :, q, k].max() == pytest.approx(max(e.attentions[:, :, q, p].max() for p in far))
     cat = EXAMPLES["cat_mat"]  # no "it": the last word asks
-    assert default_link(build_view(cat.tokens, cat.attentions, hide=False))[0] == len(cat.tokens) - 2
+    assert default_link(build_view(example_maps(cat.id), hide=False))[0] == len(cat.tokens) - 2
 
 
 def test_check_answers_are_computed():
     e = EXAMPLES["cat_mat"]
-    view = build_view(e.tokens, e.attentions, hide=False)
+    view = build_view(example_maps(e.id), hide=False)
     answers = check_answers(view, 4, 5)
     words = word_positions(view)
     assert answers.ask == words[len(words) // 2]
@@ -282,12 +285,12 @@ def test_check_answers_are_computed():
     assert answers.best == int(np.argmax(e.attentions[layer, head, answers.ask])) == answers.ask - 1
     assert answers.best in answers.options and len(set(answers.options)) == len(answers.options)
     assert answers.parked == pytest.approx(e.attentions[4, 5, answers.ask, 0] + e.attentions[4, 5, answers.ask, -1])
-    one = build_view(("[CLS]", "hello", "[SEP]"), softmax(np.zeros((1, 1, 3, 3))), hide=False)
+    one = build_view(ModelMaps(("[CLS]", "hello", "[SEP]"), softmax(np.zeros((1, 1, 3, 3))), False), hide=False)
     assert check_answers(one, 0, 0).previous is None  # one word has no previous word
 
 
 def test_anchors_are_found_on_the_shipped_examples():
-    anchors = find_anchors(load_examples())
+    anchors = find_anchors()
     animal = EXAMPLES["animal_tired"]
     it, noun = animal.tokens.index("it"), animal.tokens.index("animal")
     assert anchors.animal == (*strongest(animal.attentions[:, :, it, noun]), it, noun)
@@ -306,3 +309,16 @@ def test_text_maps_with_the_full_model():
     assert maps.tokens == e.tokens and not maps.truncated and maps.maps.dtype == np.float32
     np.testing.assert_allclose(maps.maps, e.attentions, atol=3e-3)
     assert text_maps("word " * 300).truncated
+    fallback = "The cat sat on the mat."
+    assert read_text("I saw a saw.", fallback).problem is None
+    for text, problem in (("   ", "empty"), ("\u200b\x00", "no_words")):
+        reading = read_text(text, fallback)
+        assert reading.problem == problem and reading.maps.tokens == EXAMPLES["cat_mat"].tokens
+
+
+def test_example_maps_are_the_shipped_ones():
+    e = EXAMPLES["bank_river"]
+    maps = example_maps("bank_river")
+    assert maps.tokens == e.tokens and maps.maps is e.attentions and not maps.truncated
+    with pytest.raises(ValueError, match="no shipped example"):
+        example_maps("nope")
