@@ -117,13 +117,13 @@ def grid_section(v: av.ModelView, layer: int, head: int) -> None:
     frame.heading("grid")
     words, figure = stacked()
     n_grid = min(len(v.kept), figs.GRID_MAX)
+    with words:
+        page.prose(t("real_model.grid_body"))
     with figure:
         widgets.show_figure(cached(figs.model_grid, v, (layer, head), lang, is_lecture()), key="rm_grid",
                             alt=t("real_model.grid_alt", T=n_grid, layer=layer + 1, head=head + 1))  # fmt: skip
-    with words:
-        page.prose(t("real_model.grid_body"))
-        limit = load_minilm().max_tokens if v.truncated else 0
-        st.caption(figs.grid_notes(v, lang, choice != OWN, limit, parking, MAP_MAX))
+    limit = load_minilm().max_tokens if v.truncated else 0
+    st.caption(figs.grid_notes(v, lang, choice != OWN, limit, parking, MAP_MAX))
     box = st.expander(t("real_model.grid_numbers"), key="rm_num_grid", on_change="rerun", icon=":material/table:")
     if box.open:
         with box:
@@ -155,13 +155,13 @@ def sink_section(v: av.ModelView) -> None:
     frame.heading("sink")
     words, figure = stacked()
     top_l, top_h = v.top_park
-    with figure:
-        widgets.show_figure(cached(figs.share_map, v, lang, is_lecture()), key="rm_share", numbers_on_phones=False,
-                            alt=t("real_model.share_alt", n=parking, total=v.share.size))  # fmt: skip
     with words:
         page.prose(t("real_model.sink_body"))
         st.markdown(t("real_model.sink_numbers", n=parking, total=v.share.size, mean=f"{v.share.mean():.0%}",
                       layer=top_l + 1, head=top_h + 1, top=f"{v.share[top_l, top_h]:.0%}"))  # fmt: skip
+    with figure:
+        widgets.show_figure(cached(figs.share_map, v, lang, is_lecture()), key="rm_share", numbers_on_phones=False,
+                            alt=t("real_model.share_alt", n=parking, total=v.share.size))  # fmt: skip
     st.button(t("real_model.show_parking", layer=top_l + 1, head=top_h + 1), key="rm_go_park", on_click=show_head,
               args=(top_l, top_h), icon=":material/visibility:")  # fmt: skip
     box = st.expander(t("real_model.share_numbers"), key="rm_num_share", on_change="rerun", icon=":material/table:")

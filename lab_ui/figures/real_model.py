@@ -144,8 +144,10 @@ def head_map(numbers: HeadNumbers, view: ModelView, lang: str, lecture: bool = F
     axis = dict(type="category", tickmode="array", showgrid=False, zeroline=False, automargin=True)
     layout = dict(
         # Slanted while a phone's ~20 px columns leave room for it; upright past 12 columns (10 px each).
-        xaxis=dict(axis, tickvals=x_tick, ticktext=x_tick, tickangle=-45 if len(x_tick) <= 12 else -90, side="top",
-                   title=dict(text=key)),
+        # On a projector the figure has the full width: slanted up to 24 columns, and no axis title
+        # (the step's title names the map), so the rows keep their height.
+        xaxis=dict(axis, tickvals=x_tick, ticktext=x_tick, side="top", title=dict(text=None if lecture else key),
+                   tickangle=-45 if len(x_tick) <= (24 if lecture else 12) else -90),
         yaxis=dict(axis, tickvals=y[::every], ticktext=y[::every], autorange="reversed", title=dict(text=query)),
         font=dict(family=FONT_FAMILY), hoverlabel=dict(font=dict(family=FONT_FAMILY)), modebar=MODEBAR,
         margin=dict(l=10, r=10, t=20, b=10), template=go.layout.Template(),
