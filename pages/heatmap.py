@@ -65,8 +65,8 @@ def stacked():  # (words, figures): in lecture mode the figures first, whole on 
 def weight_controls(has_model: bool) -> dict:
     """The page-level settings: where the weights come from and how each row is normalised."""
     params = st.query_params  # old links, and a link's text (the module's docstring):
-    made_before = [k for k in params if k.startswith("hm_") and k != "hm_step"] and "hm_src" not in params
-    if made_before and "hm_src" not in st.session_state:
+    old_link = "hm_src" not in params and any(k.startswith("hm_") and k != "hm_step" for k in params)
+    if old_link and "hm_src" not in st.session_state:
         st.session_state["hm_src"] = "random"
     if "hm_ex" not in st.session_state and "hm_ex" not in params and "hm_text" in params:
         st.session_state["hm_ex"] = OWN
@@ -89,14 +89,16 @@ def weight_controls(has_model: bool) -> dict:
         st.info(t("common.no_tokens" if text.strip() else "common.empty_text", example=example), icon=":material/info:")
         text = example
     c1, c2 = st.columns(2)
-    with c1:
-        size = (dict(d=controls.slider(t("heatmap.d"), 1, 64, 8, key="hm_d", help=t("heatmap.d_help")))
-                if source == "random" else dict(layer=controls.slider(t("heatmap.layer"), 1, N_LAYERS, A_LAYER,
-                                                key="hm_layer", help=t("heatmap.layer_help"))))  # fmt: skip
-    with c2:
-        if source == "random":
+    if source == "random":
+        with c1:
+            size = dict(d=controls.slider(t("heatmap.d"), 1, 64, 8, key="hm_d", help=t("heatmap.d_help")))
+        with c2:
             size["seed"] = widgets.seed_input(key="hm_seed")
-        else:
+    else:
+        with c1:
+            size = dict(layer=controls.slider(t("heatmap.layer"), 1, N_LAYERS, A_LAYER, key="hm_layer",
+                                              help=t("heatmap.layer_help")))  # fmt: skip
+        with c2:
             size["head"] = controls.slider(t("heatmap.head"), 1, N_HEADS, A_HEAD, key="hm_head",
                                            help=t("heatmap.head_help"))  # fmt: skip
     tau = controls.select_slider(t("heatmap.tau"), TAUS, 1, key="hm_tau", help=t("heatmap.tau_help"))

@@ -69,10 +69,9 @@ def show_head(layer: int, head: int) -> None:
 def job_line(text: str, layer: int, head: int, key: str) -> None:
     """A finding in words, with a button that shows its head large (the whole page reruns: the
     selected head is page-level)."""
-    left, right = st.columns([5, 1], vertical_alignment="center")
-    left.markdown(text)
-    if right.button(t("real_model.show"), key=key, on_click=show_head, args=(layer, head), width="stretch",
-                    icon=":material/visibility:"):  # fmt: skip
+    st.markdown(text)
+    if st.button(t("real_model.show_head", layer=layer + 1, head=head + 1), key=key, on_click=show_head,
+                 args=(layer, head), icon=":material/visibility:", type="tertiary"):  # fmt: skip
         st.rerun()  # from inside a fragment: the grid and the close-up must follow
 
 

@@ -63,8 +63,8 @@ LATEX = {
     r"{\sum_{l \in \mathcal{M}(i)} (\alpha'_{il})^{1/\tau}} \quad (j \in \mathcal{M}(i)) \\"
     r" \tilde\alpha_{ij} &= 0 \quad (j \notin \mathcal{M}(i)) \end{aligned}",
     "speech": r"\begin{aligned} T &= \left\lfloor \frac{t_{\mathrm{ms}} - 25}{10} \right\rfloor + 1 \\"
-    r" N_{\mathrm{full}} &= T^2 \\ N_{w} &= \sum_{i} \bigl|\{ j : |i - j| \le w \}\bigr| = T(2w + 1) - w(w + 1)"
-    r" \end{aligned}",
+    r" N_{\mathrm{full}} &= T^2 \\ N_{w} &= \sum_{i} \bigl|\{ j : |i - j| \le w \}\bigr| \\"
+    r" &= T(2w + 1) - w(w + 1) \end{aligned}",  # two lines: a phone's width
 }
 
 
