@@ -88,21 +88,8 @@ def pattern_shares(weights: np.ndarray, tokens: Sequence[str]) -> np.ndarray:
     query has a target: one word has no previous word, a text without repeats has no "same".
     """
     alpha = _square(weights)  # [..., T, T]
-    T = alpha.shape[-1]
-    if len(tokens) != T:
-        raise ValueError(f"got {len(tokens)} tokens for maps over {T} positions; they must match.")
-    word = ~special_positions(tokens)  # [T]
-    pos = np.arange(T)  # [T]
-    text = np.array(tokens, dtype=object)  # [T]
-    both = word[:, None] & word[None, :]  # [T, T]  a word query and a word key
-    targets = (
-        both & (pos[None, :] == pos[:, None] - 1),  # [T, T]  previous
-        both & (pos[None, :] == pos[:, None] + 1),  # [T, T]  next
-        both & (pos[None, :] == pos[:, None]),  # [T, T]  self
-        both & (text[None, :] == text[:, None]) & (pos[None, :] != pos[:, None]),  # [T, T]  same word piece
-    )
     shares = []
-    for target in targets:
+    for target in job_targets(tokens, alpha.shape[-1]):  # [T, T] each: the keys that do the job
         queries = target.any(axis=-1)  # [T]
         if not queries.any():
             shares.append(np.full(alpha.shape[:-2], np.nan))  # [...]
@@ -110,6 +97,22 @@ def pattern_shares(weights: np.ndarray, tokens: Sequence[str]) -> np.ndarray:
         on_target = (alpha * target).sum(axis=-1)  # [..., T]
         shares.append(on_target[..., queries].mean(axis=-1))  # [...]
     return np.stack(shares, axis=-1)  # [..., 4]
+
+
+def job_targets(tokens: Sequence[str], T: int) -> tuple[np.ndarray, ...]:
+    """For each job in PATTERNS, which keys are word query i's targets.  -> 4 x bool [T, T]"""
+    if len(tokens) != T:
+        raise ValueError(f"got {len(tokens)} tokens for maps over {T} positions; they must match.")
+    word = ~special_positions(tokens)  # [T]
+    pos = np.arange(T)  # [T]
+    text = np.array(tokens, dtype=object)  # [T]
+    both = word[:, None] & word[None, :]  # [T, T]  a word query and a word key
+    return (
+        both & (pos[None, :] == pos[:, None] - 1),  # [T, T]  previous
+        both & (pos[None, :] == pos[:, None] + 1),  # [T, T]  next
+        both & (pos[None, :] == pos[:, None]),  # [T, T]  self
+        both & (text[None, :] == text[:, None]) & (pos[None, :] != pos[:, None]),  # [T, T]  same word piece
+    )
 
 
 def strongest(scores: np.ndarray) -> tuple[int, int]:

@@ -102,20 +102,27 @@ def reweight(weights: np.ndarray, mask: np.ndarray | None = None, temperature: f
     row to zero. A row whose every key is masked, or whose allowed keys all had weight 0, gets
     all-zero weights, as scaled_dot_product_attention gives a fully masked row.
     """
+    weights, mask, temperature = _reweight_args(weights, mask, temperature)
+    with np.errstate(divide="ignore"):
+        logits = np.log(weights) / temperature  # [..., T_q, T_k]; log 0 = -inf stays -inf
+    if mask is not None:
+        logits = np.where(mask, logits, -np.inf)  # [..., T_q, T_k]: masked keys get nothing
+    return softmax(logits, axis=-1)  # [..., T_q, T_k]
+
+
+def _reweight_args(weights, mask, temperature) -> tuple[np.ndarray, np.ndarray | None, float]:
+    """reweight's arguments, checked: softmax weights, a boolean mask of their shape, τ > 0."""
     temperature = _temperature(temperature)
     weights = np.asarray(weights, dtype=np.float64)  # [..., T_q, T_k]
     if weights.ndim < 2:
         raise ValueError(f"weights must be a table [T_q, T_k] (one row per query); got shape {weights.shape}.")
     if np.any(weights < 0) or not np.all(np.isfinite(weights)):
         raise ValueError("weights must be finite and non-negative, as softmax weights are.")
-    with np.errstate(divide="ignore"):
-        logits = np.log(weights) / temperature  # [..., T_q, T_k]; log 0 = -inf stays -inf
     if mask is not None:
-        mask = _as_mask(mask, logits.shape)
+        mask = _as_mask(mask, weights.shape)
         if mask.dtype != bool:
             raise ValueError("mask must be boolean here (True = may attend).")
-        logits = np.where(mask, logits, -np.inf)  # [..., T_q, T_k]
-    return softmax(logits, axis=-1)  # [..., T_q, T_k]
+    return weights, mask, temperature
 
 
 def strongest_head(attentions: np.ndarray, query: int, key: int) -> tuple[int, int]:

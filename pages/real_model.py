@@ -187,7 +187,7 @@ def jobs_section(v: av.ModelView, animal: bool) -> None:
         token = widgets.escape_markdown(v.tokens[a.first])
         job_line(t("real_model.found_apart", token=token, i=a.first, j=a.second, layer=a.layer + 1, head=a.head + 1,
                    apart=f"{a.distance:.2f}"), a.layer, a.head, "rm_go_apart")  # fmt: skip
-    widgets.formula_and_code(figs.LATEX_JOBS, av.pattern_shares)
+    widgets.formula_and_code(figs.LATEX_JOBS, av.pattern_shares, av.job_targets)
     st.markdown(f"**{t('real_model.find_title')}**")  # which head links this word to that one most strongly?
     words = list(av.word_positions(v))
     default_q, default_k = (A_IT, A_NOUN) if animal else av.default_link(v)  # the page's key effect: "it" -> "animal"

@@ -437,6 +437,8 @@ def test_every_control_at_its_extremes(params):
         *[({"hm_tau": bad}, "hm_tau", 1) for bad in ("1e309", "-1e309", "1e-400", "9e999")],
         *[({"hm_win": bad, "hm_mask": "local"}, "hm_win", 2) for bad in ("1e309", "-1e309", "1e-400", "9e999")],
         *[({"hm_q": bad}, "hm_q", 3) for bad in ("1e309", "-1e309", "1e-400", "9e999")],
+        *[({"hm_mask": bad}, "hm_mask", "none") for bad in ("1e309", "-1e309", "1e-400", "9e999")],
+        *[({"hm_norm": bad}, "hm_norm", "softmax") for bad in ("1e309", "-1e309", "1e-400", "9e999")],
     ],
 )
 def test_bad_random_link_values_fall_back_with_a_notice(params, key, fallback):
