@@ -291,7 +291,7 @@ def weighted_sum(view: HeatmapView, row: QueryRow, lang: str, lecture: bool = Fa
     i = row.query + 1
     z = np.vstack([row.terms, row.output]).astype(np.float32)  # [T + 1, d_v]; last row is b_i
     if row.allowed is not None and not row.allowed.all():
-        z[:T][~row.allowed] = np.nan  # a masked key contributes nothing, and is drawn empty
+        z[:T][~row.allowed] = np.nan  # a masked key contributes nothing: grey, not a white 0
     labels = _axis_labels(view.tokens, safe_label(t("heatmap.output_label", lang, i=i)))
     components = [str(c + 1) for c in range(d_v)]
     limit = float(np.nanmax(np.abs(z))) or 1.0
@@ -317,7 +317,12 @@ def weighted_sum(view: HeatmapView, row: QueryRow, lang: str, lecture: bool = Fa
         shapes=[dict(type="line", xref="paper", yref="y", x0=0, x1=1, y0=T - 0.5, y1=T - 0.5,
                      line=dict(width=3, color="black"))],
     )  # fmt: skip
-    return go.Figure(data=[trace], layout=layout)
+    data = [trace]
+    if np.isnan(z).any():
+        grey = np.where(np.isnan(z), 1.0, np.nan).astype(np.float32)  # [T + 1, d_v]
+        data.append(go.Heatmap(z=grey, x=components, y=labels, colorscale=[[0, MASKED_COLOUR], [1, MASKED_COLOUR]],
+                               showscale=False, hoverinfo="skip", xgap=1, ygap=1))  # fmt: skip
+    return go.Figure(data=data, layout=layout)
 
 
 def speech_cost(cost: SpeechCost, lang: str, lecture: bool = False) -> go.Figure:

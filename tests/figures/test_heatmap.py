@@ -117,6 +117,7 @@ def test_weighted_sum_rows_are_the_terms_and_the_last_row_is_their_sum():
     z = _z(heat)
     np.testing.assert_allclose(z[:3], view.weights[2][:3, None] * view.values[:3], atol=1e-6)
     assert np.all(np.isnan(z[3]))  # key 4 is masked for query 3
+    np.testing.assert_array_equal(~np.isnan(_z(fig.data[1])), np.isnan(z))  # and drawn grey, not as a white 0
     np.testing.assert_allclose(z[4], view.weights[2] @ view.values, atol=1e-6)  # b_3
     assert heat.zmid == 0 and heat.zmin == -heat.zmax  # diverging scale centred on 0
     assert list(fig.layout.yaxis.ticktext)[-1] == "b3 = Σ"
