@@ -71,24 +71,26 @@ def attend(
 ) -> AttentionResult:
     """Attention with a choice of normalisation and a temperature.  -> weights [..., T_q, T_k], output [..., T_q, d_v]
 
-    scaled = q kᵀ / (√d_k · τ), masked entries -inf; weights = softmax(scaled) or ReLU(scaled);
-    output = weights v. With τ = 1 and softmax this is exactly scaled_dot_product_attention.
-    The returned `scale` is the factor applied to the raw scores, 1 / (√d_k · τ).
+    With τ = 1 and softmax this is exactly scaled_dot_product_attention; `scale` is 1 / (√d_k · τ).
     """
-    temperature = _temperature(temperature)
-    if normalisation not in NORMALISATIONS:
-        raise ValueError(f"normalisation must be one of {', '.join(NORMALISATIONS)}; got {normalisation!r}.")
-    q = _as_float(q, "q")  # [..., T_q, d_k]
-    d_k = q.shape[-1]
-    scale = 1.0 / (np.sqrt(max(d_k, 1)) * temperature)  # d_k = 0 is refused by scaled_dot_product_attention
-    result = scaled_dot_product_attention(q, k, v, mask=mask, scale=scale)
+    scale = _scale(q, temperature, normalisation)  # 1 / (√d_k · τ), the arguments checked
+    result = scaled_dot_product_attention(q, k, v, mask=mask, scale=scale)  # softmax(q kᵀ · scale), masked
     if normalisation == "softmax":
         return result
-    weights = relu_weights(result.scaled)  # [..., T_q, T_k]
+    weights = relu_weights(result.scaled)  # ReLU in place of softmax: rows need not sum to 1  [..., T_q, T_k]
     output = weights @ np.asarray(v, dtype=np.float64)  # [..., T_q, d_v]
     return AttentionResult(
         scores=result.scores, scaled=result.scaled, weights=weights, output=output, scale=result.scale
     )
+
+
+def _scale(q, temperature: float, normalisation: str) -> float:
+    """attend's factor on the raw scores, 1 / (√d_k · τ), after checking τ and the normalisation."""
+    temperature = _temperature(temperature)
+    if normalisation not in NORMALISATIONS:
+        raise ValueError(f"normalisation must be one of {', '.join(NORMALISATIONS)}; got {normalisation!r}.")
+    d_k = _as_float(q, "q").shape[-1]  # [..., T_q, d_k]
+    return 1.0 / (np.sqrt(max(d_k, 1)) * temperature)  # d_k = 0 is refused by scaled_dot_product_attention
 
 
 def reweight(weights: np.ndarray, mask: np.ndarray | None = None, temperature: float = 1.0) -> np.ndarray:
@@ -100,20 +102,27 @@ def reweight(weights: np.ndarray, mask: np.ndarray | None = None, temperature: f
     row to zero. A row whose every key is masked, or whose allowed keys all had weight 0, gets
     all-zero weights, as scaled_dot_product_attention gives a fully masked row.
     """
+    weights, mask, temperature = _reweight_args(weights, mask, temperature)
+    with np.errstate(divide="ignore"):
+        logits = np.log(weights) / temperature  # [..., T_q, T_k]; log 0 = -inf stays -inf
+    if mask is not None:
+        logits = np.where(mask, logits, -np.inf)  # [..., T_q, T_k]: masked keys get nothing
+    return softmax(logits, axis=-1)  # [..., T_q, T_k]
+
+
+def _reweight_args(weights, mask, temperature) -> tuple[np.ndarray, np.ndarray | None, float]:
+    """reweight's arguments, checked: softmax weights, a boolean mask of their shape, τ > 0."""
     temperature = _temperature(temperature)
     weights = np.asarray(weights, dtype=np.float64)  # [..., T_q, T_k]
     if weights.ndim < 2:
         raise ValueError(f"weights must be a table [T_q, T_k] (one row per query); got shape {weights.shape}.")
     if np.any(weights < 0) or not np.all(np.isfinite(weights)):
         raise ValueError("weights must be finite and non-negative, as softmax weights are.")
-    with np.errstate(divide="ignore"):
-        logits = np.log(weights) / temperature  # [..., T_q, T_k]; log 0 = -inf stays -inf
     if mask is not None:
-        mask = _as_mask(mask, logits.shape)
+        mask = _as_mask(mask, weights.shape)
         if mask.dtype != bool:
             raise ValueError("mask must be boolean here (True = may attend).")
-        logits = np.where(mask, logits, -np.inf)  # [..., T_q, T_k]
-    return softmax(logits, axis=-1)  # [..., T_q, T_k]
+    return weights, mask, temperature
 
 
 def strongest_head(attentions: np.ndarray, query: int, key: int) -> tuple[int, int]:

@@ -1,7 +1,12 @@
-"""Figures of the attention-heatmaps page: arrays in, go.Figure out, no Streamlit calls.
+"""Figures of the attention-heatmaps page: a core dataclass and the language in, go.Figure out, no
+Streamlit calls. Each figure is built in one go.Figure(data=..., layout=...) call.
 
-Positions are shown counting from 1 (token 1 is the first, like the articles' a1 ... a4), in the
-hover text as well as in the page's words.
+Positions count from 1 (token 1 is the first, like the articles' a1 ... a4). The token axes are
+categorical with one unique label per token ("2 · saw"), so hover reads the query and the key
+back from the axes (2·T strings) instead of carrying a string per cell (2·T²), and the two
+"saw"s of "I saw a saw" keep a column each; the tick texts are the tokens alone.
+
+Random weights say so in every title: a student must not read meaning into noise.
 """
 
 from __future__ import annotations
@@ -9,25 +14,132 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+import pandas as pd
 import plotly.graph_objects as go
 
-from lab_ui.figures.common import DIVERGING, MASKED_COLOUR, bars, heatmap, safe_label
+from attention_core.heatmap_views import HeatmapView, QueryRow
+from attention_core.speech import SpeechCost
+from lab_ui.figures.common import (
+    DIVERGING,
+    FONT_FAMILY,
+    MASKED_COLOUR,
+    NO_TEMPLATE,
+    QUALITATIVE,
+    SEQUENTIAL,
+    safe_label,
+)
+from lab_ui.i18n import t
 
 # Numbers in cells: a desktop's figure column leaves about 24 px per cell for 12 tokens, enough for
 # "0.80" at 10 px, and a projector (lecture mode: the full width, 20 px text) about 70. A 390 px
 # phone leaves 24 px only up to 8 tokens: past that the page hides the numbers there
-# (lab_ui.widgets.hide_cell_numbers_on_phones), and hover and the numbers table give them.
+# (show_figure's numbers_on_phones), and hover and the numbers table give them.
 CELL_TEXT_MAX_TOKENS = 12
-CELL_TEXT_PHONE_MAX_TOKENS = 8
+CELL_TEXT_PHONE_MAX = 8
 # The output chart shares a row with the bars (half the width on a desktop, all of it on a phone):
 # "-1.29" at 10 px needs about 30 px, which 6 components leave.
 CELL_TEXT_MAX_COMPONENTS = 6
 CELL_TEXT_MAX_ROWS = 24  # rows below ~25 px: the text would touch the next row's
+CROSSES_MAX = 32  # past 32 rows or columns a × in every masked cell is noise; grey alone marks them
+LABEL_EVERY_MAX = 32  # past 32 tokens every other one is labelled, or the labels overlap
+# Plotly's toolbar keeps zoom, reset and download: three buttons at the top right, which leave a
+# phone's 350 px figure room for a title that starts at the left.
+MODEBAR = dict(remove=["zoomin", "zoomout", "autoscale", "pan", "select", "lasso"])
+# Lecture mode: what a 1280 x 720 projector leaves a figure under the title row (its popovers take
+# two rows in English) and the step bar, so that a step's figure is whole on the first screen; the
+# words of the step go under it. The subtitle folds into the title there.
+LECTURE_HEIGHT = 400
 
 
-def cell_font_size(n: int) -> int:
-    """Cell text size for n cells across: larger while the cells are wide."""
-    return 12 if n <= 5 else 10
+# The page's formulas, aligned on "=" so they fit beside the code; M(i) is the set of keys query i may look at.
+_SCORE = r"\begin{aligned} s_{ij} &= \frac{q_i \cdot k_j}{\sqrt{d_k}\,\tau} \\ "
+_OUTPUT = r" \\ \alpha'_{ij} &= 0 \quad (j \notin \mathcal{M}(i)) \\ b_i &= \sum_j \alpha'_{ij}\, v_j \end{aligned}"
+LATEX = {
+    "softmax": _SCORE
+    + r"\alpha'_{ij} &= \frac{e^{s_{ij}}}{\sum_{l \in \mathcal{M}(i)} e^{s_{il}}} \quad (j \in \mathcal{M}(i))"
+    + _OUTPUT,
+    "relu": _SCORE + r"\alpha'_{ij} &= \max(0,\ s_{ij}) \quad (j \in \mathcal{M}(i))" + _OUTPUT,
+    "shipped": r"\begin{aligned} \tilde\alpha_{ij} &= \frac{(\alpha'_{ij})^{1/\tau}}"
+    r"{\sum_{l \in \mathcal{M}(i)} (\alpha'_{il})^{1/\tau}} \quad (j \in \mathcal{M}(i)) \\"
+    r" \tilde\alpha_{ij} &= 0 \quad (j \notin \mathcal{M}(i)) \end{aligned}",
+    "speech": r"\begin{aligned} T &= \left\lfloor \frac{t_{\mathrm{ms}} - 25}{10} \right\rfloor + 1 \\"
+    r" N_{\mathrm{full}} &= T^2 \\ N_{w} &= \sum_{i} \bigl|\{ j : |i - j| \le w \}\bigr| \\"
+    r" &= T(2w + 1) - w(w + 1) \end{aligned}",  # two lines: a phone's width
+}
+
+
+def memory(n_bytes: int) -> str:
+    """1.5 MB, 2.00 GB: a size as a student reads it."""
+    for unit, size in (("GB", 2**30), ("MB", 2**20)):
+        if n_bytes >= size:
+            return f"{n_bytes / size:,.{2 if unit == 'GB' else 1}f} {unit}"
+    return f"{n_bytes / 2**10:,.1f} kB"
+
+
+def position_label(i: int, token: str) -> str:
+    """'2 · saw': a token with its 1-based position, unique even when a word repeats (plain
+    text: escape it where Plotly or Markdown would read it)."""
+    return f"{i} · {token}"
+
+
+def row_sums_text(view: HeatmapView, lang: str) -> str:
+    """What the Σ column says, in words: every row sums to 1 (softmax), or the range (ReLU)."""
+    lo, hi = float(view.row_sums[view.live].min()), float(view.row_sums[view.live].max())
+    if view.normalisation == "relu":
+        return t("heatmap.sums_relu", lang, lo=f"{lo:.3f}", hi=f"{hi:.3f}")
+    if f"{lo:.4f}" == f"{hi:.4f}":  # "from 1.0000 to 1.0000" would read as a range
+        return t("heatmap.sums_softmax_equal", lang, total=f"{lo:.4f}")
+    return t("heatmap.sums_softmax", lang, lo=f"{lo:.4f}", hi=f"{hi:.4f}")
+
+
+def notes(view: HeatmapView, lang: str) -> list[str]:
+    """The notes under the heatmap that apply to this view: masked cells, repeated tokens with
+    random weights (identical rows), the model's word pieces and [UNK], a text cut to fit; and
+    always last, that rows are queries (the articles draw the transpose)."""
+    keys = [
+        view.allowed is not None and not view.allowed.all() and "masked_note",
+        view.source == "random" and len(set(view.tokens)) < len(view.tokens) and "same_vectors",
+        view.source != "random" and "model_tokens",
+        view.source != "random" and lang == "zh" and "model_english",
+        "[UNK]" in view.tokens and "model_unk",
+    ]
+    out = [t(f"heatmap.{key}", lang) for key in keys if key]
+    if view.total_tokens > len(view.tokens):
+        out.append(t("common.tokens_cut", lang, total=view.total_tokens, shown=len(view.tokens)))
+    return [*out, t("heatmap.rows_not_columns", lang)]
+
+
+def weights_table(view: HeatmapView, lang: str) -> pd.DataFrame:
+    """The weights as a table: a row per query named "i · token", the row sum first, then a column
+    per key; a masked cell is empty (NaN), which the table shows as a word."""
+    names = [position_label(i + 1, tok) for i, tok in enumerate(view.tokens)]
+    cells = view.weights if view.allowed is None else np.where(view.allowed, view.weights, np.nan)  # [T, T]
+    table = pd.DataFrame(cells, index=pd.Index(names, name=t("heatmap.query", lang)), columns=names)
+    table.insert(0, t("heatmap.row_sum", lang), view.row_sums)
+    return table
+
+
+def speech_table(cost: SpeechCost, lang: str) -> pd.DataFrame:
+    """The speech curves' numbers every 5 seconds (every 10th point of a half-second grid)."""
+    columns = {"speech_frames": cost.curve_frames, "speech_full": cost.curve_full, "speech_windowed": cost.curve_window}
+    index = pd.Index(cost.curve_seconds[::10], name=t("heatmap.speech_seconds", lang))
+    return pd.DataFrame({t(f"heatmap.{k}", lang, w=cost.window): v[::10] for k, v in columns.items()}, index=index)
+
+
+def speech_text(cost: SpeechCost, lang: str) -> str:
+    """The speech section's numbers in words: frames, full and windowed weights and their memory."""
+    return t(
+        "heatmap.speech_numbers", lang, seconds=f"{cost.seconds:g}", T=f"{cost.T:,}", full=f"{cost.full_entries:,}",
+        full_memory=memory(cost.full_bytes), w=cost.window, ms=cost.window_ms, keys=2 * cost.window + 1,
+        windowed=f"{cost.window_entries:,}", windowed_memory=memory(cost.window_bytes),
+        ratio=f"{cost.full_entries / cost.window_entries:,.0f}",
+    )  # fmt: skip
+
+
+def _axis_labels(tokens: Sequence[str], *more: str) -> list[str]:
+    """The categories of a token axis. Text goes into a figure as lists: a NumPy array of strings
+    builds faster but is sent two to three times slower, on every rerun (the figure is cached)."""
+    return [*(safe_label(position_label(i + 1, s), 24) for i, s in enumerate(tokens)), *more]
 
 
 def _height(rows: int) -> int:
@@ -35,183 +147,225 @@ def _height(rows: int) -> int:
     return int(np.clip(200 + 30 * rows, 360, 700))
 
 
-def _without_template(fig: go.Figure) -> go.Figure:
-    """Drop the Plotly template (Streamlit's, set as the default): the browser applies the
-    Streamlit theme itself, so the picture is the same, while the template is half of the JSON
-    and half of the cost of every rerun's serialisation."""
-    fig.layout.template = go.layout.Template()
-    return fig
+def cell_font_size(n: int) -> int:
+    """Cell text size for n cells across: larger while the cells are wide."""
+    return 12 if n <= 5 else 10
 
 
-def _drop_crosses_when_crowded(fig: go.Figure, rows: int, cols: int, limit: int = 32) -> None:
-    """Past `limit` rows or columns a × in every masked cell turns the grey into noise; grey alone
-    then marks them."""
-    if max(rows, cols) > limit:
-        fig.data = tuple(tr for tr in fig.data if not (tr.type == "scatter" and tr.mode == "markers"))
-
-
-def _title(fig: go.Figure, subtitle: str | None) -> None:
-    """Title and subtitle at the top, with room reserved for both."""
-    if fig.layout.title.text:
-        fig.update_layout(title=dict(subtitle=dict(text=subtitle), yref="container", y=0.99, yanchor="top",
-                                     automargin=True))  # fmt: skip
-
-
-def _positions(labels: Sequence[str]) -> np.ndarray:
-    """'saw (2)': the token with its 1-based position, so repeated tokens stay apart on hover."""
-    return np.array([f"{safe_label(s)} ({i + 1})" for i, s in enumerate(labels)], dtype=object)  # [n]
-
-
-def _one_based_hover(fig: go.Figure, y_text, x_text, y_title: str, x_title: str, value_name: str) -> None:
-    """Replace the shared heatmap's hover, which numbers cells from 0, with the given texts."""
-    rows, cols = len(y_text), len(x_text)
-    hover_y = np.broadcast_to(np.asarray(y_text, dtype=object)[:, None], (rows, cols))  # [rows, cols]
-    hover_x = np.broadcast_to(np.asarray(x_text, dtype=object)[None, :], (rows, cols))  # [rows, cols]
-    fig.update_traces(
-        selector=dict(type="heatmap"),
-        customdata=np.stack([hover_y, hover_x], axis=-1),
-        hovertemplate=f"{y_title}: %{{customdata[0]}}<br>{x_title}: %{{customdata[1]}}"
-        f"<br>{value_name}: %{{z:.6f}}<extra></extra>",
-    )
-
-
-def weights_heatmap(
-    weights: np.ndarray,
-    tokens: Sequence[str],
-    *,
-    mask: np.ndarray | None,
-    query_title: str,
-    key_title: str,
-    value_name: str,
-    sum_label: str,
-    zmax: float | None = 1.0,
-    title: str | None = None,
-    subtitle: str | None = None,
-) -> go.Figure:
-    """The T x T weights, queries as rows and keys as columns, masked cells grey with a ×, and
-    each row's sum printed in a column of its own on the right (Σ), so "rows sum to 1" (or, with
-    ReLU, do not) can be read off the picture.  weights: [T, T], mask: bool [T, T] or None."""
-    weights = np.asarray(weights, dtype=np.float32)  # [T, T]
-    T = weights.shape[0]
-    fig = heatmap(
-        weights, tokens, tokens, x_title=key_title, y_title=query_title, value_name=value_name, title=title,
-        zmin=0.0, zmax=zmax, mask=mask, value_format=".2f", show_values=T <= CELL_TEXT_MAX_TOKENS, height=_height(T),
+def _layout(title: str, subtitle: str | None, height: int, lecture: bool, **more) -> dict:
+    """Title and subtitle at the top left (the toolbar sits at the top right), the shared font,
+    no template (the browser themes the chart; the template would be half the JSON)."""
+    if lecture:
+        subtitle, height = None, min(height, LECTURE_HEIGHT)
+    return dict(
+        title=dict(text=title, subtitle=dict(text=subtitle), x=0, xanchor="left", y=0.99, yref="container",
+                   yanchor="top", automargin=True, font=dict(size=15)),
+        font=dict(family=FONT_FAMILY), hoverlabel=dict(font=dict(family=FONT_FAMILY)), template=NO_TEMPLATE,
+        margin=dict(l=10, r=10, t=70 if subtitle else 45, b=10), height=height, modebar=MODEBAR, **more,
     )  # fmt: skip
-    _one_based_hover(fig, _positions(tokens), _positions(tokens), query_title, key_title, value_name)
-    _drop_crosses_when_crowded(fig, T, T)
-    sums = weights.sum(axis=1)  # [T]
-    fig.add_trace(
-        go.Scatter(
-            x=np.full(T, T + 0.5),
-            y=np.arange(T),
-            mode="text",
-            text=[f"{s:.2f}" for s in sums],
-            textfont=dict(size=max(8, 300 // T)) if T > 24 else None,  # else the figure's font, larger in lecture mode
-            customdata=_positions(tokens),
-            hovertemplate=f"{query_title}: %{{customdata}}<br>{sum_label}: %{{text}}<extra></extra>",
-            showlegend=False,
-            cliponaxis=False,
-            name=sum_label,
-        )
-    )
-    step = int(np.ceil(T / 32))  # past 32 tokens label every other one, or the labels overlap
-    shown = list(range(0, T, step))
-    labels = fig.layout.xaxis.ticktext
-    fig.update_xaxes(tickvals=[*shown, T + 0.5], ticktext=[*(labels[j] for j in shown), "Σ"], range=[-0.5, T + 1.2],
-                     tickangle=-60 if T > 8 else 0, automargin=True)  # fmt: skip
-    fig.update_yaxes(tickvals=shown, ticktext=[labels[j] for j in shown], automargin=True)
-    # Keys along the bottom (the title sits on top), no axis titles (the title names rows and
-    # columns), a thin colour bar: the width goes to the cells, which may be oblong.
-    fig.update_xaxes(side="bottom", title=None)
-    fig.update_yaxes(title=None)
-    fig.layout.yaxis.scaleanchor = None
-    fig.update_traces(selector=dict(type="heatmap"), textfont=dict(size=cell_font_size(T)), colorbar=dict(thickness=10))
-    _title(fig, subtitle)
-    fig.add_vline(x=T - 0.5, line_width=1, line_color="rgba(120,120,120,0.8)")
-    return _without_template(fig)
 
 
-def row_bars(
-    row: np.ndarray,
-    tokens: Sequence[str],
-    *,
-    allowed: np.ndarray | None,
-    x_title: str,
-    y_title: str,
-    masked_text: str,
-    title: str | None = None,
-) -> go.Figure:
+def _source_title(view: HeatmapView, lang: str) -> str:
+    if view.source == "random":
+        return t("heatmap.fig_random", lang, d=view.d, seed=view.seed)
+    return t("heatmap.fig_model", lang, layer=view.layer, head=view.head)
+
+
+def _settings(view: HeatmapView, lang: str) -> str:
+    """The choices that change the weights, when they are not the standard ones."""
+    parts = []
+    if view.mask == "local":
+        parts.append(t("heatmap.fig_mask_local", lang, w=view.window))
+    elif view.mask == "causal":
+        parts.append(t("heatmap.fig_mask_causal", lang))
+    if view.temperature != 1:
+        parts.append(f"τ = {view.temperature:g}")
+    if view.normalisation == "relu":
+        parts.append("ReLU")
+    return " · ".join(parts)
+
+
+def _ticks(labels: list[str], tokens: Sequence[str], *more: str, most: int = LABEL_EVERY_MAX) -> tuple[list, list]:
+    """Tick values and texts: every token, or every other one (every third ...) past `most`; then `more`."""
+    step = int(np.ceil(len(tokens) / most))
+    return [*labels[: len(tokens) : step], *more], [*(safe_label(s) for s in tokens[::step]), *more]
+
+
+def weights_heatmap(view: HeatmapView, lang: str, lecture: bool = False) -> go.Figure:
+    """The T x T weights, queries as rows and keys as columns, masked cells grey (with a × while
+    there is room), and each row's sum in a column of its own on the right (Σ), so "rows sum to 1"
+    (or, with ReLU, do not) can be read off the picture."""
+    T = len(view.tokens)
+    labels = _axis_labels(view.tokens)
+    z = view.weights if view.allowed is None else np.where(view.allowed, view.weights, np.nan)  # [T, T]
+    query, key, weight, row_sum = (t(f"heatmap.{k}", lang) for k in ("query", "key", "weight", "row_sum"))
+    cells = go.Heatmap(
+        z=z.astype(np.float32), x=labels, y=labels, colorscale=SEQUENTIAL, zmin=0.0,
+        zmax=None if view.normalisation == "relu" else 1.0, xgap=1, ygap=1, hoverongaps=False,
+        texttemplate="%{z:.2f}" if T <= CELL_TEXT_MAX_TOKENS else None, textfont=dict(size=cell_font_size(T)),
+        hovertemplate=f"{query}: %{{y}}<br>{key}: %{{x}}<br>{weight}: %{{z:.6f}}<extra></extra>",
+        colorbar=dict(title=dict(text=weight, side="right"), thickness=10),
+    )  # fmt: skip
+    data = [cells]
+    if view.allowed is not None and not view.allowed.all():
+        blocked = ~view.allowed  # [T, T]
+        data.append(go.Heatmap(z=np.where(blocked, 1.0, np.nan).astype(np.float32), x=labels, y=labels,
+                               colorscale=[[0, MASKED_COLOUR], [1, MASKED_COLOUR]], showscale=False,
+                               hoverinfo="skip", xgap=1, ygap=1))  # fmt: skip
+        if T <= CROSSES_MAX:
+            r, c = np.nonzero(blocked)
+            data.append(go.Scatter(
+                x=[labels[j] for j in c], y=[labels[i] for i in r], mode="markers", hoverinfo="skip",
+                showlegend=False, marker=dict(symbol="x-thin", size=max(6, min(18, 240 // T)),
+                                              line=dict(width=2, color="rgba(110,110,110,0.9)")),
+            ))  # fmt: skip
+    data.append(go.Scatter(
+        # Written from the middle of the Σ column rightwards, into room kept for it: on a phone the
+        # column is narrower than "1.00" and centred text would run into the last key's cells.
+        x=["Σ"] * T, y=labels, mode="text", name=row_sum, text=[f"{s:.2f}" for s in view.row_sums],
+        textposition="middle right",
+        textfont=dict(size=max(8, 300 // T)) if T > 24 else None,  # else the figure's font, larger in lecture mode
+        hovertemplate=f"{query}: %{{y}}<br>{row_sum}: %{{text}}<extra></extra>", showlegend=False, cliponaxis=False,
+    ))  # fmt: skip
+    tickvals, ticktext = _ticks(labels, view.tokens)
+    x_vals, x_text = _ticks(labels, view.tokens, "Σ")
+    axis = dict(type="category", showgrid=False, zeroline=False, automargin=True, tickmode="array")
+    settings = _settings(view, lang)
+    subtitle = t("heatmap.fig_subtitle", lang) + (f"<br>{settings}" if settings else "")
+    title = _source_title(view, lang) + (f" · {settings}" if lecture and settings else "")
+    layout = _layout(
+        title, subtitle, _height(T), lecture,
+        xaxis=dict(axis, tickvals=x_vals, ticktext=x_text, categoryorder="array",
+                   categoryarray=_axis_labels(view.tokens, "Σ"), range=[-0.5, T + 1.5],
+                   tickangle=0 if T <= 8 else -30 if lecture else -60),
+        yaxis=dict(axis, tickvals=tickvals, ticktext=ticktext, autorange="reversed"),
+        shapes=[dict(type="line", xref="x", yref="paper", x0=T - 0.5, x1=T - 0.5, y0=0, y1=1,
+                     line=dict(width=1, color="rgba(120,120,120,0.8)"))],
+    )  # fmt: skip
+    if settings and not lecture:
+        layout["margin"]["t"] = 90
+    return go.Figure(data=data, layout=layout)
+
+
+def row_bars(view: HeatmapView, row: QueryRow, lang: str, lecture: bool = False) -> go.Figure:
     """One query's weights over the keys as bars; behind a masked key stands a grey band marked
-    ×, so "masked" and "weight 0" look different. Values are printed on the bars up to 24 keys.
-    row: [T], allowed: bool [T] or None."""
-    row = np.asarray(row, dtype=np.float32)  # [T]
-    T = len(tokens)
-    allowed = np.ones(T, dtype=bool) if allowed is None else np.asarray(allowed, dtype=bool)  # [T]
-    top = max(1.0, float(row.max()) * 1.15)
-    fig = bars(row, tokens, x_title=x_title, y_title=y_title, title=title, value_format=".2f", height=360)
-    on_bars = [f"{w:.2f}" if a else "" for w, a in zip(row, allowed, strict=True)] if T <= 24 else None
-    fig.update_traces(customdata=_positions(tokens), text=on_bars, textposition="outside", cliponaxis=False,
-                      name=y_title, showlegend=False)  # fmt: skip
+    ×, so "masked" and "weight 0" look different. Values are printed on the bars up to 24 keys."""
+    T = len(view.tokens)
+    labels = _axis_labels(view.tokens)
+    allowed = np.ones(T, dtype=bool) if row.allowed is None else row.allowed  # [T]
+    key, weight = t("heatmap.key", lang), t("heatmap.weight", lang)
+    top = max(1.0, float(row.weights.max()) * 1.15)
+    data = []
     masked = np.flatnonzero(~allowed)  # [n_masked]
-    if masked.size:
-        band = go.Bar(
-            x=masked, y=np.full(masked.size, top), marker_color=MASKED_COLOUR, text=[masked_text] * masked.size,
-            textposition="inside", insidetextanchor="start", textfont=dict(size=14, color="rgb(90,90,90)"),
-            hoverinfo="skip", showlegend=False, name=masked_text,
-        )  # fmt: skip
-        fig.add_trace(band)
-        fig.data = (fig.data[1], fig.data[0])  # the band behind the bars
-        fig.update_layout(barmode="overlay")
-    fig.update_yaxes(rangemode="tozero", range=[0, top])
-    fig.update_xaxes(tickangle=-60 if T > 10 else 0)
-    return _without_template(fig)
-
-
-def weighted_sum(
-    row: np.ndarray,
-    values: np.ndarray,
-    tokens: Sequence[str],
-    *,
-    allowed: np.ndarray | None,
-    output_label: str,
-    component_title: str,
-    term_title: str,
-    value_name: str,
-    title: str | None = None,
-    show_values: bool | None = None,
-) -> go.Figure:
-    """The output of one query as the sum of its weighted value vectors: one row per key j holding
-    alpha'_ij · v_j, then the sum b_i below a line. row: [T], values: [T, d_v], allowed: bool [T]."""
-    row = np.asarray(row, dtype=np.float64)  # [T]
-    values = np.asarray(values, dtype=np.float64)  # [T, d_v]
-    terms = row[:, None] * values  # [T, d_v]: what each key contributes
-    z = np.vstack([terms, terms.sum(axis=0)])  # [T + 1, d_v]; last row is the output b_i
-    T, d_v = values.shape
-    labels = [*tokens, output_label]
-    mask = None
-    if allowed is not None and not np.all(allowed):
-        mask = np.broadcast_to(np.append(allowed, True)[:, None], z.shape)  # [T + 1, d_v]
-    limit = float(np.abs(z).max()) or 1.0
-    if show_values is None:
-        show_values = d_v <= CELL_TEXT_MAX_COMPONENTS and T + 1 <= CELL_TEXT_MAX_ROWS
-    fig = heatmap(
-        z, [str(c + 1) for c in range(d_v)], labels, x_title=component_title, y_title=term_title,
-        value_name=value_name, title=title, colorscale=DIVERGING, zmin=-limit, zmax=limit, zmid=0.0, mask=mask,
-        show_values=show_values, value_format=".2f", height=_height(T + 1),
+    if masked.size:  # first, so it stands behind the bars
+        data.append(go.Bar(
+            x=[labels[j] for j in masked], y=np.full(masked.size, top), marker_color=MASKED_COLOUR, name="×",
+            text=["×"] * masked.size, textposition="inside", insidetextanchor="start",
+            textfont=dict(size=14, color="rgb(90,90,90)"), hoverinfo="skip", showlegend=False,
+        ))  # fmt: skip
+    data.append(go.Bar(
+        x=labels, y=row.weights.astype(np.float32), marker_color=QUALITATIVE[0], name=weight, showlegend=False,
+        text=[f"{w:.2f}" if a else "" for w, a in zip(row.weights, allowed, strict=True)] if T <= 24 else None,
+        textposition="outside", cliponaxis=False,
+        hovertemplate=f"{key}: %{{x}}<br>{weight}: %{{y:.6f}}<extra></extra>",
+    ))  # fmt: skip
+    tickvals, ticktext = _ticks(labels, view.tokens)
+    title = t("heatmap.row_title", lang, query=safe_label(position_label(row.query + 1, view.tokens[row.query]), 24))
+    layout = _layout(
+        title, t("heatmap.fig_random_short", lang) if view.source == "random" else None, 360, lecture,
+        barmode="overlay",
+        xaxis=dict(type="category", categoryorder="array", categoryarray=labels, tickmode="array", tickvals=tickvals,
+                   ticktext=ticktext, tickangle=-60 if T > 10 else 0, automargin=True, title=dict(text=key)),
+        yaxis=dict(range=[0, top], title=dict(text=weight), automargin=True),
     )  # fmt: skip
-    # A fixed size: left unset, Plotly shrinks the text to fit the cell, down to an unreadable 4 px.
-    fig.update_traces(selector=dict(type="heatmap"), textfont=dict(size=cell_font_size(d_v)))
-    y_text = [*_positions(tokens), safe_label(output_label)]
-    _one_based_hover(fig, y_text, [str(c + 1) for c in range(d_v)], term_title, component_title, value_name)
-    _drop_crosses_when_crowded(fig, T + 1, d_v, limit=16)
-    fig.layout.yaxis.scaleanchor = None
+    return go.Figure(data=data, layout=layout)
+
+
+def weighted_sum(view: HeatmapView, row: QueryRow, lang: str, lecture: bool = False) -> go.Figure:
+    """The output of one query as the sum of its weighted value vectors: one row per key j holding
+    α'_ij · v_j, then the sum b_i below a line. Needs the values (row.terms). Numbers in the cells
+    while they fit, never on a projector (its 20 px text would not)."""
+    if row.terms is None:
+        raise ValueError("this view has no value vectors (stored weights only): nothing to sum.")
+    T, d_v = row.terms.shape
+    i = row.query + 1
+    z = np.vstack([row.terms, row.output]).astype(np.float32)  # [T + 1, d_v]; last row is b_i
+    if row.allowed is not None and not row.allowed.all():
+        z[:T][~row.allowed] = np.nan  # a masked key contributes nothing: grey, not a white 0
+    labels = _axis_labels(view.tokens, safe_label(t("heatmap.output_label", lang, i=i)))
+    components = [str(c + 1) for c in range(d_v)]
+    limit = float(np.nanmax(np.abs(z))) or 1.0
+    show_values = not lecture and d_v <= CELL_TEXT_MAX_COMPONENTS and T + 1 <= CELL_TEXT_MAX_ROWS
+    component, term, value = (t(f"heatmap.{k}", lang) for k in ("component", "term", "contribution"))
+    trace = go.Heatmap(
+        z=z, x=components, y=labels, colorscale=DIVERGING, zmin=-limit, zmax=limit, zmid=0.0, xgap=1, ygap=1,
+        hoverongaps=False,
+        # A fixed size: left unset, Plotly shrinks the text to fit the cell, down to an unreadable 4 px.
+        texttemplate="%{z:.2f}" if show_values else None, textfont=dict(size=cell_font_size(d_v)),
+        hovertemplate=f"{term}: %{{y}}<br>{component}: %{{x}}<br>{value}: %{{z:.6f}}<extra></extra>",
+        colorbar=dict(title=dict(text=value, side="right"), thickness=10),
+    )  # fmt: skip
     step = int(np.ceil(d_v / 16))  # at most 16 component numbers, or they run into each other
-    fig.update_xaxes(
-        side="bottom",
-        tickvals=list(range(0, d_v, step)),
-        ticktext=[str(c + 1) for c in range(0, d_v, step)],
-        automargin=True,
-    )
-    fig.update_yaxes(automargin=True)
-    fig.add_hline(y=T - 0.5, line_width=3, line_color="black")
-    return _without_template(fig)
+    tickvals, ticktext = _ticks(labels, view.tokens, labels[-1], most=12 if lecture else LABEL_EVERY_MAX)  # 20 px text
+    layout = _layout(
+        t("heatmap.sum_title", lang, i=i), t("heatmap.fig_random_short", lang) if view.source == "random" else None,
+        _height(T + 1), lecture,
+        xaxis=dict(type="category", tickmode="array", tickvals=components[::step], ticktext=components[::step],
+                   title=dict(text=component), showgrid=False, automargin=True),
+        yaxis=dict(type="category", tickmode="array", tickvals=tickvals, ticktext=ticktext, autorange="reversed",
+                   showgrid=False, automargin=True),
+        shapes=[dict(type="line", xref="paper", yref="y", x0=0, x1=1, y0=T - 0.5, y1=T - 0.5,
+                     line=dict(width=3, color="black"))],
+    )  # fmt: skip
+    data = [trace]
+    if np.isnan(z).any():
+        grey = np.where(np.isnan(z), 1.0, np.nan).astype(np.float32)  # [T + 1, d_v]
+        data.append(go.Heatmap(z=grey, x=components, y=labels, colorscale=[[0, MASKED_COLOUR], [1, MASKED_COLOUR]],
+                               showscale=False, hoverinfo="skip", xgap=1, ygap=1))  # fmt: skip
+    return go.Figure(data=data, layout=layout)
+
+
+def speech_cost(cost: SpeechCost, lang: str, lecture: bool = False) -> go.Figure:
+    """How the weights of one map grow with seconds of speech: T² for full self-attention against
+    about T (2w + 1) for a window of w frames on each side, with the student's length marked."""
+    full, windowed = t("heatmap.speech_full", lang), t("heatmap.speech_windowed", lang, w=cost.window)
+    seconds, entries = t("heatmap.speech_seconds", lang), t("heatmap.speech_entries", lang)
+    hover = f"{seconds}: %{{x:.1f}}<br>{entries}: %{{y:,.0f}}<extra>%{{fullData.name}}</extra>"
+    data = [
+        go.Scatter(x=cost.curve_seconds, y=cost.curve_full, mode="lines", name=full, hovertemplate=hover,
+                   line=dict(color=QUALITATIVE[5], width=3)),
+        go.Scatter(x=cost.curve_seconds, y=cost.curve_window, mode="lines", name=windowed, hovertemplate=hover,
+                   line=dict(color=QUALITATIVE[0], width=3, dash="dash")),
+        go.Scatter(x=[cost.seconds, cost.seconds], y=[cost.full_entries, cost.window_entries], mode="markers",
+                   marker=dict(size=10, color=[QUALITATIVE[5], QUALITATIVE[0]]), showlegend=False,
+                   hovertemplate=hover, name=t("heatmap.speech_you", lang)),
+    ]  # fmt: skip
+    layout = _layout(
+        t("heatmap.speech_cost_title", lang), None, 380, lecture,
+        xaxis=dict(title=dict(text=seconds), rangemode="tozero"),
+        yaxis=dict(title=dict(text=entries), rangemode="tozero", automargin=True, exponentformat="SI"),
+        legend=dict(x=0.02, y=0.98, xanchor="left", yanchor="top"),  # top left: the full curve rises at the right
+    )  # fmt: skip
+    return go.Figure(data=data, layout=layout)
+
+
+def speech_mask(cost: SpeechCost, lang: str, lecture: bool = False) -> go.Figure:
+    """The local mask over the first frames: frame i (a row) may look at frame j (a column) only
+    when |i - j| <= w, a band along the diagonal. Frames are named by their start in ms."""
+    n = cost.mask.shape[0]
+    names = [f"{10 * i} ms" for i in range(n)]
+    query, key = t("heatmap.speech_query", lang), t("heatmap.speech_key", lang)
+    trace = go.Heatmap(
+        z=cost.mask.astype(np.float32), x=names, y=names, colorscale=[[0, "rgb(235,235,235)"], [1, QUALITATIVE[0]]],
+        zmin=0, zmax=1, showscale=False, xgap=1, ygap=1,
+        hovertemplate=f"{query}: %{{y}}<br>{key}: %{{x}}<extra></extra>",
+    )  # fmt: skip
+    every = max(1, n // 8)
+    axis = dict(type="category", tickmode="array", tickvals=names[::every], ticktext=names[::every], showgrid=False,
+                automargin=True)  # fmt: skip
+    layout = _layout(
+        t("heatmap.speech_mask_title", lang, n=n, w=cost.window), None, 380, lecture,
+        xaxis=dict(axis, title=dict(text=key), tickangle=-45), yaxis=dict(axis, title=dict(text=query),
+                                                                          autorange="reversed"),
+    )  # fmt: skip
+    return go.Figure(data=[trace], layout=layout)

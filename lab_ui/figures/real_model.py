@@ -12,18 +12,24 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+import pandas as pd
 import plotly.graph_objects as go
 
+from attention_core.attention_views import PATTERNS, HeadNumbers, ModelView
 from lab_ui.figures.common import FONT_FAMILY, QUALITATIVE, SEQUENTIAL, SEQUENTIAL_ALT, safe_label
+from lab_ui.i18n import t
 
 OUTLINE = QUALITATIVE[5]  # Okabe-Ito vermillion: stands out on every Viridis colour
+GRID_MAX = 32  # word pieces drawn in each of the 72 small maps (about 3 px a cell at 1280 px)
+# Lecture mode: what a 1280 x 720 projector leaves a figure under the title row and the step bar.
+LECTURE_HEIGHT = 400
+# Plotly's toolbar keeps zoom, reset and download (three buttons at the top right).
+MODEBAR = dict(remove=["zoomin", "zoomout", "autoscale", "pan", "select", "lasso"])
 
 
-def _without_template(fig: go.Figure) -> go.Figure:
-    """Drop the Plotly template (Streamlit's default one): the browser applies the Streamlit theme
-    itself, and the template would be half of the JSON sent on every rerun."""
-    fig.layout.template = go.layout.Template()
-    return fig
+def position_label(position: int, tokens: Sequence[str]) -> str:
+    """'10 · it': a token with its position in the whole text ([CLS] is 0), unique when a word repeats."""
+    return f"{position} · {tokens[position]}"
 
 
 def grid_gap(T: int) -> int:
@@ -31,28 +37,13 @@ def grid_gap(T: int) -> int:
     return max(1, round(T / 8))
 
 
-def model_grid(
-    maps: np.ndarray,
-    tokens: Sequence[str],
-    positions: Sequence[int],
-    *,
-    selected: tuple[int, int] | None,
-    layer_title: str,
-    head_title: str,
-    layer_names: Sequence[str],
-    head_names: Sequence[str],
-    query_label: str,
-    key_label: str,
-    value_name: str,
-    height: int = 450,
-) -> go.Figure:
-    """Every head's map as a small square, layers down, heads across, one colour scale 0..1.
-    maps: [n_layers, n_heads, T, T]; tokens and positions: T each, the position shown beside each
-    token on hover (its place in the whole text, so hiding tokens does not renumber the others);
-    selected: (layer, head), 0-based, outlined, or None.
-    layer_title, head_title: the axis titles ("Layer", "Head"); layer_names, head_names: how the
-    hover text names each ("layer 3", "第 3 层")."""
-    maps = np.asarray(maps, dtype=np.float32)  # [L, H, T, T]; float32 halves the JSON
+def model_grid(view: ModelView, selected: tuple[int, int] | None, lang: str, lecture: bool = False) -> go.Figure:
+    """Every head's map as a small square, layers down, heads across, one colour scale 0..1, the
+    first GRID_MAX tokens each (as drawn: [CLS]/[SEP] hidden or not). Hover names a token by its
+    place in the whole text, so hiding tokens does not renumber the others. selected: (layer,
+    head), 0-based, outlined, or None."""
+    n = min(len(view.kept), GRID_MAX)
+    maps = view.maps[:, :, :n, :n]  # [L, H, T, T], float32: half the JSON
     L, H, T, _ = maps.shape
     g = grid_gap(T)
     step = T + g
@@ -60,16 +51,19 @@ def model_grid(
     for layer in range(L):
         for head in range(H):
             z[layer * step : layer * step + T, head * step : head * step + T] = maps[layer, head]
-    text = [f"{p}: {safe_label(tok)}" for p, tok in zip(positions, tokens, strict=True)]
+    text = [f"{int(p)}: {safe_label(view.tokens[p])}" for p in view.kept[:n]]
+    query, key, value_name = (t(f"real_model.{k}", lang) for k in ("query_word", "key_word", "weight"))
     # One label per row and per column, unique (categories): gaps get labels nobody sees.
     y_cats = [f"gap {i}" for i in range(z.shape[0])]
     x_cats = [f"gap {j}" for j in range(z.shape[1])]
     for layer in range(L):
+        name = t("real_model.layer_n", lang, layer=layer + 1)
         for i, tok in enumerate(text):  # tok: "10: it"
-            y_cats[layer * step + i] = f"{layer_names[layer]} · {query_label} {tok}"
+            y_cats[layer * step + i] = f"{name} · {query} {tok}"
     for head in range(H):
+        name = t("real_model.head_n", lang, head=head + 1)
         for j, tok in enumerate(text):
-            x_cats[head * step + j] = f"{head_names[head]} · {key_label} {tok}"
+            x_cats[head * step + j] = f"{name} · {key} {tok}"
     middle = (T - 1) // 2  # each block's tick sits on its middle row / column
     trace = dict(
         type="heatmap", z=z, x=x_cats, y=y_cats, colorscale=SEQUENTIAL, zmin=0.0, zmax=1.0, hoverongaps=False,
@@ -92,17 +86,18 @@ def model_grid(
     # categoryarray, which would send every label a second time.
     axis = dict(type="category", showgrid=False, zeroline=False, tickmode="array", ticks="")
     layout = dict(
-        xaxis=dict(axis, side="top", title=dict(text=head_title),
+        xaxis=dict(axis, side="top", title=dict(text=t("real_model.head_word", lang)),
                    tickvals=[x_cats[h * step + middle] for h in range(H)], ticktext=[str(h + 1) for h in range(H)],
                    constrain="domain"),
-        yaxis=dict(axis, autorange="reversed",
-                   title=dict(text=layer_title), tickvals=[y_cats[lay * step + middle] for lay in range(L)],
+        yaxis=dict(axis, autorange="reversed", title=dict(text=t("real_model.layer_word", lang)),
+                   tickvals=[y_cats[lay * step + middle] for lay in range(L)],
                    ticktext=[str(lay + 1) for lay in range(L)], scaleanchor="x", constrain="domain",
                    constraintoward="bottom"),  # the grid sits on its colour bar; spare height goes above
-        font=dict(family=FONT_FAMILY), hoverlabel=dict(font=dict(family=FONT_FAMILY)),
-        margin=dict(l=10, r=10, t=10, b=10), height=height, shapes=shapes, plot_bgcolor="rgba(0,0,0,0)",
+        font=dict(family=FONT_FAMILY), hoverlabel=dict(font=dict(family=FONT_FAMILY)), modebar=MODEBAR,
+        margin=dict(l=10, r=10, t=10, b=10), height=LECTURE_HEIGHT if lecture else 450, shapes=shapes,
+        plot_bgcolor="rgba(0,0,0,0)", template=go.layout.Template(),
     )  # fmt: skip
-    return _without_template(go.Figure(data=[trace], layout=layout))
+    return go.Figure(data=[trace], layout=layout)
 
 
 def grid_block(fig_z: np.ndarray, T: int, layer: int, head: int) -> np.ndarray:
@@ -111,73 +106,161 @@ def grid_block(fig_z: np.ndarray, T: int, layer: int, head: int) -> np.ndarray:
     return np.asarray(fig_z)[layer * step : layer * step + T, head * step : head * step + T]  # [T, T]
 
 
-def head_map(
-    weights: np.ndarray,
-    query_labels: Sequence[str],
-    key_labels: Sequence[str],
-    *,
-    query_title: str,
-    key_title: str,
-    value_name: str,
-) -> go.Figure:
-    """One head's map, large, on the shared 0..1 scale. weights: [T_q, T_k] (T_k may be one more
-    than T_q: a last column summing the keys that are not drawn).
+def head_labels(numbers: HeadNumbers, view: ModelView, lang: str) -> tuple[list[str], list[str]]:
+    """The drawn map's row and column names: "10 · it", and the "rest" column when there is one."""
+    rows = [position_label(int(p), view.tokens) for p in numbers.positions]
+    return rows, [*rows, t("real_model.rest_column", lang, n=numbers.rest)] if numbers.rest else rows
+
+
+def head_map(numbers: HeadNumbers, view: ModelView, lang: str, lecture: bool = False) -> go.Figure:
+    """One head's map, large, on the shared 0..1 scale (with a last column summing the keys not
+    drawn, when there are more than the drawn ones).
 
     Both axes are categorical with unique labels ("10 · it", so a repeated word keeps its own row),
     and hover reads them back (%{y}, %{x}): the exact weight with both tokens and positions for
-    2·T strings, where per-cell hover text (figures.common.heatmap's) would be 2·T² strings, 8,000
-    at 64 tokens, copied on every rerun. The columns carry the same labels as the rows, slanted so
-    they stand side by side; past 40 tokens every second one is labelled.
+    2·T strings, where per-cell hover text would be 2·T² strings, 8,000 at 64 tokens, copied on
+    every rerun. The columns carry the same labels as the rows, slanted so they stand side by
+    side; past 40 tokens every second one is labelled.
 
     The cells fill the plot rather than staying square: the figure is built without knowing the
     screen's width, and a square map on a phone would be a third of the height of its colour bar.
     Filling the plot, the map is exactly as tall as the colour bar, on every screen."""
-    z = np.asarray(weights, dtype=np.float32)  # [T_q, T_k]; float32 halves the JSON
+    z = np.asarray(numbers.weights, dtype=np.float32)  # [T_q, T_k]; float32 halves the JSON
     rows, cols = z.shape
-    y = [safe_label(s, 24) for s in query_labels]
-    x = [safe_label(s, 24) for s in key_labels]
+    row_names, col_names = head_labels(numbers, view, lang)
+    y = [safe_label(s, 24) for s in row_names]
+    x = [safe_label(s, 24) for s in col_names]
+    query, key, weight = (t(f"real_model.{k}", lang) for k in ("query", "key", "weight"))
     gap = 1 if max(rows, cols) <= 40 else 0  # white lines between cells while the cells stay visible
     trace = dict(
         type="heatmap", z=z, x=x, y=y, colorscale=SEQUENTIAL, zmin=0.0, zmax=1.0, xgap=gap, ygap=gap,
         texttemplate="%{z:.2f}" if rows * cols <= 100 else None,
-        hovertemplate=f"{query_title}: %{{y}}<br>{key_title}: %{{x}}<br>{value_name}: %{{z:.6f}}<extra></extra>",
-        colorbar=dict(title=dict(text=value_name, side="right"), thickness=14),
+        hovertemplate=f"{query}: %{{y}}<br>{key}: %{{x}}<br>{weight}: %{{z:.6f}}<extra></extra>",
+        colorbar=dict(title=dict(text=weight, side="right"), thickness=14),
     )  # fmt: skip
-    every = int(np.ceil(max(rows, cols) / 40))  # past 40 tokens, label every 2nd: labels would overlap
+    every = int(np.ceil(max(rows, cols) / (20 if lecture else 40)))  # labels would overlap past 40 (20 at 20 px)
     x_tick = [*x[: cols - 1 : every], x[-1]] if cols > rows else x[::every]  # the "rest" column always labelled
     # automargin: the slanted labels push the plot down instead of being cut at the figure's edge.
     axis = dict(type="category", tickmode="array", showgrid=False, zeroline=False, automargin=True)
     layout = dict(
         # Slanted while a phone's ~20 px columns leave room for it; upright past 12 columns (10 px each).
-        xaxis=dict(axis, tickvals=x_tick, ticktext=x_tick, tickangle=-45 if len(x_tick) <= 12 else -90, side="top",
-                   title=dict(text=key_title)),
-        yaxis=dict(axis, tickvals=y[::every], ticktext=y[::every], autorange="reversed",
-                   title=dict(text=query_title)),
-        font=dict(family=FONT_FAMILY), hoverlabel=dict(font=dict(family=FONT_FAMILY)),
-        margin=dict(l=10, r=10, t=20, b=10), height=int(np.clip(18 * rows + 220, 420, 800)),
+        # On a projector the figure has the full width: slanted up to 24 columns, and no axis title
+        # (the step's title names the map), so the rows keep their height.
+        xaxis=dict(axis, tickvals=x_tick, ticktext=x_tick, side="top", title=dict(text=None if lecture else key),
+                   tickangle=-45 if len(x_tick) <= (24 if lecture else 12) else -90),
+        yaxis=dict(axis, tickvals=y[::every], ticktext=y[::every], autorange="reversed", title=dict(text=query)),
+        font=dict(family=FONT_FAMILY), hoverlabel=dict(font=dict(family=FONT_FAMILY)), modebar=MODEBAR,
+        margin=dict(l=10, r=10, t=20, b=10), template=go.layout.Template(),
+        height=LECTURE_HEIGHT if lecture else int(np.clip(18 * rows + 220, 420, 800)),
     )  # fmt: skip
-    return _without_template(go.Figure(data=[trace], layout=layout))
+    return go.Figure(data=[trace], layout=layout)
 
 
-def share_map(share: np.ndarray, *, layer_title: str, head_title: str, value_name: str) -> go.Figure:
-    """Each head's share of attention parked on [CLS] and [SEP], layers down, heads across, the
-    number printed in every cell. share: [n_layers, n_heads], each 0..1. The axes are the layer
-    and head numbers themselves, so hover needs no per-cell text."""
-    z = np.asarray(share, dtype=np.float32)  # [L, H]
+def share_map(view: ModelView, lang: str, lecture: bool = False) -> go.Figure:
+    """Each head's share of a word's attention parked on [CLS] and [SEP], layers down, heads across,
+    the number printed in every cell. The axes are the layer and head numbers themselves, so hover
+    needs no per-cell text."""
+    z = np.asarray(view.share, dtype=np.float32)  # [L, H]
     L, H = z.shape
     layers, heads = list(range(1, L + 1)), list(range(1, H + 1))
+    layer, head, share = (t(f"real_model.{k}", lang) for k in ("layer_word", "head_word", "share"))
     trace = dict(
         type="heatmap", z=z, x=heads, y=layers, colorscale=SEQUENTIAL_ALT, zmin=0.0, zmax=1.0, xgap=1, ygap=1,
-        texttemplate="%{z:.2f}",
-        hovertemplate=f"{layer_title} %{{y}} · {head_title} %{{x}}<br>{value_name}: %{{z:.4f}}<extra></extra>",
-        colorbar=dict(title=dict(text=value_name, side="right"), thickness=14),
+        texttemplate="%{z:.2f}", hovertemplate=f"{layer} %{{y}} · {head} %{{x}}<br>{share}: %{{z:.4f}}<extra></extra>",
+        colorbar=dict(title=dict(text=share, side="right"), thickness=14),
     )  # fmt: skip
     axis = dict(tickmode="array", showgrid=False, zeroline=False)
     layout = dict(
-        xaxis=dict(axis, tickvals=heads, ticktext=[str(h) for h in heads], side="top", title=dict(text=head_title)),
+        xaxis=dict(axis, tickvals=heads, ticktext=[str(h) for h in heads], side="top", title=dict(text=head)),
         yaxis=dict(axis, tickvals=layers, ticktext=[str(i) for i in layers], autorange="reversed",
-                   title=dict(text=layer_title)),
-        font=dict(family=FONT_FAMILY), hoverlabel=dict(font=dict(family=FONT_FAMILY)),
-        margin=dict(l=10, r=10, t=20, b=10), height=70 + 42 * L,
+                   title=dict(text=layer)),
+        font=dict(family=FONT_FAMILY), hoverlabel=dict(font=dict(family=FONT_FAMILY)), modebar=MODEBAR,
+        margin=dict(l=10, r=10, t=20, b=10), height=min(70 + 42 * L, LECTURE_HEIGHT if lecture else 1000),
+        template=go.layout.Template(),
     )  # fmt: skip
-    return _without_template(go.Figure(data=[trace], layout=layout))
+    return go.Figure(data=[trace], layout=layout)
+
+
+# --- the words under the figures --------------------------------------------------------------------
+
+LATEX_SHARE = (
+    r"\begin{aligned} s_i &= \sum_{j \in S} \alpha_{ij} \quad S = \{\mathrm{[CLS]}, \mathrm{[SEP]}\} \\"
+    r" \alpha'_{ij} &= \frac{\alpha_{ij}}{\sum_{l \notin S} \alpha_{il}} = \frac{\alpha_{ij}}{1 - s_i}"
+    r" \quad (i, j \notin S) \end{aligned}"
+)
+LATEX_JOBS = (
+    r"\begin{aligned} \mathrm{previous}_h &= \tfrac{1}{|W|} \textstyle\sum_{i \in W} \alpha^{h}_{i,\,i-1} \\"
+    r" \mathrm{next}_h &= \tfrac{1}{|W|} \textstyle\sum_{i \in W} \alpha^{h}_{i,\,i+1} \\"
+    r" \mathrm{self}_h &= \tfrac{1}{|W|} \textstyle\sum_{i \in W} \alpha^{h}_{i,\,i} \\"
+    r" \mathrm{same}_h &= \tfrac{1}{|W|} \textstyle\sum_{i \in W} \sum_{j \ne i,\ t_j = t_i} \alpha^{h}_{i,\,j}"
+    r" \end{aligned}"
+)
+
+
+def grid_notes(view: ModelView, lang: str, shipped: bool, max_tokens: int, parking: int, map_max: int) -> str:
+    """The notes under the grid: where the maps come from, what was cut, [UNK]s, and what the
+    bright first and last columns are (or that they are hidden)."""
+    T, n = len(view.kept), min(len(view.kept), GRID_MAX)
+    notes = [
+        shipped and t("real_model.shipped_note", lang),
+        view.truncated and t("real_model.truncated", lang, limit=max_tokens),
+        T > GRID_MAX and t("real_model.drawn_cut", lang, total=T, grid=n, map=min(T, map_max)),
+        "[UNK]" in view.tokens and t("real_model.unk_note", lang, n=view.tokens.count("[UNK]"), T=len(view.tokens)),
+        t("real_model.grid_hidden", lang) if view.hidden else t("real_model.grid_sink", lang, n=parking,
+                                                                total=view.share.size),
+    ]  # fmt: skip
+    return "\n\n".join(note for note in notes if note)
+
+
+def head_words(numbers: HeadNumbers, view: ModelView, layer: int, head: int, lang: str) -> tuple[str, str, str]:
+    """The close-up's words: what the head does (before the map), its row sums and notes (after)."""
+    jobs = ", ".join(
+        t("real_model.job_share", lang, job=t(f"real_model.pattern_{p}", lang), share=f"{s:.2f}")
+        for p, s in zip(PATTERNS, view.patterns[layer, head], strict=True)
+        if not np.isnan(s)
+    )
+    body = t("real_model.head_body", lang, share=f"{view.share[layer, head]:.0%}", jobs=jobs)
+    sums = numbers.row_sums[numbers.row_sums > 0]
+    lo, hi = f"{sums.min():.4f}", f"{sums.max():.4f}"  # "from 1.0000 to 1.0000" would read as a range
+    row_sums = (
+        t("real_model.row_sums_equal", lang, total=lo) if lo == hi else t("real_model.row_sums", lang, lo=lo, hi=hi)
+    )
+    notes = [
+        numbers.rest and t("real_model.rest_note", lang, n=len(numbers.positions), total=len(view.kept)),
+        view.hidden and t("real_model.hidden_note", lang),
+        view.hidden and view.empty_rows and t("real_model.empty_rows", lang, n=view.empty_rows),
+    ]
+    return body, row_sums, "\n\n".join(note for note in notes if note)
+
+
+# --- the numbers behind the figures, as tables -----------------------------------------------------
+
+
+def grid_table(view: ModelView, lang: str) -> pd.DataFrame:
+    """All 72 drawn maps, one row per (layer, head, query); the columns are the keys."""
+    n = min(len(view.kept), GRID_MAX)
+    L, H = view.maps.shape[:2]
+    names = [position_label(int(p), view.tokens) for p in view.kept[:n]]
+    block = view.maps[:, :, :n, :n].reshape(-1, n)  # [L·H·n, n]
+    table = pd.DataFrame(block, columns=names)
+    table.insert(0, t("real_model.query", lang), names * (L * H))
+    table.insert(0, t("real_model.head_word", lang), np.tile(np.repeat(np.arange(1, H + 1), n), L))
+    table.insert(0, t("real_model.layer_word", lang), np.repeat(np.arange(1, L + 1), H * n))
+    return table
+
+
+def head_table(numbers: HeadNumbers, view: ModelView, lang: str) -> pd.DataFrame:
+    """One head's drawn map: a row per query, the row sum first."""
+    rows, cols = head_labels(numbers, view, lang)
+    table = pd.DataFrame(numbers.weights, index=pd.Index(rows, name=t("real_model.query", lang)), columns=cols)
+    table.insert(0, t("real_model.row_sum", lang), numbers.row_sums)
+    return table
+
+
+def share_table(view: ModelView, lang: str) -> pd.DataFrame:
+    """The [CLS]/[SEP] share per head: a row per layer, a column per head."""
+    L, H = view.share.shape
+    index = pd.Index(
+        [t("real_model.layer_n", lang, layer=i + 1) for i in range(L)], name=t("real_model.layer_word", lang)
+    )
+    return pd.DataFrame(view.share, index=index, columns=[t("real_model.head_n", lang, head=h + 1) for h in range(H)])

@@ -1,5 +1,5 @@
-"""The attention-heatmaps page in AppTest: move the controls, then check what the figures and tables
-hold against the core, computed here independently of the page."""
+"""The attention-heatmaps page in AppTest: move the controls, then check what the figures and tables hold
+against the core, computed here independently of the page."""
 
 import numpy as np
 import pytest
@@ -9,21 +9,35 @@ import attention_core.pretrained as pretrained
 from attention_core import causal_mask, local_mask, split_tokens, token_vectors
 from attention_core.normalisation import attend, random_qkv, reweight, strongest_head
 from attention_core.shipped import load_examples
+from attention_core.speech import speech_cost
 from lab_ui.i18n import t
 
 PAGE = "pages/heatmap.py"
 EXAMPLES = {e.id: e for e in load_examples()}
+ANIMAL = EXAMPLES["animal_tired"]
+IT, NOUN = ANIMAL.tokens.index("it"), ANIMAL.tokens.index("animal")
+A_LAYER, A_HEAD = strongest_head(ANIMAL.attentions, IT, NOUN)  # 0-based; the default head, found by computing
 DEFAULT_TEXT = "The animal didn't cross the street because it was too tired."
+DEFAULT_ZH = "动物没有过马路，因为它太累了。"
+RANDOM = {"hm_src": "random"}
 
 
 def weights_z(at) -> np.ndarray:
-    """The main heatmap's cells; a masked cell is NaN (drawn grey with a ×)."""
+    """The main heatmap's cells; a masked cell is NaN (drawn grey, with a × while there is room)."""
     return plotly_array(figures(at)["heatmap_weights"]["data"][0]["z"])
 
 
 def key_labels(at) -> list[str]:
     """The column labels as drawn (HTML-escaped); past 32 tokens only every other one is labelled."""
     return figures(at)["heatmap_weights"]["layout"]["xaxis"]["ticktext"][:-1]  # the last tick is Σ
+
+
+def weights_table(at):
+    """The numbers behind the heatmap, opening their expander first (tables are built only when open)."""
+    if not any(t("heatmap.row_sum", lang="en") in list(d.value.columns) for d in at.dataframe):
+        at.session_state["hm_table_box"] = True
+        at.run()
+    return next(d.value for d in at.dataframe if t("heatmap.row_sum", lang="en") in list(d.value.columns))
 
 
 def table_tokens(at) -> list[str]:
@@ -33,10 +47,12 @@ def table_tokens(at) -> list[str]:
 
 def crosses(at) -> set[tuple[int, int]]:
     """(row, column) of every × drawn over a masked cell."""
-    traces = [tr for tr in figures(at)["heatmap_weights"]["data"] if tr.get("mode") == "markers"]
+    fig = figures(at)["heatmap_weights"]
+    labels = list(fig["data"][0]["x"])
+    traces = [tr for tr in fig["data"] if tr.get("mode") == "markers"]
     if not traces:
         return set()
-    return {(int(r), int(c)) for r, c in zip(plotly_array(traces[0]["y"]), plotly_array(traces[0]["x"]), strict=True)}
+    return {(labels.index(r), labels.index(c)) for r, c in zip(traces[0]["y"], traces[0]["x"], strict=True)}
 
 
 def row_bar(at) -> dict:
@@ -45,11 +61,11 @@ def row_bar(at) -> dict:
 
 
 def row_sum_texts(at) -> list[str]:
-    return next(tr["text"] for tr in figures(at)["heatmap_weights"]["data"] if tr.get("mode") == "text")
+    return list(next(tr["text"] for tr in figures(at)["heatmap_weights"]["data"] if tr.get("mode") == "text"))
 
 
-def weights_table(at):
-    return next(d.value for d in at.dataframe if t("heatmap.row_sum", lang="en") in list(d.value.columns))
+def title(at, key: str = "heatmap_weights") -> str:
+    return figures(at)[key]["layout"]["title"]["text"]
 
 
 def texts(at) -> str:
@@ -65,24 +81,54 @@ def random_weights(text: str, d: int = 8, seed: int = 0, mask=None, tau: float =
 
 @pytest.fixture
 def shipped_only(monkeypatch):
-    """A default install: the optional model package is absent."""
+    """An install without the optional model package."""
     monkeypatch.setattr(pretrained, "minilm_available", lambda: False)
 
 
-# --- defaults and languages -----------------------------------------------------------------------
+@pytest.fixture
+def full_model():
+    if not pretrained.minilm_available():
+        pytest.skip("the optional model package is not installed")
+
+
+# --- defaults: a real head, in both languages ---------------------------------------------------------
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_opens_in_both_languages_with_its_figures(lang):
+def test_opens_on_the_real_models_it_animal_head(lang):
     at = open_page(PAGE, lang=lang)
     assert not at.exception
     assert at.title[0].value == t("heatmap.title", lang=lang)
-    assert set(figures(at)) == {"heatmap_weights", "heatmap_row", "heatmap_output"}
-    assert key_labels(at) == split_tokens(DEFAULT_TEXT)
+    assert at.button_group(key="hm_src").value == "model" and at.query_params["hm_src"] == "model"
+    assert (at.slider(key="hm_layer").value, at.slider(key="hm_head").value) == (A_LAYER + 1, A_HEAD + 1)
+    assert key_labels(at) == list(ANIMAL.tokens)
+    np.testing.assert_allclose(weights_z(at), ANIMAL.attentions[A_LAYER, A_HEAD], atol=3e-3)  # stored as float16
+    assert title(at) == t("heatmap.fig_model", lang=lang, layer=A_LAYER + 1, head=A_HEAD + 1)
+    assert at.selectbox(key="hm_q").value == IT + 1  # "it", which looks most at "animal" here
+    assert int(np.nanargmax(weights_z(at)[IT])) == NOUN
+    expected = {"heatmap_weights", "heatmap_row", "heatmap_speech_cost", "heatmap_speech_mask"}
+    assert expected <= set(figures(at))
 
 
-def test_default_weights_are_the_cores_and_every_row_sums_to_one():
+def test_without_the_model_package_it_opens_on_the_shipped_maps(shipped_only):
     at = open_page(PAGE)
+    assert not at.exception
+    np.testing.assert_allclose(weights_z(at), ANIMAL.attentions[A_LAYER, A_HEAD], atol=1e-6)
+    assert "own" not in at.selectbox(key="hm_ex").options
+    assert t("heatmap.shipped_only", lang="en", n=len(EXAMPLES), command=pretrained.INSTALL_COMMAND) in texts(at)
+
+
+def test_random_weights_are_labelled_random_at_every_figure():
+    at = open_page(PAGE, **RANDOM)
+    assert title(at) == t("heatmap.fig_random", lang="en", d=8, seed=0)
+    short = t("heatmap.fig_random_short", lang="en")
+    for key in ("heatmap_row", "heatmap_output"):
+        assert figures(at)[key]["layout"]["title"]["subtitle"]["text"] == short
+    assert t("heatmap.random_caption", lang="en") in texts(at)
+
+
+def test_default_random_weights_are_the_cores_and_every_row_sums_to_one():
+    at = open_page(PAGE, **RANDOM)
     expected = random_weights(DEFAULT_TEXT).weights
     np.testing.assert_allclose(weights_z(at), expected, atol=1e-6)
     assert row_sum_texts(at) == ["1.00"] * len(expected)
@@ -91,11 +137,53 @@ def test_default_weights_are_the_cores_and_every_row_sums_to_one():
     assert not crosses(at)
 
 
+def test_the_chinese_page_types_a_chinese_sentence_and_a_links_text_wins():
+    at = open_page(PAGE, lang="zh", **RANDOM)
+    assert at.text_input(key="hm_text").value == DEFAULT_ZH
+    assert key_labels(at) == list(DEFAULT_ZH)
+    again = open_page(PAGE, lang="zh", hm_src="random", hm_text="I saw a saw")
+    assert key_labels(again) == ["I", "saw", "a", "saw"]
+
+
+# --- old links and a link's own text (issue 11) ------------------------------------------------------------
+
+
+def test_an_old_link_without_hm_src_still_gives_random_weights():
+    """Random weights were the default, so links left hm_src out: such a link must show what it showed."""
+    at = open_page(PAGE, hm_text="I saw a saw", hm_d="4", hm_q="2")
+    assert at.button_group(key="hm_src").value == "random"
+    np.testing.assert_allclose(weights_z(at), random_weights("I saw a saw", d=4).weights, atol=1e-6)
+    assert at.query_params["hm_src"] == "random"  # now written, so the link says it
+    assert not at.toast
+
+
+@pytest.mark.parametrize("src", ["model", "random"])
+def test_a_links_typed_text_is_used(src):
+    """Bug: /heatmap?hm_src=model&hm_text=I+saw+a+saw showed the default sentence and lost the text."""
+    if src == "model" and not pretrained.minilm_available():
+        pytest.skip("the optional model package is not installed")
+    at = open_page(PAGE, hm_src=src, hm_text="I saw a saw")
+    assert at.selectbox(key="hm_ex").value == "own"
+    expected = ["[CLS]", "i", "saw", "a", "saw", "[SEP]"] if src == "model" else ["I", "saw", "a", "saw"]
+    assert key_labels(at) == expected
+    assert at.query_params["hm_text"] == "I saw a saw"
+
+
+def test_a_links_typed_text_without_the_model_says_why_and_stays_in_the_link(shipped_only):
+    at = open_page(PAGE, hm_src="model", hm_text="I saw a saw")
+    assert not at.exception
+    notice = t("heatmap.text_needs_model", lang="en", n=len(EXAMPLES), command=pretrained.INSTALL_COMMAND)
+    assert notice in texts(at)
+    assert at.text_input(key="hm_text").value == "I saw a saw"
+    assert at.query_params["hm_text"] == "I saw a saw"  # nothing the link held is lost
+    assert key_labels(at) == list(ANIMAL.tokens)
+
+
 # --- normalisation, masks, temperature -------------------------------------------------------------------
 
 
 def test_relu_rows_need_not_sum_to_one_and_the_page_says_so():
-    at = open_page(PAGE)
+    at = open_page(PAGE, **RANDOM)
     at.button_group(key="hm_norm").set_value("relu").run()
     expected = random_weights(DEFAULT_TEXT, norm="relu").weights
     z = weights_z(at)
@@ -103,13 +191,13 @@ def test_relu_rows_need_not_sum_to_one_and_the_page_says_so():
     assert np.all(z >= 0) and np.any(z == 0)  # negative scores were cut to 0
     sums = weights_table(at)[t("heatmap.row_sum", lang="en")].to_numpy()
     assert np.abs(sums - 1).max() > 0.1
-    assert row_sum_texts(at) == [f"{s:.2f}" for s in expected.sum(axis=1).astype(np.float32)]
+    assert row_sum_texts(at) == [f"{s:.2f}" for s in expected.sum(axis=1)]
     assert "With ReLU the rows do not sum to 1" in texts(at)
     assert at.query_params["hm_norm"] == "relu"
 
 
 def test_causal_mask_empties_and_marks_the_upper_triangle():
-    at = open_page(PAGE)
+    at = open_page(PAGE, **RANDOM)
     at.button_group(key="hm_mask").set_value("causal").run()
     z = weights_z(at)
     T = z.shape[0]
@@ -122,11 +210,11 @@ def test_causal_mask_empties_and_marks_the_upper_triangle():
     assert np.isnan(cells[upper]).all()  # empty, and the table writes the word in their place:
     table = next(d for d in at.dataframe if t("heatmap.row_sum", lang="en") in list(d.value.columns))
     assert table.proto.placeholder == "masked"
-    np.testing.assert_allclose(cells[~upper], z[~upper], atol=1e-6)  # full precision; 4 decimals only on screen
+    np.testing.assert_allclose(cells[~upper], z[~upper], atol=1e-6)
 
 
 def test_local_window_width():
-    at = open_page(PAGE)
+    at = open_page(PAGE, **RANDOM)
     at.button_group(key="hm_mask").set_value("local").run()
     for window in (0, 1, 3):
         at.slider(key="hm_win").set_value(window).run()
@@ -136,7 +224,7 @@ def test_local_window_width():
 
 
 def test_temperature_sharpens_as_it_falls_and_flattens_as_it_rises():
-    at = open_page(PAGE)
+    at = open_page(PAGE, **RANDOM)
     peaks = {}
     for tau in (10, 1, 0.3, 0.05):
         at.select_slider(key="hm_tau").set_value(tau).run()
@@ -152,7 +240,7 @@ def test_temperature_sharpens_as_it_falls_and_flattens_as_it_rises():
 
 
 def test_query_row_bars_and_output_are_the_weighted_sum_of_values():
-    at = open_page(PAGE, hm_q="8")
+    at = open_page(PAGE, hm_src="random", hm_q="8")
     r = random_weights(DEFAULT_TEXT)
     tokens = split_tokens(DEFAULT_TEXT)
     np.testing.assert_allclose(plotly_array(row_bar(at)["y"]), r.weights[7], atol=1e-6)
@@ -163,10 +251,20 @@ def test_query_row_bars_and_output_are_the_weighted_sum_of_values():
     assert at.selectbox(key="hm_q").value == 8
 
 
+def test_picking_a_query_changes_its_section_only():
+    at = open_page(PAGE, **RANDOM)
+    heatmap_before = figures(at)["heatmap_weights"]
+    at.selectbox(key="hm_q").set_value(5).run()
+    assert figures(at)["heatmap_weights"] == heatmap_before
+    np.testing.assert_allclose(plotly_array(row_bar(at)["y"]), random_weights(DEFAULT_TEXT).weights[4], atol=1e-6)
+    assert at.query_params["hm_q"] == "5"
+
+
 def test_a_masked_key_is_grey_in_the_row_bars():
-    at = open_page(PAGE, hm_mask="causal", hm_q="2")
+    at = open_page(PAGE, hm_src="random", hm_mask="causal", hm_q="2")
     band = next(tr for tr in figures(at)["heatmap_row"]["data"] if tr["name"] == "×")
-    assert list(plotly_array(band["x"])) == list(range(2, len(split_tokens(DEFAULT_TEXT))))  # keys 3 ... T, 0-based
+    labels = list(figures(at)["heatmap_row"]["layout"]["xaxis"]["categoryarray"])
+    assert [labels.index(x) for x in band["x"]] == list(range(2, len(split_tokens(DEFAULT_TEXT))))  # keys 3 ... T
     np.testing.assert_allclose(plotly_array(row_bar(at)["y"])[2:], 0.0)
 
 
@@ -180,13 +278,12 @@ def test_layer_and_head_show_the_shipped_weights(shipped_only):
         at.slider(key="hm_layer").set_value(layer).run()
         at.slider(key="hm_head").set_value(head).run()
         np.testing.assert_allclose(weights_z(at), example.attentions[layer - 1, head - 1], atol=1e-6)
+        assert title(at) == t("heatmap.fig_model", lang="en", layer=layer, head=head)
     assert key_labels(at) == list(example.tokens)
     assert key_labels(at)[0] == "[CLS]" and key_labels(at)[-1] == "[SEP]"
 
 
-def test_with_the_full_model_the_heads_agree_with_the_shipped_maps():
-    if not pretrained.minilm_available():
-        pytest.skip("the optional model package is not installed")
+def test_with_the_full_model_the_heads_agree_with_the_shipped_maps(full_model):
     at = open_page(PAGE, hm_src="model", hm_ex="keys_cabinet", hm_layer="2", hm_head="7")
     np.testing.assert_allclose(weights_z(at), EXAMPLES["keys_cabinet"].attentions[1, 6], atol=3e-3)
     assert "heatmap_output" in figures(at)  # the value vectors come with the full model
@@ -220,24 +317,20 @@ def test_free_text_link_without_the_model_falls_back_to_an_example(shipped_only)
     at = open_page(PAGE, hm_src="model", hm_ex="own", hm_text="Dogs bark.")
     assert not at.exception
     assert at.selectbox(key="hm_ex").value == "animal_tired"
-    assert key_labels(at) == list(EXAMPLES["animal_tired"].tokens)
+    assert key_labels(at) == list(ANIMAL.tokens)
+    assert at.query_params["hm_text"] == "Dogs bark."
 
 
 def test_it_to_animal_preset_finds_the_head_by_computing():
-    at = open_page(PAGE)
-    at.button(key="hm_preset_animal").click().run()
-    example = EXAMPLES["animal_tired"]
-    it, animal = example.tokens.index("it"), example.tokens.index("animal")
-    layer, head = strongest_head(example.attentions, it, animal)
-    assert at.slider(key="hm_layer").value == layer + 1 and at.slider(key="hm_head").value == head + 1
-    assert at.selectbox(key="hm_q").value == it + 1
+    at = open_page(PAGE, **RANDOM)
+    at.button(key="heatmap_preset_animal").click().run()
+    assert at.slider(key="hm_layer").value == A_LAYER + 1 and at.slider(key="hm_head").value == A_HEAD + 1
+    assert at.selectbox(key="hm_q").value == IT + 1
     row = plotly_array(row_bar(at)["y"])
-    assert int(np.argmax(row)) == animal  # in this head "it" looks most at "animal"
+    assert int(np.argmax(row)) == NOUN  # in this head "it" looks most at "animal"
 
 
-def test_model_word_pieces_are_cut_at_64_with_a_note():
-    if not pretrained.minilm_available():
-        pytest.skip("the optional model package is not installed")
+def test_model_word_pieces_are_cut_at_64_with_a_note(full_model):
     text = "Transformers read unbelievably long sentences. " * 20
     at = open_page(PAGE, hm_src="model", hm_ex="own", hm_text=text)
     labels = table_tokens(at)
@@ -248,22 +341,38 @@ def test_model_word_pieces_are_cut_at_64_with_a_note():
     np.testing.assert_allclose(np.nansum(weights_z(at), axis=1), 1.0, atol=1e-5)
 
 
+def test_text_the_models_tokenizer_cannot_read_falls_back_with_a_message(full_model, monkeypatch):
+    """A lone UTF-16 surrogate cannot travel through AppTest, so the encoder's ValueError is staged."""
+    encode = pretrained.MiniLMEncoder.encode
+
+    def refuse_marked(self, text, max_tokens=None):
+        if "MARK" in text:
+            raise ValueError("text contains a broken character (a lone UTF-16 surrogate); paste it again.")
+        return encode(self, text, max_tokens=max_tokens)
+
+    monkeypatch.setattr(pretrained.MiniLMEncoder, "encode", refuse_marked)
+    at = open_page(PAGE, hm_src="model", hm_text="MARK unreadable")
+    assert not at.exception
+    assert t("heatmap.unreadable", lang="en", example=ANIMAL.text) in texts(at)
+    assert key_labels(at) == list(ANIMAL.tokens)
+
+
 # --- text input ---------------------------------------------------------------------------------------
 
 
 def test_long_text_is_cut_to_64_tokens_with_a_note():
-    at = open_page(PAGE, hm_text="word " * 100)
+    at = open_page(PAGE, hm_src="random", hm_text="word " * 100)
     assert weights_z(at).shape == (64, 64)
     assert "The text has 100 tokens; only the first 64 are drawn" in texts(at)
 
 
 def test_chinese_is_split_into_characters():
-    at = open_page(PAGE, lang="zh", hm_text="我在河边看见了一只猫。")
+    at = open_page(PAGE, lang="zh", hm_src="random", hm_text="我在河边看见了一只猫。")
     assert key_labels(at) == list("我在河边看见了一只猫。")
 
 
 def test_html_is_shown_as_text():
-    at = open_page(PAGE, hm_text="<b>bold</b> <img src=x onerror=alert(1)>", hm_q="1")
+    at = open_page(PAGE, hm_src="random", hm_text="<b>bold</b> <img src=x onerror=alert(1)>", hm_q="1")
     assert not at.exception
     labels = key_labels(at)
     assert "&lt;" in labels and "&gt;" in labels and "<" not in labels
@@ -275,7 +384,7 @@ def test_html_is_shown_as_text():
     "text", ["", "   ", "\u200b\u200c\u2060", "👩‍💻 loves 🐍", "שלום עולם", "x" * 5000, "a\u200bb\u200bc"]
 )
 def test_awkward_text_never_breaks_the_page(text):
-    at = open_page(PAGE, hm_text=text)
+    at = open_page(PAGE, hm_src="random", hm_text=text)
     assert not at.exception
     z = weights_z(at)
     np.testing.assert_allclose(np.nansum(z, axis=1), 1.0, atol=1e-5)
@@ -288,10 +397,12 @@ def test_awkward_text_never_breaks_the_page(text):
 @pytest.mark.parametrize(
     "params",
     [
-        dict(hm_text="hello", hm_mask="causal"),  # one token
-        dict(hm_d="1", hm_seed="2147483647", hm_tau="0.05", hm_norm="relu"),
-        dict(hm_d="64", hm_tau="10", hm_mask="local", hm_win="32", hm_q="12"),
+        dict(hm_src="random", hm_text="hello", hm_mask="causal"),  # one token
+        dict(hm_src="random", hm_d="1", hm_seed="2147483647", hm_tau="0.05", hm_norm="relu"),
+        dict(hm_src="random", hm_d="64", hm_tau="10", hm_mask="local", hm_win="32", hm_q="12"),
         dict(hm_src="model", hm_ex="cat_river_zh", hm_layer="6", hm_head="12", hm_mask="local", hm_win="0"),
+        dict(hm_sec="1", hm_sw="50"),
+        dict(hm_sec="120", hm_sw="1"),
     ],
 )
 def test_every_control_at_its_extremes(params):
@@ -307,7 +418,7 @@ def test_every_control_at_its_extremes(params):
     assert len(set(options)) == 4  # four different answers, even for a one-token sentence
 
 
-# --- links, presets, check yourself -----------------------------------------------------------------------
+# --- links, presets -----------------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -318,28 +429,60 @@ def test_every_control_at_its_extremes(params):
         ({"hm_tau": "7"}, "hm_tau", 1),
         ({"hm_mask": "sideways"}, "hm_mask", "none"),
         ({"hm_norm": "sigmoid"}, "hm_norm", "softmax"),
-        ({"hm_src": "oracle"}, "hm_src", "random"),
         ({"hm_q": "0"}, "hm_q", 3),
         ({"hm_q": "three"}, "hm_q", 3),
-        ({"hm_src": "model", "hm_layer": "99"}, "hm_layer", 1),
-        ({"hm_src": "model", "hm_head": "-1"}, "hm_head", 1),
         ({"hm_ex": "no_such_example"}, "hm_ex", "own"),
+        *[({"hm_d": bad}, "hm_d", 8) for bad in ("1e309", "-1e309", "1e-400", "9e999")],
+        *[({"hm_seed": bad}, "hm_seed", 0) for bad in ("1e309", "-1e309", "1e-400", "9e999")],
+        *[({"hm_tau": bad}, "hm_tau", 1) for bad in ("1e309", "-1e309", "1e-400", "9e999")],
+        *[({"hm_win": bad, "hm_mask": "local"}, "hm_win", 2) for bad in ("1e309", "-1e309", "1e-400", "9e999")],
+        *[({"hm_q": bad}, "hm_q", 3) for bad in ("1e309", "-1e309", "1e-400", "9e999")],
+        *[({"hm_mask": bad}, "hm_mask", "none") for bad in ("1e309", "-1e309", "1e-400", "9e999")],
+        *[({"hm_norm": bad}, "hm_norm", "softmax") for bad in ("1e309", "-1e309", "1e-400", "9e999")],
     ],
 )
-def test_bad_link_values_fall_back_with_a_notice(params, key, fallback):
-    at = open_page(PAGE, hm_text="one two three four five", **params)
+def test_bad_random_link_values_fall_back_with_a_notice(params, key, fallback):
+    at = open_page(PAGE, hm_src="random", hm_text="one two three four five", **params)
     assert not at.exception
     assert at.toast and key in at.toast[0].value
-    widget = at.get_by_key(key) if hasattr(at, "get_by_key") else None
-    value = widget.value if widget is not None else None
-    assert value == fallback
-    if params.get("hm_src") != "model":
-        assert key_labels(at) == ["one", "two", "three", "four", "five"]  # the rest of the link still counts
+    assert at.get_by_key(key).value == fallback
+    assert key_labels(at) == ["one", "two", "three", "four", "five"]  # the rest of the link still counts
+
+
+@pytest.mark.parametrize(
+    ("params", "key", "fallback"),
+    [
+        ({"hm_src": "oracle"}, "hm_src", "model"),
+        ({"hm_layer": "99"}, "hm_layer", A_LAYER + 1),
+        ({"hm_head": "-1"}, "hm_head", A_HEAD + 1),
+        *[({"hm_layer": bad}, "hm_layer", A_LAYER + 1) for bad in ("1e309", "-1e309", "1e-400", "9e999")],
+        *[({"hm_head": bad}, "hm_head", A_HEAD + 1) for bad in ("1e309", "-1e309", "1e-400", "9e999")],
+        *[({"hm_sec": bad}, "hm_sec", 10) for bad in ("1e309", "-1e309", "1e-400", "9e999")],
+        *[({"hm_sw": bad}, "hm_sw", 8) for bad in ("1e309", "-1e309", "1e-400", "9e999")],
+        *[({"hm_src": bad}, "hm_src", "model") for bad in ("1e309", "9e999")],
+        *[({"hm_ex": bad}, "hm_ex", "animal_tired") for bad in ("1e309", "9e999")],
+    ],
+)
+def test_bad_model_link_values_fall_back_with_a_notice(params, key, fallback):
+    at = open_page(PAGE, **{"hm_src": "model", "hm_ex": "cat_mat", "hm_mask": "causal", **params})
+    assert not at.exception
+    assert at.toast and key in at.toast[0].value
+    assert at.get_by_key(key).value == fallback
+    if key != "hm_ex":
+        assert key_labels(at) == list(EXAMPLES["cat_mat"].tokens)  # the rest of the link still counts
+    assert at.button_group(key="hm_mask").value == "causal"
+
+
+@pytest.mark.parametrize("bad", ["1e309", "-1e309", "1e-400", "9e999"])
+def test_a_bad_step_number_falls_back_to_the_first_step(bad):
+    at = open_page(PAGE, lecture="1", hm_step=bad, hm_q="5")
+    assert not at.exception and at.toast and "hm_step" in at.toast[0].value
+    assert "heatmap_weights" in figures(at)
 
 
 def test_a_link_round_trips():
     """Choices live in the URL as ASCII ids (hand-synced); a link with every control set gives that view."""
-    at = open_page(PAGE)
+    at = open_page(PAGE, **RANDOM)
     at.button_group(key="hm_mask").set_value("local").run()
     at.selectbox(key="hm_q").set_value(4).run()
     assert (at.query_params["hm_mask"], at.query_params["hm_q"]) == ("local", "4")
@@ -349,50 +492,115 @@ def test_a_link_round_trips():
     np.testing.assert_allclose(np.nan_to_num(weights_z(again)), expected, atol=1e-6)
     assert again.selectbox(key="hm_q").value == 4
     assert not again.toast
+    copied = open_page(PAGE, **{k: v for k, v in again.query_params.items() if k != "lang"})
+    np.testing.assert_array_equal(weights_z(copied), weights_z(again))  # the page's own link, read back
 
 
-def test_seeds_preset_shows_two_identical_saws():
+def test_articles_preset_shows_two_identical_saws():
     at = open_page(PAGE)
-    at.button(key="hm_preset_seeds").click().run()
+    at.button(key="heatmap_preset_article").click().run()
     assert key_labels(at) == ["I", "saw", "a", "saw"]
     assert at.slider(key="hm_d").value == 4
     z = weights_z(at)
     np.testing.assert_allclose(z[1], z[3], atol=1e-7)  # same vector, same query, same row
     assert t("heatmap.same_vectors", lang="en") in texts(at)
+    assert title(at) == t("heatmap.fig_random", lang="en", d=4, seed=0)  # and they are random
 
 
-def test_long_and_local_presets():
+def test_long_local_and_causal_presets():
     at = open_page(PAGE)
-    at.button(key="hm_preset_long").click().run()
+    at.button(key="heatmap_preset_long").click().run()
     assert weights_z(at).shape == (64, 64)
-    at.button(key="hm_preset_local").click().run()
-    np.testing.assert_array_equal(~np.isnan(weights_z(at)), local_mask(64, 2))
-    at.button(key="hm_preset_causal").click().run()
+    at.button(key="heatmap_preset_local").click().run()
+    z = weights_z(at)
+    T = len(EXAMPLES["bank_river"].tokens)
+    assert T <= 32 and key_labels(at) == list(EXAMPLES["bank_river"].tokens)  # fits: every token labelled
+    np.testing.assert_array_equal(~np.isnan(z), local_mask(T, 2))
+    at.button(key="heatmap_preset_causal").click().run()
     assert at.button_group(key="hm_mask").value == "causal"
     assert np.isnan(weights_z(at)[0, 1])
 
 
-def test_check_yourself_causal_row_three():
-    at = open_page(PAGE)
-    at.radio(key="hm_check").set_value("all").run()
-    assert at.error
+# --- speech -----------------------------------------------------------------------------------------------
+
+
+def test_speech_section_counts_full_and_windowed_attention():
+    at = open_page(PAGE, hm_sec="30", hm_sw="5")
+    cost = speech_cost(30, 5)
+    fig = figures(at)["heatmap_speech_cost"]
+    np.testing.assert_array_equal(plotly_array(fig["data"][0]["y"]), cost.curve_full)
+    np.testing.assert_array_equal(plotly_array(fig["data"][1]["y"]), cost.curve_window)
+    mask = plotly_array(figures(at)["heatmap_speech_mask"]["data"][0]["z"])
+    np.testing.assert_array_equal(mask == 1, local_mask(40, 5))
+    assert f"{cost.full_entries:,}" in texts(at) and f"{cost.window_entries:,}" in texts(at)
+    assert "2,998" in texts(at)  # T: 30 s of 25 ms windows every 10 ms
+    at.slider(key="hm_sw").set_value(20).run()
+    assert f"{speech_cost(30, 20).window_entries:,}" in texts(at)
+
+
+def test_speech_numbers_table_opens_with_named_rows():
+    at = open_page(PAGE, hm_sec="10", hm_sw="8")
+    at.session_state["hm_speech_box"] = True
+    at.run()
+    table = next(d.value for d in at.dataframe if t("heatmap.speech_frames", lang="en") in list(d.value.columns))
+    assert table.index.name == t("heatmap.speech_seconds", lang="en")
+    assert list(table.index[:3]) == [0.0, 5.0, 10.0] and table[t("heatmap.speech_frames", lang="en")].iloc[2] == 998
+
+
+# --- check yourself ----------------------------------------------------------------------------------------
+
+
+def test_check_yourself_a_wrong_pick_hides_the_explanation_until_asked():
+    """Issue 11: picking "Tokens 3 to 12" showed the whole explanation at once."""
+    at = open_page(PAGE, **RANDOM)
+    explanation = "Row 3 of a causal mask allows"
+    at.radio(key="hm_check").set_value("from_on").run()
+    assert at.error and explanation not in " ".join(i.value for i in at.info)
+    at.toggle(key="hm_check_show").set_value(True).run()
+    assert explanation in " ".join(i.value for i in at.info)
+    at.toggle(key="hm_check_show").set_value(False).run()
     at.radio(key="hm_check").set_value("up_to").run()
-    assert at.success
+    assert at.success and explanation in " ".join(i.value for i in at.info)
     assert "1 · The, 2 · animal, 3 · didn't" in texts(at).replace("\\", "")
+    assert "hm_check" not in at.query_params  # answers never ride in the link
 
 
-def test_lecture_mode_folds_the_controls_away():
-    at = open_page(PAGE, lecture="1")
+# --- tables, lecture mode, phones ---------------------------------------------------------------------------
+
+
+def test_the_weights_table_names_its_rows_and_is_built_only_when_opened():
+    at = open_page(PAGE, **RANDOM)
+    assert not at.dataframe
+    table = weights_table(at)
+    assert table.index.name == t("heatmap.query", lang="en")
+    assert list(table.columns[:2]) == [t("heatmap.row_sum", lang="en"), "1 · The"]
+
+
+@pytest.mark.parametrize(
+    ("step", "shown"),
+    [
+        (1, {"heatmap_weights"}),
+        (2, {"heatmap_row", "heatmap_output"}),
+        (3, {"heatmap_speech_cost", "heatmap_speech_mask"}),
+        (4, set()),
+    ],
+)
+def test_lecture_mode_shows_one_section_per_step(step, shown):
+    at = open_page(PAGE, lecture="1", hm_step=str(step))
     assert not at.exception
-    assert t("heatmap.controls", lang="en") in [e.label for e in at.expander]
-    assert figures(at)["heatmap_weights"]["layout"]["font"]["size"] >= 20
+    assert set(figures(at)) == shown
+    for fig in figures(at).values():
+        assert fig["layout"]["font"]["size"] >= 20 and fig["layout"]["height"] <= 430
+    if step == 4:
+        assert at.radio(key="hm_check")
+    assert at.slider(key="hm_layer")  # the settings stay at hand, in the title row's popover
 
 
 @pytest.mark.parametrize(("text", "hidden"), [("I saw a saw", False), (DEFAULT_TEXT, True)])
 def test_cell_numbers_are_hidden_on_phones_only_when_crowded(text, hidden):
     """4 tokens: the numbers fit a phone. The default 12: they fit a desktop's column (and are
     written), but the page asks the browser to hide them below 640 px."""
-    at = open_page(PAGE, hm_text=text)
+    at = open_page(PAGE, hm_src="random", hm_text=text)
     trace = figures(at)["heatmap_weights"]["data"][0]
     assert trace["texttemplate"] == "%{z:.2f}"
     styles = [h.proto.body for h in at.get("html") if ".st-key-heatmap_weights .heatmap-label" in h.proto.body]

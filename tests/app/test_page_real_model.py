@@ -84,11 +84,20 @@ def test_opens_in_both_languages_at_the_it_animal_head(lang):
     assert t("real_model.row_sums_equal", lang=lang, total="1.0000") in said
 
 
-def test_lecture_mode_folds_the_controls_away():
-    at = open_page(PAGE, lecture="1")
+@pytest.mark.parametrize(
+    ("step", "shown"), [(1, {"rm_grid"}), (2, {"rm_head_map"}), (3, {"rm_share"}), (4, set()), (5, set())]
+)
+def test_lecture_mode_shows_one_section_per_step(step, shown):
+    at = open_page(PAGE, lecture="1", rm_step=str(step))
     assert not at.exception
-    assert t("real_model.controls") in [e.label for e in at.expander]
-    assert "rm_grid" in figures(at)
+    assert set(figures(at)) == shown
+    for fig in figures(at).values():
+        assert fig["layout"]["font"]["size"] >= 20 and fig["layout"]["height"] <= 430
+    assert at.slider(key="rm_layer") and at.selectbox(key="rm_ex")  # the settings stay at hand, in a popover
+    if step == 4:
+        assert at.selectbox(key="rm_q") and at.selectbox(key="rm_k")
+    if step == 5:
+        assert at.number_input(key="rm_num")
 
 
 # --- the grid, the large map, the switch ---------------------------------------------------------------
@@ -119,7 +128,7 @@ def test_selected_head_is_shown_large_and_outlined(layer, head):
     step = T + grid_gap(T)
     assert (outline["x0"] + outline["x1"]) / 2 == pytest.approx((head - 1) * step + (T - 1) / 2)  # around the map
     assert (outline["y0"] + outline["y1"]) / 2 == pytest.approx((layer - 1) * step + (T - 1) / 2)
-    assert t("real_model.head_title", layer=layer, head=head) in [s.value for s in at.subheader]
+    assert t("real_model.head_title", layer=layer, head=head) in texts(at)
 
 
 def test_hiding_cls_and_sep_renormalises_each_row_over_the_words():
@@ -208,7 +217,7 @@ def test_a_job_no_head_does_clearly_is_said_to_be_weak():
 
 def test_seeds_preset_shows_the_two_saws_attending_differently():
     at = open_page(PAGE)
-    at.button(key="rm_preset_seeds").click().run()
+    at.button(key="real_model_preset_article").click().run()
     e = EXAMPLES["saw_saw"]
     apart = rows_apart(e.attentions, 2, 4)
     layer, head = strongest(apart)
@@ -234,7 +243,7 @@ def test_find_a_head_links_two_words():
 
 def test_presets_long_and_animal(shipped_only):
     at = open_page(PAGE)
-    at.button(key="rm_preset_long").click().run()
+    at.button(key="real_model_preset_long").click().run()
     longest = max(EXAMPLES.values(), key=lambda e: (len(e.tokens), e.id != "animal_tired"))
     assert at.selectbox(key="rm_ex").value == longest.id
     assert at.toggle(key="rm_hide").value is True
@@ -243,7 +252,7 @@ def test_presets_long_and_animal(shipped_only):
     special = special_positions(longest.tokens)
     layer, head = strongest(hide_tokens(longest.attentions, special)[:, :, it - 1, street - 1])
     assert f"{layer + 1}, head {head + 1} gives the most" in texts(at)
-    at.button(key="rm_preset_animal").click().run()
+    at.button(key="real_model_preset_animal").click().run()
     assert at.selectbox(key="rm_ex").value == "animal_tired" and at.toggle(key="rm_hide").value is False
 
 
@@ -259,9 +268,16 @@ def test_check_yourself_answers_are_computed():
     best = int(np.argmax(e.attentions[layer, head, ask]))
     assert best == ask - 1  # the previous-token head does its job here
     at.radio(key="rm_check").set_value(str(ask + 1)).run()
-    assert t("common.not_quite", typed=escape_markdown(f"{ask + 1} · {e.tokens[ask + 1]}")) in texts(at)
+    assert t("common.not_quite_choice", typed=escape_markdown(f"{ask + 1} · {e.tokens[ask + 1]}")) in texts(at)
+    explanation = t("real_model.check_expl", best=escape_markdown(f"{best} · {e.tokens[best]}"),
+                    weight=f"{e.attentions[layer, head, ask, best]:.3f}", layer=layer + 1, head=head + 1)  # fmt: skip
+    assert explanation not in texts(at)  # a wrong pick keeps the answer behind "Show the answer"
+    at.toggle(key="rm_check_show").set_value(True).run()
+    assert explanation in texts(at)
+    at.toggle(key="rm_check_show").set_value(False).run()
     at.radio(key="rm_check").set_value(str(best)).run()
     assert t("common.correct", answer=escape_markdown(f"{best} · {e.tokens[best]}")) in texts(at)
+    assert explanation in texts(at)
     parked = float(e.attentions[4, 5, ask, 0] + e.attentions[4, 5, ask, -1])
     at.number_input(key="rm_num").set_value(round(parked, 3)).run()
     assert t("common.correct", answer=f"{parked:.4f}") in texts(at)
@@ -305,7 +321,7 @@ def test_free_text_runs_the_model(minilm):
 
 def test_long_text_preset_keeps_its_text_in_the_link(minilm):
     at = open_page(PAGE)
-    at.button(key="rm_preset_long").click().run()
+    at.button(key="real_model_preset_long").click().run()
     text = at.text_input(key="rm_text").value
     assert at.selectbox(key="rm_ex").value == "own" and len(minilm.encode(text).tokens) > 64
     assert at.query_params["rm_text"] == text  # the preset's view is a link too
@@ -392,6 +408,12 @@ def test_text_the_tokenizer_cannot_read_falls_back_with_a_message(minilm, monkey
         (dict(rm_q="999"), "rm_q", "selectbox", IT),
         (dict(rm_k="-1"), "rm_k", "selectbox", NOUN),
         (dict(rm_hide="maybe"), "rm_hide", "toggle", False),
+        *[(dict(rm_layer=bad), "rm_layer", "slider", IT_LAYER + 1) for bad in ("1e309", "-1e309", "1e-400", "9e999")],
+        *[(dict(rm_head=bad), "rm_head", "slider", IT_HEAD + 1) for bad in ("1e309", "-1e309", "1e-400", "9e999")],
+        *[(dict(rm_q=bad), "rm_q", "selectbox", IT) for bad in ("1e309", "-1e309", "1e-400", "9e999")],
+        *[(dict(rm_k=bad), "rm_k", "selectbox", NOUN) for bad in ("1e309", "-1e309", "1e-400", "9e999")],
+        *[(dict(rm_hide=bad), "rm_hide", "toggle", False) for bad in ("1e309", "-1e309", "1e-400", "9e999")],
+        *[(dict(rm_ex=bad), "rm_ex", "selectbox", "animal_tired") for bad in ("1e309", "-1e309", "1e-400", "9e999")],
     ],
 )
 def test_bad_link_values_fall_back_with_a_notice(params, key, widget, fallback):
@@ -400,3 +422,28 @@ def test_bad_link_values_fall_back_with_a_notice(params, key, widget, fallback):
     assert at.toast and key in at.toast[0].value
     assert getattr(at, widget)(key=key).value == fallback
     assert "rm_grid" in figures(at)
+
+
+@pytest.mark.parametrize("bad", ["1e309", "-1e309", "1e-400", "9e999"])
+def test_bad_numbers_lose_nothing_else_in_the_link(bad):
+    at = open_page(PAGE, rm_ex="cat_mat", rm_hide="true", rm_layer=bad, rm_head="5")
+    assert not at.exception and at.toast and "rm_layer" in at.toast[0].value
+    assert at.selectbox(key="rm_ex").value == "cat_mat" and at.toggle(key="rm_hide").value is True
+    assert at.slider(key="rm_head").value == 5
+
+
+@pytest.mark.parametrize("bad", ["1e309", "-1e309", "1e-400", "9e999"])
+def test_a_bad_step_number_falls_back_to_the_first_step(bad):
+    at = open_page(PAGE, lecture="1", rm_step=bad)
+    assert not at.exception and at.toast and "rm_step" in at.toast[0].value
+    assert set(figures(at)) == {"rm_grid"}
+
+
+def test_tables_name_their_rows():
+    at = open_page(PAGE, rm_ex="saw_saw")
+    for key in ("rm_num_head", "rm_num_share"):
+        at.session_state[key] = True
+    at.run()
+    head = next(d.value for d in at.dataframe if t("real_model.row_sum") in d.value.columns)
+    share = next(d.value for d in at.dataframe if t("real_model.head_n", head=1) in d.value.columns)
+    assert head.index.name == t("real_model.query") and share.index.name == t("real_model.layer_word")

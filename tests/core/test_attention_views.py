@@ -5,16 +5,28 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import attention_core.pretrained as pretrained
 from attention_core import softmax
 from attention_core.attention_views import (
     PATTERNS,
+    ModelMaps,
+    build_view,
+    check_answers,
+    default_link,
+    example_maps,
+    find_anchors,
+    find_link,
+    head_numbers,
     head_special_share,
     hide_tokens,
     pattern_shares,
+    read_text,
     rows_apart,
     special_positions,
     special_share,
     strongest,
+    text_maps,
+    word_positions,
 )
 from attention_core.shipped import load_examples
 
@@ -191,3 +203,122 @@ def test_shares_are_between_zero_and_one(seed, T):
 def test_messages(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+# --- the real-model page's analysis ----------------------------------------------------------------
+
+EXAMPLES = {e.id: e for e in load_examples()}
+
+
+def test_build_view_by_hand():
+    maps = np.broadcast_to(ALPHA, (2, 3, 6, 6))  # [L, H, T, T], every head the hand-made map
+    view = build_view(ModelMaps(tuple(TOKENS), maps, False), hide=False)
+    assert view.tokens == tuple(TOKENS) and view.shown_tokens == tuple(TOKENS) and not view.hidden
+    np.testing.assert_array_equal(view.kept, np.arange(6))
+    np.testing.assert_allclose(view.maps, maps, atol=1e-7)  # float32 for drawing
+    np.testing.assert_allclose(view.share, 0.4)  # (1 + .4 + .2 + 0) / 4 word queries
+    np.testing.assert_allclose(view.patterns, np.broadcast_to(pattern_shares(ALPHA, TOKENS), (2, 3, 4)))
+    assert [j.pattern for j in view.jobs] == list(PATTERNS)  # every job has a target in this text
+    assert view.jobs[1].share == 0  # nobody looks at the next word
+    assert view.previous.share == pytest.approx((0.6 + 0.8 + 0.5) / 3)
+    assert (view.apart.first, view.apart.second) == (2, 4)  # the two "saw"s
+    assert view.apart.distance == pytest.approx(rows_apart(ALPHA, 2, 4))
+    assert view.empty_rows == 0 and view.top_park == (0, 0)
+
+
+def test_build_view_hiding_cls_and_sep():
+    maps = np.broadcast_to(ALPHA, (1, 2, 6, 6))
+    view = build_view(ModelMaps(tuple(TOKENS), maps, False), hide=True)
+    np.testing.assert_array_equal(view.kept, [1, 2, 3, 4])
+    assert view.shown_tokens == ("i", "saw", "a", "saw")
+    np.testing.assert_allclose(view.maps[0, 0], hide_tokens(ALPHA, special_positions(TOKENS)), atol=1e-7)
+    assert view.empty_rows == 2  # "i" gave everything to [CLS]/[SEP]: in both heads
+    np.testing.assert_allclose(view.share, 0.4)  # measured on the maps as the model made them
+    np.testing.assert_array_equal(view.raw, maps)
+    assert not view.maps.flags.writeable and not view.share.flags.writeable
+
+
+def test_head_numbers_cut_to_a_limit_with_a_rest_column():
+    e = EXAMPLES["bank_river"]
+    view = build_view(example_maps(e.id), hide=False)
+    whole = head_numbers(view, 2, 4)
+    np.testing.assert_allclose(whole.weights, e.attentions[2, 4], atol=1e-6)
+    assert whole.rest == 0 and list(whole.positions) == list(range(len(e.tokens)))
+    cut = head_numbers(view, 2, 4, limit=5)
+    assert cut.weights.shape == (5, 6) and cut.rest == len(e.tokens) - 5
+    np.testing.assert_allclose(cut.weights[:, -1], e.attentions[2, 4, :5, 5:].sum(axis=1), atol=1e-6)
+    np.testing.assert_allclose(cut.row_sums, 1.0, atol=1e-5)  # every drawn row still sums to 1
+
+
+def test_find_a_head_linking_two_words():
+    e = EXAMPLES["keys_cabinet"]
+    view = build_view(example_maps(e.id), hide=False)
+    q, k = e.tokens.index("are"), e.tokens.index("keys")
+    link = find_link(view, q, k)
+    assert (link.layer, link.head) == strongest(e.attentions[:, :, q, k])
+    assert link.weight == pytest.approx(e.attentions[link.layer, link.head, q, k], abs=1e-6)
+    assert link.top == int(np.argmax(e.attentions[link.layer, link.head, q]))
+    assert word_positions(view) == tuple(range(1, len(e.tokens) - 1))
+    with pytest.raises(ValueError, match="drawn tokens"):
+        find_link(build_view(example_maps(e.id), hide=True), 0, k)  # [CLS] is hidden
+
+
+def test_default_link_starts_at_it_and_a_word_at_least_two_places_away():
+    e = EXAMPLES["animal_wide"]
+    view = build_view(example_maps(e.id), hide=False)
+    q, k = default_link(view)
+    assert q == e.tokens.index("it") and abs(k - q) > 1 and k not in (0, len(e.tokens) - 1)
+    far = [p for p in word_positions(view) if abs(p - q) > 1]
+    assert e.attentions[:, :, q, k].max() == pytest.approx(max(e.attentions[:, :, q, p].max() for p in far))
+    cat = EXAMPLES["cat_mat"]  # no "it": the last word asks
+    assert default_link(build_view(example_maps(cat.id), hide=False))[0] == len(cat.tokens) - 2
+
+
+def test_check_answers_are_computed():
+    e = EXAMPLES["cat_mat"]
+    view = build_view(example_maps(e.id), hide=False)
+    answers = check_answers(view, 4, 5)
+    words = word_positions(view)
+    assert answers.ask == words[len(words) // 2]
+    layer, head = strongest(pattern_shares(e.attentions, e.tokens)[..., 0])
+    assert (answers.previous.layer, answers.previous.head) == (layer, head)
+    assert answers.best == int(np.argmax(e.attentions[layer, head, answers.ask])) == answers.ask - 1
+    assert answers.best in answers.options and len(set(answers.options)) == len(answers.options)
+    assert answers.parked == pytest.approx(e.attentions[4, 5, answers.ask, 0] + e.attentions[4, 5, answers.ask, -1])
+    one = build_view(ModelMaps(("[CLS]", "hello", "[SEP]"), softmax(np.zeros((1, 1, 3, 3))), False), hide=False)
+    assert check_answers(one, 0, 0).previous is None  # one word has no previous word
+
+
+def test_anchors_are_found_on_the_shipped_examples():
+    anchors = find_anchors()
+    animal = EXAMPLES["animal_tired"]
+    it, noun = animal.tokens.index("it"), animal.tokens.index("animal")
+    assert anchors.animal == (*strongest(animal.attentions[:, :, it, noun]), it, noun)
+    saw = EXAMPLES["saw_saw"]
+    assert anchors.saw == (*strongest(rows_apart(saw.attentions, 2, 4)), 4, 2)
+    assert anchors.longest == "animal_wide"  # as long as the animal sentence: the other one
+    words = EXAMPLES["animal_wide"].tokens
+    assert anchors.longest_link == (words.index("it"), words.index("street"))
+
+
+def test_text_maps_with_the_full_model():
+    if not pretrained.minilm_available():
+        pytest.skip("the optional model package is not installed")
+    e = EXAMPLES["saw_saw"]
+    maps = text_maps(e.text)
+    assert maps.tokens == e.tokens and not maps.truncated and maps.maps.dtype == np.float32
+    np.testing.assert_allclose(maps.maps, e.attentions, atol=3e-3)
+    assert text_maps("word " * 300).truncated
+    fallback = "The cat sat on the mat."
+    assert read_text("I saw a saw.", fallback).problem is None
+    for text, problem in (("   ", "empty"), ("\u200b\x00", "no_words")):
+        reading = read_text(text, fallback)
+        assert reading.problem == problem and reading.maps.tokens == EXAMPLES["cat_mat"].tokens
+
+
+def test_example_maps_are_the_shipped_ones():
+    e = EXAMPLES["bank_river"]
+    maps = example_maps("bank_river")
+    assert maps.tokens == e.tokens and maps.maps is e.attentions and not maps.truncated
+    with pytest.raises(ValueError, match="no shipped example"):
+        example_maps("nope")

@@ -1,115 +1,176 @@
-"""The attention-heatmaps page's figures: the arrays they are given are the arrays they draw."""
+"""The attention-heatmaps page's figures: the views they are given are the numbers they draw, labelled
+in the language asked for, random weights named as such."""
 
 import numpy as np
 import plotly.graph_objects as go
+import pytest
 
 from attention_core import causal_mask
-from lab_ui.figures.heatmap import CELL_TEXT_MAX_TOKENS, row_bars, weighted_sum, weights_heatmap
+from attention_core.heatmap_views import query_row, random_view, shipped_view
+from attention_core.shipped import load_examples
+from attention_core.speech import speech_cost
+from lab_ui.figures import heatmap as figs
+from lab_ui.i18n import t
 
-TOKENS = ["I", "saw", "a", "<b>saw</b>"]
-W = np.array(
-    [
-        [1.0, 0.0, 0.0, 0.0],
-        [0.5, 0.5, 0.0, 0.0],
-        [0.2, 0.3, 0.5, 0.0],
-        [0.1, 0.2, 0.3, 0.4],
-    ]
-)
-
-
-def _heatmap(weights=W, mask=None, **kw) -> go.Figure:
-    return weights_heatmap(
-        weights, TOKENS, mask=mask, query_title="query", key_title="key", value_name="weight", sum_label="Σ",
-        title="Weights", subtitle="rows: queries", **kw,
-    )  # fmt: skip
+TOKENS = ("I", "saw", "a", "<b>saw</b>")
+EXAMPLES = {e.id: e for e in load_examples()}
 
 
 def _trace(fig: go.Figure, **selector):
     return next(iter(fig.select_traces(selector=selector)))
 
 
-def test_cells_are_the_weights_and_masked_cells_are_empty_and_crossed():
-    fig = _heatmap(mask=causal_mask(4))
-    z = np.array(_trace(fig, type="heatmap").z, dtype=float)
+def _z(trace) -> np.ndarray:
+    return np.array(trace.z, dtype=float)
+
+
+def test_cells_are_the_weights_and_masked_cells_are_empty_grey_and_crossed():
+    view = random_view(TOKENS, 4, 0, mask="causal")
+    fig = figs.weights_heatmap(view, "en")
+    z = _z(fig.data[0])
     upper = ~causal_mask(4)
     assert np.all(np.isnan(z[upper]))
-    np.testing.assert_allclose(z[~upper], W[~upper])
+    np.testing.assert_allclose(z[~upper], view.weights[~upper], atol=1e-6)
+    grey = _z(fig.data[1])
+    np.testing.assert_array_equal(~np.isnan(grey), upper)
     crosses = _trace(fig, mode="markers")
-    assert sorted(zip(crosses.y, crosses.x, strict=True)) == sorted(zip(*np.nonzero(upper), strict=True))
+    labels = list(fig.data[0].x)
+    drawn = {(labels.index(y), labels.index(x)) for x, y in zip(crosses.x, crosses.y, strict=True)}
+    assert drawn == {(int(r), int(c)) for r, c in zip(*np.nonzero(upper), strict=True)}
+    assert fig.data[0].hoverongaps is False  # a masked cell has no weight to hover
 
 
 def test_row_sums_are_printed_beside_each_row():
-    relu_like = W * np.array([[1.0], [2.0], [0.5], [3.0]])
-    fig = _heatmap(relu_like, zmax=None)
-    assert list(_trace(fig, mode="text").text) == ["1.00", "2.00", "0.50", "3.00"]
-    assert fig.layout.xaxis.ticktext[-1] == "Σ"
-    assert _trace(fig, type="heatmap").zmax is None  # the colour scale follows the data when rows are not shares
+    fig = figs.weights_heatmap(random_view(TOKENS, 4, 0, normalisation="relu"), "en")
+    sums = _trace(fig, mode="text")
+    view = random_view(TOKENS, 4, 0, normalisation="relu")
+    assert list(sums.text) == [f"{s:.2f}" for s in view.row_sums]
+    assert fig.layout.xaxis.ticktext[-1] == "Σ" and set(sums.x) == {"Σ"}
+    assert fig.data[0].zmax is None  # with ReLU the colour scale follows the data: rows are not shares
 
 
-def test_labels_are_escaped_and_hover_counts_from_one():
-    fig = _heatmap()
-    assert fig.layout.xaxis.ticktext[3] == "&lt;b&gt;saw&lt;/b&gt;"
-    assert fig.layout.yaxis.ticktext[3] == "&lt;b&gt;saw&lt;/b&gt;"
-    custom = np.array(_trace(fig, type="heatmap").customdata)
-    assert custom[1, 3].tolist() == ["saw (2)", "&lt;b&gt;saw&lt;/b&gt; (4)"]  # [query, key] of row 2, column 4
-    assert fig.layout.title.text == "Weights" and fig.layout.title.subtitle.text == "rows: queries"
+def test_labels_are_escaped_unique_and_count_from_one():
+    fig = figs.weights_heatmap(random_view(TOKENS, 4, 0), "en")
+    assert list(fig.data[0].x) == ["1 · I", "2 · saw", "3 · a", "4 · &lt;b&gt;saw&lt;/b&gt;"]  # two "saw"s apart
+    assert list(fig.layout.xaxis.ticktext) == ["I", "saw", "a", "&lt;b&gt;saw&lt;/b&gt;", "Σ"]
+    assert list(fig.layout.yaxis.ticktext) == ["I", "saw", "a", "&lt;b&gt;saw&lt;/b&gt;"]
+    assert "%{y}" in fig.data[0].hovertemplate and "%{x}" in fig.data[0].hovertemplate
+    assert fig.data[0].customdata is None  # no per-cell hover strings
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_random_weights_say_so_in_every_title(lang):
+    view = random_view(TOKENS, 4, 7)
+    row = query_row(view, 1)
+    heat = figs.weights_heatmap(view, lang)
+    assert heat.layout.title.text == t("heatmap.fig_random", lang, d=4, seed=7)
+    short = t("heatmap.fig_random_short", lang)
+    assert figs.row_bars(view, row, lang).layout.title.subtitle.text == short
+    assert figs.weighted_sum(view, row, lang).layout.title.subtitle.text == short
+    assert figs.weights_heatmap(view, lang, lecture=True).layout.title.text.startswith(
+        t("heatmap.fig_random", lang, d=4, seed=7)
+    )
+
+
+def test_a_real_head_names_its_layer_and_head_and_the_settings():
+    e = EXAMPLES["cat_mat"]
+    view = shipped_view(e.tokens, e.attentions, 3, 5, mask="local", window=1, temperature=0.5)
+    fig = figs.weights_heatmap(view, "en")
+    assert fig.layout.title.text == "Real model · layer 3, head 5"
+    assert "local window, w = 1 · τ = 0.5" in fig.layout.title.subtitle.text
+    lecture = figs.weights_heatmap(view, "en", lecture=True)
+    assert lecture.layout.title.text == "Real model · layer 3, head 5 · local window, w = 1 · τ = 0.5"
+    assert lecture.layout.title.subtitle.text is None and lecture.layout.height <= figs.LECTURE_HEIGHT
+
+
+def test_the_title_starts_at_the_left_and_the_toolbar_is_short():
+    """A phone's toolbar sits at the top right: the title starts at the left, and the toolbar keeps
+    three buttons (zoom, reset, download), so the two fit one line."""
+    fig = figs.weights_heatmap(random_view(TOKENS, 4, 0), "zh")
+    assert (fig.layout.title.x, fig.layout.title.xanchor) == (0, "left")
+    assert {"zoomin", "zoomout", "autoscale", "pan"} <= set(fig.layout.modebar.remove)
 
 
 def test_row_bars_grey_out_masked_keys():
-    fig = row_bars(W[1], TOKENS, allowed=causal_mask(4)[1], x_title="key", y_title="weight", masked_text="×")
-    bar, band = _trace(fig, name="weight"), _trace(fig, name="×")
-    np.testing.assert_allclose(bar.y, W[1])
-    assert list(band.x) == [2, 3] and list(band.text) == ["×", "×"]  # a grey band behind each masked key
+    view = random_view(TOKENS, 4, 0, mask="causal")
+    fig = figs.row_bars(view, query_row(view, 1), "en")
+    bar, band = _trace(fig, name=t("heatmap.weight", "en")), _trace(fig, name="×")
+    np.testing.assert_allclose(np.array(bar.y, dtype=float), view.weights[1], atol=1e-6)
+    assert list(band.x) == ["3 · a", "4 · &lt;b&gt;saw&lt;/b&gt;"] and list(band.text) == ["×", "×"]
     assert fig.data[0] is band  # drawn behind the bars
+    assert list(fig.layout.xaxis.categoryarray) == list(bar.x)  # the band does not reorder the keys
 
 
 def test_crowded_masks_are_grey_without_crosses():
-    T = 40
-    fig = weights_heatmap(
-        np.full((T, T), 1 / T), [f"w{i}" for i in range(T)], mask=causal_mask(T), query_title="query",
-        key_title="key", value_name="weight", sum_label="Σ",
-    )  # fmt: skip
+    view = random_view(tuple(f"w{i}" for i in range(40)), 4, 0, mask="causal")
+    fig = figs.weights_heatmap(view, "en")
     assert not list(fig.select_traces(selector=dict(mode="markers")))
-    grey = np.array(list(fig.select_traces(selector=dict(type="heatmap")))[1].z, dtype=float)
-    np.testing.assert_array_equal(~np.isnan(grey), ~causal_mask(T))  # the masked cells, painted grey
+    np.testing.assert_array_equal(~np.isnan(_z(fig.data[1])), ~causal_mask(40))
+    assert list(fig.layout.yaxis.ticktext) == [f"w{i}" for i in range(0, 40, 2)]  # every other label past 32
 
 
 def test_weighted_sum_rows_are_the_terms_and_the_last_row_is_their_sum():
-    v = np.array([[1.0, -2.0], [3.0, 0.0], [0.0, 1.0], [5.0, 5.0]])
-    row = W[2]
-    fig = weighted_sum(
-        row, v, TOKENS, allowed=causal_mask(4)[2], output_label="b3", component_title="component",
-        term_title="term", value_name="value",
-    )  # fmt: skip
-    heat = _trace(fig, type="heatmap")
-    z = np.array(heat.z, dtype=float)
-    np.testing.assert_allclose(z[:3], row[:3, None] * v[:3])
+    view = random_view(TOKENS, 2, 0, mask="causal")
+    row = query_row(view, 2)
+    fig = figs.weighted_sum(view, row, "en")
+    heat = fig.data[0]
+    z = _z(heat)
+    np.testing.assert_allclose(z[:3], view.weights[2][:3, None] * view.values[:3], atol=1e-6)
     assert np.all(np.isnan(z[3]))  # key 4 is masked for query 3
-    np.testing.assert_allclose(z[4], row @ v)  # b3 = 0.2·(1, -2) + 0.3·(3, 0) + 0.5·(0, 1) = (1.1, 0.1)
-    np.testing.assert_allclose(z[4], [1.1, 0.1])
+    np.testing.assert_array_equal(~np.isnan(_z(fig.data[1])), np.isnan(z))  # and drawn grey, not as a white 0
+    np.testing.assert_allclose(z[4], view.weights[2] @ view.values, atol=1e-6)  # b_3
     assert heat.zmid == 0 and heat.zmin == -heat.zmax  # diverging scale centred on 0
-    assert list(fig.layout.yaxis.ticktext)[-1] == "b3"
+    assert list(fig.layout.yaxis.ticktext)[-1] == "b3 = Σ"
+    stored = EXAMPLES["cat_mat"]
+    shipped = shipped_view(stored.tokens, stored.attentions, 1, 1)
+    with pytest.raises(ValueError, match="no value vectors"):
+        figs.weighted_sum(shipped, query_row(shipped, 0), "en")
 
 
 def test_cells_carry_numbers_only_while_they_are_wide_enough():
-    small = _trace(_heatmap(), type="heatmap")  # 4 tokens
-    assert small.texttemplate == "%{z:.2f}" and small.textfont.size == 12
+    small = figs.weights_heatmap(random_view(TOKENS, 4, 0), "en").data[0]
+    assert small.texttemplate == "%{z:.2f}" and small.textfont.size == 12  # 4 wide cells: the larger size
     assert small.hovertemplate.endswith("%{z:.6f}<extra></extra>")  # hover keeps the exact value
-    T = CELL_TEXT_MAX_TOKENS + 1  # past the desktop's limit: no numbers at all (a phone hides them sooner)
-    crowded = weights_heatmap(
-        np.full((T, T), 1 / T), [f"w{i}" for i in range(T)], mask=None, query_title="query", key_title="key",
-        value_name="weight", sum_label="Σ",
-    )  # fmt: skip
-    assert _trace(crowded, type="heatmap").texttemplate is None
+    T = figs.CELL_TEXT_MAX_TOKENS + 1  # past the desktop's limit: no numbers (a phone hides them sooner)
+    crowded = figs.weights_heatmap(random_view(tuple(f"w{i}" for i in range(T)), 4, 0), "en")
+    assert crowded.data[0].texttemplate is None
     assert crowded.layout.xaxis.automargin and crowded.layout.yaxis.automargin  # slanted labels are not cut
 
 
-def test_weighted_sum_numbers_have_a_fixed_size_and_stop_when_crowded():
-    row = np.full(4, 0.25)
-    narrow = weighted_sum(row, np.ones((4, 4)), TOKENS, allowed=None, output_label="b1", component_title="c",
-                          term_title="t", value_name="v")  # fmt: skip
-    heat = _trace(narrow, type="heatmap")
+def test_weighted_sum_numbers_have_a_fixed_size_and_stop_when_crowded_or_projected():
+    narrow = random_view(TOKENS, 4, 0)
+    heat = figs.weighted_sum(narrow, query_row(narrow, 0), "en").data[0]
     assert heat.texttemplate == "%{z:.2f}" and heat.textfont.size == 12  # fixed: Plotly would shrink it to 4 px
-    wide = weighted_sum(row, np.ones((4, 8)), TOKENS, allowed=None, output_label="b1", component_title="c",
-                        term_title="t", value_name="v")  # fmt: skip
-    assert _trace(wide, type="heatmap").texttemplate is None  # 8 components: ~22 px cells on a phone
+    wide = random_view(TOKENS, 8, 0)
+    assert figs.weighted_sum(wide, query_row(wide, 0), "en").data[0].texttemplate is None  # 8 components
+    assert figs.weighted_sum(narrow, query_row(narrow, 0), "en", lecture=True).data[0].texttemplate is None
+
+
+def test_speech_cost_curves_and_the_students_point():
+    cost = speech_cost(10, 8)
+    fig = figs.speech_cost(cost, "zh")
+    full, window, point = fig.data
+    np.testing.assert_array_equal(full.y, cost.curve_full)
+    np.testing.assert_array_equal(window.y, cost.curve_window)
+    assert list(point.x) == [10, 10] and list(point.y) == [cost.full_entries, cost.window_entries]
+    assert full.name == t("heatmap.speech_full", "zh") and window.name == t("heatmap.speech_windowed", "zh", w=8)
+
+
+def test_speech_mask_is_the_band_of_the_window():
+    cost = speech_cost(10, 3)
+    fig = figs.speech_mask(cost, "en")
+    np.testing.assert_array_equal(_z(fig.data[0]) == 1, cost.mask)
+    assert list(fig.data[0].x[:3]) == ["0 ms", "10 ms", "20 ms"]
+    assert fig.layout.title.text == "The window over the first 40 frames, w = 3"
+
+
+def test_words_under_the_figures():
+    assert figs.memory(4 * 998**2) == "3.8 MB" and figs.memory(3 * 2**30) == "3.00 GB" and figs.memory(512) == "0.5 kB"
+    e = EXAMPLES["cat_river_zh"]
+    notes = figs.notes(shipped_view(e.tokens, e.attentions, 1, 1, mask="causal"), "zh")
+    assert t("heatmap.masked_note", "zh") in notes and t("heatmap.model_unk", "zh") in notes
+    assert t("heatmap.model_english", "zh") in notes
+    assert t("common.tokens_cut", "en", total=100, shown=64) in figs.notes(
+        random_view(("w",) * 100, 2, 0, max_tokens=64), "en"
+    )
+    assert figs.row_sums_text(random_view(TOKENS, 4, 0), "en") == t("heatmap.sums_softmax_equal", "en", total="1.0000")
