@@ -32,8 +32,8 @@ def test_presets_fold_into_one_popover_in_lecture_mode_and_still_set_the_control
     at = open_page("pages/heatmap.py", lecture="1")
     (presets,) = [p for p in _popovers(at.main) if p.proto.popover.label == t("common.presets_button", lang="en")]
     labels = [b.label for b in presets.button]
-    assert labels == [t(f"heatmap.preset_{p}", lang="en") for p in ("seeds", "long", "causal", "local", "animal")]
-    at.button(key="hm_preset_causal").click().run()
+    assert labels == [t(f"heatmap.preset_{p}", lang="en") for p in ("article", "long", "causal", "local", "animal")]
+    at.button(key="heatmap_preset_causal").click().run()
     assert not at.exception
     assert at.session_state["hm_mask"] == "causal"
     assert at.query_params["hm_mask"] == "causal"  # in the link too
@@ -42,4 +42,4 @@ def test_presets_fold_into_one_popover_in_lecture_mode_and_still_set_the_control
 def test_presets_are_a_row_of_buttons_outside_lecture_mode():
     at = open_page("pages/heatmap.py")
     assert t("common.presets_button", lang="en") not in _labels(at.main)
-    assert at.button(key="hm_preset_causal").label == t("heatmap.preset_causal", lang="en")
+    assert at.button(key="heatmap_preset_causal").label == t("heatmap.preset_causal", lang="en")

@@ -51,7 +51,9 @@ def test_a_copied_link_reproduces_the_view_in_a_fresh_browser(browser, app_url, 
 
 def test_a_table_downloads_as_csv(context, app_url):
     page = context.new_page()
-    open_page(page, f"{app_url}/heatmap?lang=zh&hm_text=I+saw+a+saw")
+    open_page(page, f"{app_url}/heatmap?lang=zh&hm_src=random&hm_text=I+saw+a+saw")
+    page.get_by_text(t("heatmap.table_box", lang="zh")).first.click()  # the numbers, built when opened
+    page.get_by_text(t("common.download_csv", lang="zh")).first.wait_for(timeout=20000)
     with page.expect_download() as download:
         page.get_by_text(t("common.download_csv", lang="zh")).first.click()
     data = Path(download.value.path()).read_bytes()
