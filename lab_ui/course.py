@@ -20,7 +20,7 @@ from lab_ui.registry import HOME, PAGES, PageInfo
 
 # The check-yourself boxes of each page, by widget key (lab_ui.widgets.check_number/check_choice).
 CHECKS: dict[str, tuple[str, ...]] = {
-    "one_hot": ("oh_check",),
+    "one_hot": ("oh_q_cos", "oh_q_frames"),
     "qkv": ("qkv_check",),
     "heatmap": ("hm_check",),
     "multi_head": ("mh_check", "mh_choice"),

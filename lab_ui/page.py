@@ -1,7 +1,7 @@
 """The frame of a concept page: title and introduction, presets, the page-level controls, and the
 numbered sections, which are also the lecture's steps.
 
-    frame = page.start("heatmap", sections=("map", "query", "formula", "check"), presets=PRESETS)
+    frame = page.start("heatmap", presets=PRESETS)  # sections: lab_ui/registry.py
     with frame.controls():
         text = ...                             # page-level controls: every section depends on them
     view = cached(core_function, text, ...)    # one core call
@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from lab_ui import controls, course, quiz
+from lab_ui import controls, course, quiz, registry
 from lab_ui.i18n import t
 from lab_ui.lecture import is_lecture
 from lab_ui.quiz_bank import BANK
@@ -68,20 +68,14 @@ class Frame:
         return self.toolbar.popover(t("common.controls"), icon=":material/tune:")
 
 
-def start(
-    ns: str,
-    *,
-    sections: Sequence[str],
-    presets: dict[str, dict] | None = None,
-    step_key: str | None = None,
-) -> Frame:
-    """Draw the top of the page and return its frame. presets: {preset id: {control key: value}},
-    named by `<ns>.preset_<id>`; step_key: the link parameter of the lecture step (default
-    "<prefix>_step", prefix taken from the first control key of a preset, or the ns)."""
+def start(ns: str, *, presets: dict[str, dict] | None = None) -> Frame:
+    """Draw the top of the page and return its frame. The sections (lecture steps) and the step's
+    link parameter come from the page's entry in lab_ui/registry.py, which the home page's
+    lecture plan reads too. presets: {preset id: {control key: value}}, named `<ns>.preset_<id>`."""
     require_app_shell()
     course.visit(ns)
-    sections = tuple(sections)
-    step_key = step_key or f"{_prefix(ns, presets)}_step"
+    entry = registry.info(ns)
+    sections, step_key = entry.sections, entry.step_key
     step = _restore_step(step_key, len(sections))
     if not is_lecture():
         st.title(t(f"{ns}.title"))
@@ -128,14 +122,6 @@ def section_controls():
     """A section's own controls, in one row of columns: fewer rows above the figure."""
     with st.container(horizontal=True, gap="medium"):
         yield
-
-
-def _prefix(ns: str, presets: dict[str, dict] | None) -> str:
-    if presets:
-        first = next(iter(next(iter(presets.values()))), "")
-        if "_" in first:
-            return first.split("_", 1)[0]
-    return ns
 
 
 def _preset_buttons(ns: str, presets: dict[str, dict]) -> None:

@@ -29,13 +29,76 @@ class PageInfo:
 HOME = PageInfo("pages/home.py", "home", "", ":material/home:", "")
 
 _ALL = (
-    PageInfo("pages/one_hot.py", "one_hot", "one_hot", ":material/grid_on:", "app.section_basics"),
-    PageInfo("pages/qkv.py", "qkv", "qkv", ":material/calculate:", "app.section_basics"),
-    PageInfo("pages/heatmap.py", "heatmap", "heatmap", ":material/grid_view:", "app.section_basics"),
-    PageInfo("pages/multi_head.py", "multi_head", "multi_head", ":material/view_column:", "app.section_deeper"),
-    PageInfo("pages/positional.py", "positional", "positional", ":material/waves:", "app.section_deeper"),
-    PageInfo("pages/scaling.py", "scaling", "scaling", ":material/functions:", "app.section_deeper"),
-    PageInfo("pages/real_model.py", "real_model", "real_model", ":material/psychology:", "app.section_real"),
+    PageInfo(
+        "pages/one_hot.py",
+        "one_hot",
+        "one_hot",
+        ":material/grid_on:",
+        "app.section_basics",
+        minutes=12,
+        step_prefix="oh",
+        sections=("vectors", "similarity", "map", "sizes", "sequences"),
+    ),
+    PageInfo(
+        "pages/qkv.py",
+        "qkv",
+        "qkv",
+        ":material/calculate:",
+        "app.section_basics",
+        minutes=20,
+        step_prefix="qkv",
+        # section n is qkv_step=n in links made before sections; the check before its score is worked out
+        sections=("tokens", "weights", "qkv", "check", "scores", "softmax", "output", "matrix", "additive"),
+    ),
+    PageInfo(
+        "pages/heatmap.py",
+        "heatmap",
+        "heatmap",
+        ":material/grid_view:",
+        "app.section_basics",
+        minutes=15,
+        step_prefix="hm",
+        sections=("map", "query", "speech", "check"),
+    ),
+    PageInfo(
+        "pages/multi_head.py",
+        "multi_head",
+        "multi_head",
+        ":material/view_column:",
+        "app.section_deeper",
+        minutes=15,
+        step_prefix="mh",
+    ),
+    PageInfo(
+        "pages/positional.py",
+        "positional",
+        "positional",
+        ":material/waves:",
+        "app.section_deeper",
+        minutes=15,
+        step_prefix="pe",
+        sections=("why", "sinusoids", "similarity", "learned", "check"),
+    ),
+    PageInfo(
+        "pages/scaling.py",
+        "scaling",
+        "scaling",
+        ":material/functions:",
+        "app.section_deeper",
+        minutes=12,
+        step_prefix="sc",
+        sections=("spread", "softmax", "derivation"),
+    ),
+    PageInfo(
+        "pages/real_model.py",
+        "real_model",
+        "real_model",
+        ":material/psychology:",
+        "app.section_real",
+        minutes=15,
+        step_prefix="rm",
+        sections=("grid", "head", "sink", "jobs", "check"),
+    ),
     PageInfo("pages/quiz.py", "quiz", "quiz", ":material/quiz:", "app.section_check", minutes=15),
 )
 
@@ -46,3 +109,8 @@ def available(pages: tuple[PageInfo, ...], root: Path = ROOT) -> tuple[PageInfo,
 
 
 PAGES: tuple[PageInfo, ...] = available(_ALL)
+
+
+def info(ns: str) -> PageInfo:
+    """The page called `ns` (home included)."""
+    return next(p for p in (HOME, *_ALL) if p.ns == ns)

@@ -228,7 +228,7 @@ def check_section(tokens: tuple[str, ...]) -> None:
     )  # fmt: skip
 
 
-frame = page.start("heatmap", sections=("map", "query", "speech", "check"), presets=presets())
+frame = page.start("heatmap", presets=presets())
 lang, has_model = current_lang(), minilm_available()
 if is_lecture():  # the settings in the title row's popover; the map section below
     panel, area = frame.controls(), st.container()
@@ -247,3 +247,5 @@ if frame.shows("speech"):
     speech_section()
 if frame.shows("check"):
     check_section(view.tokens)
+
+frame.end()

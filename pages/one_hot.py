@@ -28,7 +28,7 @@ PRESETS = {
     "many": {"oh_words": list(voc.words[::10]), "oh_V": 1_000_000, "oh_d": 4096, "oh_T": 2048, "oh_map": "all"},
 }  # fmt: skip
 
-frame = page.start("one_hot", sections=("vectors", "similarity", "map", "sizes", "sequences"), presets=PRESETS)
+frame = page.start("one_hot", presets=PRESETS)
 lang, big = current_lang(), is_lecture()
 with frame.controls():
     picked = controls.multiselect(
@@ -247,3 +247,5 @@ for name, section in (("vectors", vectors_section), ("similarity", similarity_se
                       ("sizes", sizes_section), ("sequences", sequences_section)):  # fmt: skip
     if frame.shows(name):
         section(view)
+
+frame.end()

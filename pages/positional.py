@@ -29,7 +29,6 @@ PRESETS = {
     "shuffle": {"pe_text": DOG_TEXT, "pe_order": "swap", "pe_i": 2, "pe_j": 5, "pe_d": 8, "pe_base": 10000,
                 "pe_step": 1},
 }  # fmt: skip
-SECTIONS = ("why", "sinusoids", "similarity", "learned", "check")  # lecture steps 1-5, as the old tabs
 FEEDS = {"pe_d": ("why", "sinusoids", "similarity"), "pe_n": ("sinusoids", "similarity", "learned"),
          "pe_base": ("why", "sinusoids", "similarity", "learned")}  # fmt: skip
 
@@ -40,7 +39,7 @@ SCROLL_TO = """<script>(() => { let n = 0; const stop = () => { n = 99; };
   const go = () => { document.getElementById("positional-NAME")?.scrollIntoView(); if (++n < 8) setTimeout(go, 250); };
   go(); })();</script>"""
 
-frame = page.start("positional", sections=SECTIONS, presets=PRESETS)
+frame = page.start("positional", presets=PRESETS)
 lang = current_lang()
 
 # Page-level: each feeds several sections; a lecture step shows only those it uses (none that does nothing).
@@ -281,4 +280,6 @@ if frame.shows("check"):
     check_section()
 if not is_lecture() and frame.step != st.session_state.get("pe_scrolled_to", 1):
     st.session_state["pe_scrolled_to"] = frame.step
-    st.html(SCROLL_TO.replace("NAME", SECTIONS[frame.step - 1]), unsafe_allow_javascript=True)
+    st.html(SCROLL_TO.replace("NAME", frame.sections[frame.step - 1]), unsafe_allow_javascript=True)
+
+frame.end()

@@ -21,8 +21,6 @@ DEFAULT_SEED = 3  # with this seed, token 1 of the default sentence attends clea
 MAX_TOKENS, D_MAX = 16, 8
 SQUARE_MAX = 8  # up to 8 tokens a T × T matrix is printed; beyond, A' is drawn as a heatmap
 W_NAMES = ("wq", "wk", "wv")
-# Section n is lecture step n (qkv_step=n in old links too); the check comes before its score is worked out.
-SECTIONS = ("tokens", "weights", "qkv", "check", "scores", "softmax", "output", "matrix", "additive")
 ARTICLE = {"qkv_text": DEFAULT_TEXT, "qkv_dm": 3, "qkv_dk": 2, "qkv_seed": DEFAULT_SEED, "qkv_w": "random", "qkv_q": 1}
 PRESETS = {
     "article": ARTICLE,
@@ -100,7 +98,7 @@ def intro(name: str, text: str):
 
 # --- page-level controls: every section depends on them ---------------------------------------------
 
-frame = page.start("qkv", sections=SECTIONS, presets=PRESETS)
+frame = page.start("qkv", presets=PRESETS)
 for old in ("qkv_check", "qkv_check_show"):  # older links carried the check's answer: it never unlocks anything
     st.query_params.pop(old, None)
 with frame.controls(), st.container(border=not is_lecture()):  # a box of its own on the page
@@ -245,3 +243,5 @@ for name, section in (("scores", scores_section), ("softmax", softmax_section), 
                       ("matrix", matrix_section), ("additive", additive_section)):  # fmt: skip
     if frame.shows(name):
         section()
+
+frame.end()

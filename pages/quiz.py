@@ -11,7 +11,7 @@ from lab_ui.quiz_bank import BANK
 
 PER_PAGE = 2  # questions drawn from each page's bank: 7 pages give 14, new pages add theirs
 
-frame = page.start("quiz", sections=())
+frame = page.start("quiz")
 
 
 def new_attempt() -> None:

@@ -228,7 +228,7 @@ def check_section(v: av.ModelView, layer: int, head: int) -> None:
 
 
 available = minilm_available()
-frame = page.start("real_model", sections=("grid", "head", "sink", "jobs", "check"), presets=presets(available))
+frame = page.start("real_model", presets=presets(available))
 lang = current_lang()
 with frame.controls():
     settings = model_controls(available)
@@ -246,3 +246,5 @@ if frame.shows("jobs"):
     jobs_section(view, choice == DEFAULT_EX)
 if frame.shows("check"):
     check_section(view, layer, head)
+
+frame.end()

@@ -32,7 +32,7 @@ PRESETS = {
 }
 NONE, SQRT, BY_D = (SCALINGS.index(s) for s in ("none", "sqrt", "d"))
 
-frame = page.start("scaling", sections=("spread", "softmax", "derivation"), presets=PRESETS)
+frame = page.start("scaling", presets=PRESETS)
 lang, big = current_lang(), is_lecture()
 with frame.controls(), page.section_controls():  # every section reads d_k; both experiments draw from the seed
     d_k = controls.select_slider(t("scaling.d_label"), list(D_VALUES), 64, key="sc_d", help=t("scaling.d_help"))
@@ -189,3 +189,5 @@ if frame.shows("softmax"):
     softmax_section(d_k, seed)
 if frame.shows("derivation"):
     derivation_section()
+
+frame.end()

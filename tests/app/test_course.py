@@ -193,3 +193,12 @@ def test_the_lecture_plan_lists_step_links():
         assert link.startswith("http://class:8501/") and "lecture=1" in link and f"_step={i}" in link
     steps = sum(len(p.sections) for p in course.concept_pages())
     assert len(rows) == steps
+
+
+@pytest.mark.parametrize("info", [p for p in PAGES if p.ns in course.CHECKS], ids=lambda p: p.ns)
+def test_the_course_knows_every_check_yourself_of_every_page(info):
+    """A check the course does not list would not count toward progress (each check draws a
+    "Show the answer" toggle keyed <check key>_show while it is unanswered)."""
+    at = open_page(info.path, "en")
+    drawn = {w.key[: -len("_show")] for w in at.toggle if w.key and w.key.endswith("_show")}
+    assert drawn == set(course.CHECKS[info.ns])
