@@ -151,10 +151,7 @@ def score_split(q: np.ndarray, k: np.ndarray, n_heads: int) -> ScoreSplit:
     to another gets one blended score. Multi-head keeps the h score tables apart, each with its
     own softmax, so each head can rank the keys its own way.
     """
-    q, k = np.asarray(q, dtype=np.float64), np.asarray(k, dtype=np.float64)
-    if q.ndim != 2 or q.shape != k.shape:
-        raise ValueError(f"q and k must both be [T, d_model] of the same shape; got {q.shape} and {k.shape}.")
-    d_head = _head_size(q.shape[1], n_heads)
+    q, k, d_head = _score_operands(q, k, n_heads)  # [T, d_model], [T, d_model], d_model / h
     q_heads = q.reshape(q.shape[0], n_heads, d_head).transpose(1, 0, 2)  # [h, T, d_head]
     k_heads = k.reshape(k.shape[0], n_heads, d_head).transpose(1, 0, 2)  # [h, T, d_head]
     per_head = q_heads @ k_heads.transpose(0, 2, 1)  # [h, T, T]
@@ -210,6 +207,13 @@ def _distributions(weights, name: str) -> np.ndarray:
     if not np.all(np.isfinite(alpha)) or np.any(alpha < 0):
         raise ValueError(f"{name} must be attention weights: finite and never negative (softmax output).")
     return alpha
+
+
+def _score_operands(q, k, n_heads: int) -> tuple[np.ndarray, np.ndarray, int]:
+    q, k = np.asarray(q, dtype=np.float64), np.asarray(k, dtype=np.float64)
+    if q.ndim != 2 or q.shape != k.shape:
+        raise ValueError(f"q and k must both be [T, d_model] of the same shape; got {q.shape} and {k.shape}.")
+    return q, k, _head_size(q.shape[1], n_heads)
 
 
 def _maps(weights) -> np.ndarray:
