@@ -100,6 +100,11 @@ def shipped_view(example_id: str, layer_number: int) -> HeadsView:
                      total_tokens=len(example.tokens))  # fmt: skip
 
 
+def example_texts() -> dict[str, str]:
+    """The shipped example sentences by id, in display order."""
+    return {e.id: e.text for e in load_examples()}
+
+
 def model_width() -> int:
     """d_model of the real model (384), read from its shipped position table."""
     return load_position_table().shape[1]

@@ -14,7 +14,6 @@ from attention_core import head_views as hv
 from attention_core import merge_heads, split_heads
 from attention_core import pretrained as model
 from attention_core.head_stats import head_overlap, head_size, mean_entropy, multi_head_cost, score_split
-from attention_core.shipped import load_examples
 from lab_ui import controls, page, widgets
 from lab_ui.cache import cached
 from lab_ui.figures import multi_head as figs
@@ -30,7 +29,7 @@ LONG_TEXT = ("The animal didn't cross the street because it was too tired, so it
 RANDOM_KEYS = {"mh_text", "mh_d", "mh_h", "mh_seed"}  # controls of random weights only
 N_LAYERS, MODEL_HEADS, MODEL_D = hv.model_shape()
 MODEL = dict(d_model=MODEL_D, n_heads=MODEL_HEADS, d_head=head_size(MODEL_D, MODEL_HEADS))  # its sizes, for the text
-EXAMPLES = {e.id: e.text for e in load_examples()}
+EXAMPLES = hv.example_texts()
 CLEAREST = cached(hv.clearest_view, "animal_tired")
 PRESETS = {
     "article": {"mh_src": "random", "mh_text": "机器学习", "mh_d": 4, "mh_h": 2, "mh_seed": 0},
@@ -158,6 +157,7 @@ def maps_section(view) -> None:
     with words(t("multi_head.s2_body")):
         widgets.show_figure(cached(figs.head_maps, view, lang, lecture), key="mh_maps",
                             alt=t("multi_head.maps_alt", n_heads=n_heads, T=T), numbers_on_phones=False)  # fmt: skip
+        st.html(figs.MAPS_ON_PHONES)
     if (every := figs.maps_grid(n_heads, T, lecture).every) > 1:  # a close-up of one head, every token labelled
         st.caption(t("multi_head.maps_labels", every=every))
         heads, default = list(range(1, n_heads + 1)), cached(hv.head_differences, view.weights).most_focused + 1

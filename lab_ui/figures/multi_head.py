@@ -45,8 +45,8 @@ RANDOM_COLOUR = "#B34E00"  # dark orange, 5.2:1 on white: the title of random we
 # The formula of each section, shown beside the core function that computes it (formula_and_code).
 FORMULAS = {
     "split": (
-        r"\begin{aligned} Q &= x\,W_q \\ d_{head} &= d_{model} / h \\ Q_i &= \text{columns } c \text{ of } Q,"
-        r" \\ & (i-1)\,d_{head} < c \le i\,d_{head} \end{aligned}"
+        r"\begin{aligned} Q &= x\,W_q \\ d_{head} &= d_{model} / h \\ Q_i &= \text{columns } c \text{ of } Q"
+        r" \\ &\phantom{=}\ \text{for } (i-1)\,d_{head} < c \le i\,d_{head} \end{aligned}"
     ),
     "maps": (
         r"\begin{aligned} A_i &= Q_i K_i^{\top} \\ Q K^{\top} &= A_1 + \dots + A_h \\"
@@ -158,7 +158,7 @@ def _stack(parts: list[_Part], view: HeadsView, lang: str, scales: dict[str, flo
     whole figure is LECTURE_HEIGHT_PX tall, its rows as high as that leaves."""
     T, n = view.T, len(parts)
     token, value, head = t("multi_head.label_token", lang), t("multi_head.label_value", lang), _head_name(lang)
-    top_m, bottom_m, gap_h = (64, 30, 58.0) if lecture else (88, 34, 62.0)  # gap: head names, next part's title
+    top_m, bottom_m, gap_h = (64, 30, 58.0) if lecture else (66, 34, 62.0)  # gap: head names, next part's title
     if lecture:
         cell_h = (LECTURE_HEIGHT_PX - top_m - bottom_m - (n - 1) * gap_h) / (n * max(T, 1))
     else:
@@ -263,19 +263,25 @@ class MapsGrid:
     every: int  # a token label on every `every`-th row and column (1: all of them)
 
 
+# On a phone the small maps are a few pixels a cell: the keys' labels under them would overlap (the close-up has
+# them, and every cell names its tokens on hover). The figure is built without knowing the screen; CSS does know it.
+MAPS_ON_PHONES = "<style>@media (max-width: 640px) { .st-key-mh_maps .xtick { display: none; } }</style>"
+LECTURE_MAPS_PX = LECTURE_HEIGHT_PX - 100  # the maps' plot area in lecture mode: title above, axis title below
+LECTURE_TAG_PX = 32  # a head's name at lecture mode's 20 px text
+
+
 def maps_grid(n_heads: int, T: int, lecture: bool = False) -> MapsGrid:
-    """Four maps to a row on a screen; six on a projector, where the figure must also fit under
-    LECTURE_FIGURE_MAX_PX, so two rows of six are larger than three rows of four there."""
-    cols = max(1, min(n_heads, 6 if lecture else 4))
-    rows = -(-n_heads // cols)
+    """Four maps to a row on a screen; six on a projector, where the figure must also fit in
+    LECTURE_HEIGHT_PX, so two rows of six are larger than three rows of four there."""
+    rows = -(-n_heads // (6 if lecture else 4))
+    cols = -(-n_heads // rows)  # rows as full as they can be: 8 heads are two rows of four
     gap = max(1, round(T / 5))
     width = LECTURE_WIDTH_PX if lecture else PLOT_WIDTH_PX
     cell = float(np.clip(width / (cols * T + (cols - 1) * gap), 4, 46))
     gap_y = max(gap, int(np.ceil(30 / cell)))  # room for the head's name above each map
-    if lecture:  # as tall as LECTURE_HEIGHT_PX allows, with room for the head names at 20 px
-        gap_y = max(gap, int(np.ceil(34 / cell)))
-        cell = min(cell, (LECTURE_HEIGHT_PX - 150) / (rows * (T + gap_y) - gap_y))
-        gap_y = max(gap, int(np.ceil(34 / cell)))
+    if lecture:  # the rows share what LECTURE_MAPS_PX leaves after a head name above each
+        cell = min(cell, (LECTURE_MAPS_PX - rows * LECTURE_TAG_PX) / (rows * T))
+        gap_y = max(gap, int(np.ceil(LECTURE_TAG_PX / cell)))
     return MapsGrid(cols, rows, gap, gap_y, cell, _label_step(cell, lecture))
 
 
@@ -313,18 +319,18 @@ def head_maps(view: HeadsView, lang: str, lecture: bool = False) -> go.Figure:
         ))  # fmt: skip
         shapes.append(dict(type="rect", x0=x0 - 0.5, x1=x0 + T - 0.5, y0=y0 - 0.5, y1=y0 + T - 0.5,
                            line=dict(color=head_colour(i), width=3), fillcolor="rgba(0,0,0,0)"))  # fmt: skip
-        notes.append(dict(x=x0 - 0.5, y=y0 - 0.5, xanchor="left", yanchor="bottom", yshift=3,
-                          **head_tag(i, names[i])))  # fmt: skip
-        if i + g.cols >= h:  # the lowest map of its column: its keys are labelled under it
+        tag = names[i] if h <= 4 else str(i + 1)  # many heads: numbers, which fit above a narrow map on a phone
+        notes.append(dict(x=x0 - 0.5, y=y0 - 0.5, xanchor="left", yanchor="bottom", yshift=3, **head_tag(i, tag)))
+        if i + g.cols >= h and not lecture:  # the lowest map of its column: its keys are labelled under it
             x_vals += list(x0 + shown)
             x_text += [text[j] for j in shown]
         if c == 0:
             y_vals += list(y0 + shown)
             y_text += [text[j] for j in shown]
     tick_font = dict(size=int(np.clip(g.cell * 0.9 * g.every, 9, 12)))
-    label_room = (12 if lecture else 7) * max(len(s) for s in text) if text else 0  # rotated key labels under the maps
-    height = (g.rows * (T + g.gap_y) - g.gap_y) * g.cell + 50 + g.gap_y * g.cell + 40 + min(label_room, 110)
-    height = LECTURE_HEIGHT_PX if lecture else int(np.clip(height, 260, 1300))
+    label_room = 7 * max(len(s) for s in text) if text else 0  # rotated key labels under the maps
+    height = g.rows * (T + g.gap_y) * g.cell + 50 + 40 + min(label_room, 110)
+    height = LECTURE_HEIGHT_PX if lecture else int(np.clip(height, 260, 1300))  # lecture: keys on the close-up
     layout = dict(
         title=dict(text=source_title(view, lang), x=0, xanchor="left"),
         xaxis=dict(tickmode="array", tickvals=x_vals, ticktext=x_text, side="bottom", tickfont=tick_font,
@@ -335,7 +341,7 @@ def head_maps(view: HeadsView, lang: str, lecture: bool = False) -> go.Figure:
         coloraxis=dict(colorscale=SEQUENTIAL, cmin=0, cmax=1,
                        colorbar=dict(title=dict(text=weight, side="right"), thickness=14)),
         font=dict(family=FONT_FAMILY), hoverlabel=dict(font=dict(family=FONT_FAMILY)), template=NO_TEMPLATE,
-        margin=dict(l=10, r=10, t=50, b=10), height=height, shapes=shapes, annotations=notes,
+        margin=dict(l=10, r=10, t=50, b=50 if lecture else 10), height=height, shapes=shapes, annotations=notes,
     )  # fmt: skip
     return go.Figure(data=traces, layout=layout)
 
