@@ -116,11 +116,13 @@ def _label_step(cell_px: float, lecture: bool = False) -> int:
 
 @dataclass(frozen=True)
 class _Part:
-    """One matrix of a stacked figure on its own pair of axes, drawn as one heatmap per block.
-    One trace per head keeps the hover text per trace (which head, which column) instead of one
-    string per cell, which would be megabytes at d_model = 512."""
+    """One matrix of a stacked figure on its own pair of axes, drawn as ONE heatmap: a trace per head
+    would cost Plotly a few milliseconds each to serialise on every rerun (12 heads, 3 parts: 37 traces).
+    Which head and which column a cell is comes from `custom`, small integers sent as binary."""
 
-    blocks: list[tuple[np.ndarray, np.ndarray, str]]  # (z [T, n], x of its columns [n], hover line)
+    z: np.ndarray  # the values, NaN in the gaps between heads                     [T, width]
+    custom: np.ndarray | None  # head (from 1), or (column of the whole matrix, head)  [T, width(, 2)] or None
+    hover: str  # the hover line naming the cell's column (and head)
     width: int  # cells across this part's x axis, gaps included
     title: str
     coloraxis: str
@@ -131,24 +133,32 @@ class _Part:
 def _whole(z: np.ndarray, n_heads: int, title: str, coloraxis: str, column: str, head: str | None) -> _Part:
     """A [T, d_model] matrix; with `head` (e.g. "head {i}") cut into outlined head blocks."""
     z = np.asarray(z, dtype=np.float32)  # [T, d_model]
-    d_model = z.shape[1]
+    T, d_model = z.shape
     if head is None:
-        return _Part([(z, np.arange(d_model), f"{column} %{{x}}")], d_model, title, coloraxis)
+        return _Part(z, None, f"{column} %{{x}}", d_model, title, coloraxis)
     d_head = d_model // n_heads
-    cols = [np.arange(i * d_head, (i + 1) * d_head) for i in range(n_heads)]  # h x [d_head]
-    blocks = [(z[:, c], c, f"{column} %{{x}} · {head.format(i=i + 1)}") for i, c in enumerate(cols)]
-    boxes = [(c[0] - 0.5, c[-1] + 0.5, i) for i, c in enumerate(cols)]
-    return _Part(blocks, d_model, title, coloraxis, boxes)
+    custom = np.repeat(np.arange(1, n_heads + 1, dtype=np.uint8), d_head)  # each column's head  [d_model]
+    custom = np.ascontiguousarray(np.broadcast_to(custom, (T, d_model)))  # [T, d_model]
+    boxes = [(i * d_head - 0.5, (i + 1) * d_head - 0.5, i) for i in range(n_heads)]
+    hover = f"{column} %{{x}} · {head.format(i='%{customdata}')}"
+    return _Part(z, custom, hover, d_model, title, coloraxis, boxes)
 
 
-def _apart(blocks: np.ndarray, title: str, coloraxis: str, head: str) -> _Part:
-    """[h, T, d_head] blocks side by side with a gap between heads, each named under its box."""
-    h, _, d_head = blocks.shape
+def _apart(blocks: np.ndarray, title: str, coloraxis: str, head: str, column: str) -> _Part:
+    """[h, T, d_head] blocks side by side with a gap of empty (NaN) cells between heads, each
+    outlined and named under its box; hover names the column of the whole matrix."""
+    h, T, d_head = blocks.shape
     gap = max(1, d_head // 4)
-    xs = [i * (d_head + gap) + np.arange(d_head) for i in range(h)]  # h x [d_head]
-    parts = [(np.asarray(blocks[i], dtype=np.float32), xs[i], head.format(i=i + 1)) for i in range(h)]
-    boxes = [(x[0] - 0.5, x[-1] + 0.5, i) for i, x in enumerate(xs)]
-    return _Part(parts, h * d_head + (h - 1) * gap, title, coloraxis, boxes, named=True)
+    width = h * d_head + (h - 1) * gap
+    z = np.full((T, width), np.nan, dtype=np.float32)  # [T, width]
+    custom = np.zeros((T, width, 2), dtype=np.int16)  # [T, width, 2]
+    for i in range(h):
+        x0 = i * (d_head + gap)
+        z[:, x0 : x0 + d_head] = blocks[i]  # [T, d_head]
+        custom[:, x0 : x0 + d_head] = np.stack(np.broadcast_arrays(np.arange(i * d_head, (i + 1) * d_head), i + 1), -1)
+    boxes = [(i * (d_head + gap) - 0.5, i * (d_head + gap) + d_head - 0.5, i) for i in range(h)]
+    hover = f"{head.format(i='%{customdata[1]}')} · {column} %{{customdata[0]}}"
+    return _Part(z, custom, hover, width, title, coloraxis, boxes, named=True)
 
 
 def _stack(parts: list[_Part], view: HeadsView, lang: str, scales: dict[str, float], lecture: bool) -> go.Figure:
@@ -168,7 +178,7 @@ def _stack(parts: list[_Part], view: HeadsView, lang: str, scales: dict[str, flo
     tick_text = [safe_label(tok) for tok in view.tokens]
     rows = [f"{p}: {tok}" for p, tok in enumerate(tick_text)]  # unique categories: repeated tokens stay apart
     every = _label_step(cell_h, lecture)
-    show_text = all(sum(z.size for z, _, _ in p.blocks) <= MAX_TEXT_CELLS for p in parts)
+    show_text = all(np.count_nonzero(~np.isnan(p.z)) <= MAX_TEXT_CELLS for p in parts)
     domains = [(max(0.0, top - part_h / plot_h), top) for top in (1 - k * (part_h + gap_h) / plot_h for k in range(n))]
     traces, shapes, notes = [], [], []
     layout: dict = {
@@ -188,13 +198,13 @@ def _stack(parts: list[_Part], view: HeadsView, lang: str, scales: dict[str, flo
             autorange="reversed", tickmode="array", tickvals=rows[::every], ticktext=tick_text[::every],
             showgrid=False, zeroline=False,
         )  # fmt: skip
-        for z, x, hover in p.blocks:
-            traces.append(dict(
-                type="heatmap", z=z, x=x, y=rows, xaxis=xa, yaxis=ya, coloraxis=p.coloraxis, name=p.title,
-                hovertemplate=f"{token}: %{{y}}<br>{hover}<br>{value}: %{{z:.4f}}<extra></extra>",
-                xgap=1 if p.width <= 120 else 0, ygap=1 if cell_h >= 8 else 0,  # a gap wider than a cell hides it
-                texttemplate="%{z:.2f}" if show_text else None,
-            ))  # fmt: skip
+        traces.append(dict(
+            type="heatmap", z=p.z, x=np.arange(p.width), y=rows, xaxis=xa, yaxis=ya, coloraxis=p.coloraxis,
+            name=p.title, customdata=p.custom, hoverongaps=False,
+            hovertemplate=f"{token}: %{{y}}<br>{p.hover}<br>{value}: %{{z:.4f}}<extra></extra>",
+            xgap=1 if p.width <= 120 else 0, ygap=1 if cell_h >= 8 else 0,  # a gap wider than a cell hides it
+            texttemplate="%{z:.2f}" if show_text else None,
+        ))  # fmt: skip
         notes.append(dict(text=f"<b>{p.title}</b>", x=0, xref="paper", y=top, yref="paper", yshift=4,
                           xanchor="left", yanchor="bottom", showarrow=False))  # fmt: skip
         for x0, x1, i in p.boxes:
@@ -218,14 +228,14 @@ def _stack(parts: list[_Part], view: HeadsView, lang: str, scales: dict[str, flo
 
 def split_figure(view: HeadsView, matrix: str, lang: str, lecture: bool = False) -> go.Figure:
     """Q, K or V [T, d_model] on top, its head blocks [h, T, d_head] pulled apart below, each block
-    outlined in its head's colour. Traces: the h blocks of the matrix, then the h blocks apart."""
+    outlined in its head's colour. Traces: the matrix, then its blocks apart (NaN between them)."""
     r = view.layer
     whole, blocks = {"Q": (r.q, r.q_heads), "K": (r.k, r.k_heads), "V": (r.v, r.v_heads)}[matrix]
     sizes = dict(name=matrix, T=view.T, d_model=view.d_model, n_heads=view.n_heads, d_head=view.d_head)
     head, column = _head_name(lang), t("multi_head.label_column", lang)
     parts = [
         _whole(whole, view.n_heads, t("multi_head.whole_title", lang, **sizes), "coloraxis", column, head),
-        _apart(blocks, t("multi_head.split_title", lang, **sizes), "coloraxis", head),
+        _apart(blocks, t("multi_head.split_title", lang, **sizes), "coloraxis", head, column),
     ]
     return _stack(parts, view, lang, {"coloraxis": robust_max(whole)}, lecture)
 
@@ -233,12 +243,12 @@ def split_figure(view: HeadsView, matrix: str, lang: str, lecture: bool = False)
 def concat_figure(view: HeadsView, lang: str, lecture: bool = False) -> go.Figure:
     """The heads' outputs [h, T, d_head] apart, then joined into [T, d_model] (same colours),
     then the result of × W_o [T, d_model] on its own colour scale: W_o mixes every head into
-    every column, so the head outlines end there. Traces: h heads, h joined blocks, the output."""
+    every column, so the head outlines end there. Traces: the heads apart, joined, the output."""
     r = view.layer
     sizes = dict(T=view.T, d_model=view.d_model, n_heads=view.n_heads, d_head=view.d_head)
     head, column = _head_name(lang), t("multi_head.label_column", lang)
     parts = [
-        _apart(r.heads, t("multi_head.heads_title", lang, **sizes), "coloraxis", head),
+        _apart(r.heads, t("multi_head.heads_title", lang, **sizes), "coloraxis", head, column),
         _whole(r.concat, view.n_heads, t("multi_head.concat_title", lang, **sizes), "coloraxis", column, head),
         _whole(r.output, view.n_heads, t("multi_head.output_title", lang, **sizes), "coloraxis2",
                t("multi_head.label_out_column", lang), None),
@@ -265,7 +275,9 @@ class MapsGrid:
 
 # On a phone the small maps are a few pixels a cell: the keys' labels under them would overlap (the close-up has
 # them, and every cell names its tokens on hover). The figure is built without knowing the screen; CSS does know it.
-MAPS_ON_PHONES = "<style>@media (max-width: 640px) { .st-key-mh_maps .xtick { display: none; } }</style>"
+MAPS_ON_PHONES = (
+    "<style>@media (max-width: 640px) { .st-key-mh_maps .xaxislayer-above text { display: none; } }</style>"
+)
 LECTURE_MAPS_PX = LECTURE_HEIGHT_PX - 100  # the maps' plot area in lecture mode: title above, axis title below
 LECTURE_TAG_PX = 32  # a head's name at lecture mode's 20 px text
 
@@ -291,57 +303,58 @@ def maps_have_labels(n_heads: int, T: int, lecture: bool = False) -> bool:
 
 
 def head_maps(view: HeadsView, lang: str, lecture: bool = False) -> go.Figure:
-    """Small multiples of the weights [h, T, T], one trace per head on one shared colour scale
-    0..1, so the same colour means the same weight in every head. Tokens label the first column's
-    rows and the bottom row's columns, all of them while they fit, else the first and every 2nd,
-    3rd, ...; hover always names the head, the query and the key."""
+    """Small multiples of the weights [h, T, T], one trace per head on axes of its own (their token
+    categories name the query and the key on hover, with no per-cell strings to send), one shared
+    colour scale 0..1, so the same colour means the same weight in every head. Tokens label the
+    first column's rows and the lowest maps' columns, all of them while they fit, else the first
+    and every 2nd, 3rd, ...; in lecture mode only the rows (the close-up below has the rest)."""
     weights, h, T = view.weights, view.n_heads, view.T
     g = maps_grid(h, T, lecture)
     query, key, weight = t("multi_head.query", lang), t("multi_head.key", lang), t("multi_head.weight", lang)
     names = [t("multi_head.head_name", lang, i=i + 1) for i in range(h)]
     text = [safe_label(s) for s in view.tokens]
-    token_grid = np.array(text, dtype=object)
-    custom = np.stack(np.broadcast_arrays(token_grid[:, None], token_grid[None, :]), axis=-1)  # [T, T, 2]
-    show_values = T <= 6 and h <= 4
+    cats = [f"{s} ({p + 1})" for p, s in enumerate(text)]  # unique even when a token repeats; hover shows them
+    shown = slice(0, T, g.every)  # the labelled positions
+    width, height_cells = g.cols * T + (g.cols - 1) * g.gap, g.rows * (T + g.gap_y)  # the grid in cells
     gaps = 1 if g.cell >= 12 else 0  # white lines between cells, while they leave the cells visible (a phone too)
-    traces, shapes, notes = [], [], []
-    x_vals, x_text, y_vals, y_text = [], [], [], []
-    shown = np.arange(0, T, g.every)  # the labelled positions
+    font = dict(size=int(np.clip(g.cell * 0.9 * g.every, 9, 12)))
+    traces, shapes, notes, layout = [], [], [], {}
     for i in range(h):
         r, c = divmod(i, g.cols)
-        x0, y0 = c * (T + g.gap), r * (T + g.gap_y)
+        xa, ya = (f"x{i + 1}", f"y{i + 1}") if i else ("x", "y")
+        left, top = c * (T + g.gap) / width, 1 - (r * (T + g.gap_y) + g.gap_y) / height_cells
+        x_dom, y_dom = [left, min(1.0, left + T / width)], [max(0.0, top - T / height_cells), top]  # rounding
         traces.append(dict(
-            type="heatmap", z=np.asarray(weights[i], dtype=np.float32), x=x0 + np.arange(T), y=y0 + np.arange(T),
-            coloraxis="coloraxis", name=names[i], customdata=custom, xgap=gaps, ygap=gaps,
-            texttemplate="%{z:.2f}" if show_values else None,
-            hovertemplate=(f"{names[i]}<br>{query}: %{{customdata[0]}}<br>{key}: "
-                           f"%{{customdata[1]}}<br>{weight}: %{{z:.4f}}<extra></extra>"),
+            type="heatmap", z=np.asarray(weights[i], dtype=np.float32), x=cats, y=cats, xaxis=xa, yaxis=ya,
+            coloraxis="coloraxis", name=names[i], xgap=gaps, ygap=gaps,
+            texttemplate="%{z:.2f}" if T <= 6 and h <= 4 else None,
+            hovertemplate=f"{names[i]}<br>{query}: %{{y}}<br>{key}: %{{x}}<br>{weight}: %{{z:.4f}}<extra></extra>",
         ))  # fmt: skip
-        shapes.append(dict(type="rect", x0=x0 - 0.5, x1=x0 + T - 0.5, y0=y0 - 0.5, y1=y0 + T - 0.5,
+        low = i + g.cols >= h  # the lowest map of its column: its keys are labelled under it
+        layout[xa.replace("x", "xaxis")] = dict(
+            domain=x_dom, anchor=ya, type="category", tickmode="array", tickvals=cats[shown], ticktext=text[shown],
+            showticklabels=low and not lecture, tickangle=-90 if T > 4 else 0, tickfont=font, ticks="", showgrid=False,
+            zeroline=False, title=dict(text=key) if low and c == 0 else None,
+        )  # fmt: skip
+        layout[ya.replace("y", "yaxis")] = dict(
+            domain=y_dom, anchor=xa, type="category", autorange="reversed", tickmode="array", tickvals=cats[shown],
+            ticktext=text[shown], showticklabels=c == 0, tickfont=font, ticks="", showgrid=False, zeroline=False,
+            title=dict(text=query) if c == 0 and r == (g.rows - 1) // 2 else None,
+        )  # fmt: skip
+        shapes.append(dict(type="rect", xref="paper", yref="paper", x0=x_dom[0], x1=x_dom[1], y0=y_dom[0], y1=y_dom[1],
                            line=dict(color=head_colour(i), width=3), fillcolor="rgba(0,0,0,0)"))  # fmt: skip
         tag = names[i] if h <= 4 else str(i + 1)  # many heads: numbers, which fit above a narrow map on a phone
-        notes.append(dict(x=x0 - 0.5, y=y0 - 0.5, xanchor="left", yanchor="bottom", yshift=3, **head_tag(i, tag)))
-        if i + g.cols >= h and not lecture:  # the lowest map of its column: its keys are labelled under it
-            x_vals += list(x0 + shown)
-            x_text += [text[j] for j in shown]
-        if c == 0:
-            y_vals += list(y0 + shown)
-            y_text += [text[j] for j in shown]
-    tick_font = dict(size=int(np.clip(g.cell * 0.9 * g.every, 9, 12)))
-    label_room = 7 * max(len(s) for s in text) if text else 0  # rotated key labels under the maps
-    height = g.rows * (T + g.gap_y) * g.cell + 50 + 40 + min(label_room, 110)
+        notes.append(dict(x=x_dom[0], y=y_dom[1], xref="paper", yref="paper", xanchor="left", yanchor="bottom",
+                          yshift=3, **head_tag(i, tag)))  # fmt: skip
+    label_room = 7 * max(map(len, text), default=0)  # rotated key labels under the maps
+    height = height_cells * g.cell + 50 + 40 + min(label_room, 110)
     height = LECTURE_HEIGHT_PX if lecture else int(np.clip(height, 260, 1300))  # lecture: keys on the close-up
-    layout = dict(
+    layout.update(
         title=dict(text=source_title(view, lang), x=0, xanchor="left"),
-        xaxis=dict(tickmode="array", tickvals=x_vals, ticktext=x_text, side="bottom", tickfont=tick_font,
-                   tickangle=-90 if T > 4 else 0, title=dict(text=key), showgrid=False, zeroline=False,
-                   range=[-0.5, g.cols * (T + g.gap) - g.gap - 0.5]),
-        yaxis=dict(tickmode="array", tickvals=y_vals, ticktext=y_text, tickfont=tick_font, title=dict(text=query),
-                   showgrid=False, zeroline=False, range=[g.rows * (T + g.gap_y) - g.gap_y - 0.5, -0.5 - g.gap_y]),
         coloraxis=dict(colorscale=SEQUENTIAL, cmin=0, cmax=1,
                        colorbar=dict(title=dict(text=weight, side="right"), thickness=14)),
         font=dict(family=FONT_FAMILY), hoverlabel=dict(font=dict(family=FONT_FAMILY)), template=NO_TEMPLATE,
-        margin=dict(l=10, r=10, t=50, b=50 if lecture else 10), height=height, shapes=shapes, annotations=notes,
+        margin=dict(l=10, r=10, t=50, b=10), height=height, shapes=shapes, annotations=notes,
     )  # fmt: skip
     return go.Figure(data=traces, layout=layout)
 

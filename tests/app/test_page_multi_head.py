@@ -41,6 +41,18 @@ def table_with_column(at, column: str):
     return next(d.value for d in at.dataframe if column in list(d.value.columns))
 
 
+def blocks_apart(trace, n_heads: int) -> list[np.ndarray]:
+    """The head blocks of a stacked figure's "apart" trace: its cells, less the empty gap columns."""
+    z = plotly_array(trace["z"])
+    filled = ~np.isnan(z).all(axis=0)
+    return np.split(z[:, filled], n_heads, axis=1)
+
+
+def tokens_of(trace) -> list[str]:
+    """The tokens a small map's axis names: its categories are "token (position)"."""
+    return [c.rsplit(" (", 1)[0] for c in trace["x"]]
+
+
 def titles(at) -> dict[str, str]:
     return {key: spec["layout"]["title"]["text"] for key, spec in figures(at).items()}
 
@@ -72,12 +84,17 @@ def test_opens_on_the_real_models_heads_in_both_languages(lang):
     assert all(model_title in title for title in titles(at).values())
 
 
-def test_without_the_model_package_it_opens_on_the_shipped_maps(shipped_only):
-    at = open_page(PAGE)
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_without_the_model_package_it_opens_on_the_shipped_maps(lang, shipped_only):
+    at = open_page(PAGE, lang=lang)
     assert not at.exception
+    assert at.title[0].value == t("multi_head.title", lang=lang)
+    assert [s.value for s in at.subheader][:6] == [
+        f"{i} · {t(f'multi_head.section_{name}', lang=lang)}" for i, name in enumerate(SECTIONS, 1)
+    ]
     assert at.button_group(key="mh_src").value == "model"
     assert set(figures(at)) == {"mh_maps", "mh_focus_map", "mh_entropy", "mh_overlap"}
-    assert t("multi_head.need_encoder") in messages(at)
+    assert t("multi_head.need_encoder", lang=lang) in messages(at)
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -117,14 +134,12 @@ def test_head_blocks_of_q_k_v_are_their_columns():
     for name, whole in (("Q", r.q), ("K", r.k), ("V", r.v)):
         if name != "Q":
             at.button_group(key="mh_mat").set_value(name).run()
-        spec = figures(at)["mh_split"]["data"]  # the matrix as 3 head blocks, then the 3 blocks apart
-        assert len(spec) == 6
-        shown = np.hstack([plotly_array(trace["z"]) for trace in spec[:3]])
+        spec = figures(at)["mh_split"]["data"]  # the matrix, then its 3 head blocks apart
+        assert len(spec) == 2
+        shown = plotly_array(spec[0]["z"])
         np.testing.assert_allclose(shown, whole, atol=1e-5)  # float32 on the wire
-        columns = [list(plotly_array(trace["x"])) for trace in spec[:3]]
-        assert columns == [list(range(4 * i, 4 * i + 4)) for i in range(3)]
-        for i, trace in enumerate(spec[3:]):
-            block = plotly_array(trace["z"])
+        np.testing.assert_array_equal(plotly_array(spec[0]["customdata"])[0], np.repeat([1, 2, 3], 4))  # heads
+        for i, block in enumerate(blocks_apart(spec[1], 3)):
             assert block.shape == (6, 4)
             np.testing.assert_array_equal(block, shown[:, 4 * i : 4 * (i + 1)])  # head i's block: Q's columns
         shapes = t("multi_head.shapes_split", name=name, T=6, d_model=12, n_heads=3, d_head=4)
@@ -137,10 +152,10 @@ def test_concat_is_the_heads_side_by_side_and_output_is_concat_times_w_o():
     at.selectbox(key="mh_h").set_value(4).run()
     r = core("machine learning is fun", 16, 4, 0)
     spec = figures(at)["mh_concat"]["data"]  # 4 heads apart, the 4 blocks joined, the output
-    assert len(spec) == 9
-    blocks = [plotly_array(trace["z"]) for trace in spec[:4]]
-    concat = np.hstack([plotly_array(trace["z"]) for trace in spec[4:8]])
-    output = plotly_array(spec[8]["z"])
+    assert len(spec) == 3
+    blocks = blocks_apart(spec[0], 4)
+    concat = plotly_array(spec[1]["z"])
+    output = plotly_array(spec[2]["z"])
     np.testing.assert_array_equal(np.hstack(blocks), concat)  # joined = heads side by side, exactly
     for i, block in enumerate(blocks):
         np.testing.assert_allclose(block, r.heads[i], atol=1e-5)
@@ -166,10 +181,13 @@ def test_the_real_models_small_maps_are_labelled_and_the_close_up_names_every_to
     at = open_page(PAGE, mh_ex="bank_river", mh_layer="2")
     tokens = EXAMPLES["bank_river"].tokens
     layout = figures(at)["mh_maps"]["layout"]
-    step = layout["yaxis"]["tickvals"][1] - layout["yaxis"]["tickvals"][0]
+    shown = layout["yaxis"]["ticktext"]
+    step = -(-len(tokens) // len(shown))
     assert 1 < step <= 3  # 15 word pieces in maps this small: the first and one in 2 or 3
-    assert layout["yaxis"]["ticktext"][:3] == ["[CLS]", *(tokens[i] for i in (step, 2 * step))]
-    assert layout["xaxis"]["ticktext"][:2] == ["[CLS]", tokens[step]]  # the keys under the lowest maps
+    assert shown == list(tokens[::step])
+    assert layout["yaxis"]["showticklabels"] and not layout["yaxis2"]["showticklabels"]  # the first column only
+    assert layout["xaxis9"]["showticklabels"] and not layout["xaxis"]["showticklabels"]  # under the lowest maps
+    assert layout["xaxis9"]["ticktext"] == shown
     assert t("multi_head.maps_labels", every=step) in [c.value for c in at.caption]
     detail = figures(at)["mh_focus_map"]["layout"]
     assert list(detail["yaxis"]["ticktext"]) == list(tokens) == list(detail["xaxis"]["ticktext"])
@@ -389,8 +407,9 @@ def test_with_the_model_installed_examples_get_real_q_k_v_and_free_text_works():
     maps = np.stack([plotly_array(trace["z"]) for trace in spec["mh_maps"]["data"]])
     np.testing.assert_allclose(maps, e.attentions[2], atol=3e-3)  # shipped maps are float16
     split = spec["mh_split"]["data"]
-    assert len(split) == 24
-    assert np.hstack([plotly_array(trace["z"]) for trace in split[:12]]).shape == (len(e.tokens), 384)
+    assert len(split) == 2
+    assert plotly_array(split[0]["z"]).shape == (len(e.tokens), 384)
+    assert len(blocks_apart(split[1], 12)) == 12
 
     at.selectbox(key="mh_ex").set_value("own").run()
     text = "Dogs chase cats. " * 40
@@ -398,7 +417,7 @@ def test_with_the_model_installed_examples_get_real_q_k_v_and_free_text_works():
     assert not at.exception
     maps = figures(at)["mh_maps"]["data"]
     assert len(maps) == 12 and plotly_array(maps[0]["z"]).shape == (48, 48)  # cut to MAX_PIECES, [CLS] ... [SEP]
-    assert maps[0]["customdata"][0][0][0] == "[CLS]" and maps[0]["customdata"][-1][0][0] == "[SEP]"
+    assert tokens_of(maps[0])[0] == "[CLS]" and tokens_of(maps[0])[-1] == "[SEP]"
     total = pretrained.load_minilm().tokenize(text)[2]
     assert t("multi_head.model_cut", shown=48, total=total) in [c.value for c in at.caption]
 
@@ -422,7 +441,7 @@ def test_article_preset_is_four_tokens_two_heads():
     at.button(key="multi_head_preset_article").click().run()
     maps = figures(at)["mh_maps"]["data"]
     assert len(maps) == 2 and plotly_array(maps[0]["z"]).shape == (4, 4)
-    assert [row[0][0] for row in maps[0]["customdata"]] == list("机器学习")
+    assert tokens_of(maps[0]) == list("机器学习")
     at.button(key="multi_head_preset_long").click().run()
     assert len(figures(at)["mh_maps"]["data"]) == 8
     assert not at.exception
@@ -474,7 +493,7 @@ def test_bad_sentences_never_break_the_page(text):
     at = open_page(PAGE, mh_text=text)
     assert not at.exception
     maps = figures(at)["mh_maps"]["data"]
-    labels = [pair[1] for pair in maps[0]["customdata"][0]]
+    labels = tokens_of(maps[0])
     assert all("<b>" not in label and "<script>" not in label for label in labels)
     if text.startswith("<b>"):
         assert "&lt;" in labels and "&gt;" in labels  # the tags' brackets arrive as text
@@ -515,3 +534,14 @@ def test_a_number_no_control_can_hold_falls_back_with_a_notice_and_keeps_the_res
     for other, kept in rest.items():
         if other != key and other in at.query_params:
             assert at.query_params[other] == kept, other
+
+
+def test_cell_numbers_of_the_split_and_the_maps_and_the_maps_keys_are_hidden_on_phones():
+    """At 390 px Plotly shrinks the numbers in these cells to 4-5 px; the page asks the browser
+    to hide them below 640 px (the numbers tables keep them), and the small maps' key labels,
+    which overlap there (the close-up and hover keep them)."""
+    at = open_page(PAGE, mh_src="random")
+    styles = " ".join(h.proto.body for h in at.get("html"))
+    for key in ("mh_split", "mh_maps", "mh_concat"):
+        assert f".st-key-{key} .heatmap-label" in styles
+    assert ".st-key-mh_maps .xaxislayer-above text { display: none; }" in styles

@@ -31,14 +31,17 @@ def shipped() -> HeadsView:
 def test_split_figure_puts_each_block_apart_in_its_colour(small):
     fig = figs.split_figure(small, "Q", "en")
     whole, blocks = small.layer.q, small.layer.q_heads
-    assert len(fig.data) == 6  # the matrix as three head blocks, then the three blocks apart
-    np.testing.assert_allclose(np.hstack([_z(tr) for tr in fig.data[:3]]), whole, atol=1e-6)
-    assert [list(tr.x) for tr in fig.data[:3]] == [[0, 1], [2, 3], [4, 5]]
-    for i, tr in enumerate(fig.data[3:]):
-        np.testing.assert_allclose(_z(tr), blocks[i], atol=1e-6)
-        assert list(tr.x) == [3 * i, 3 * i + 1]  # a gap of one cell between heads
-        assert tr.xaxis == "x2" and f"head {i + 1}" in tr.hovertemplate
-    assert "column %{x} · head 2" in fig.data[1].hovertemplate
+    assert len(fig.data) == 2  # the matrix, then its three head blocks apart: one trace each
+    np.testing.assert_allclose(_z(fig.data[0]), whole, atol=1e-6)
+    np.testing.assert_array_equal(np.asarray(fig.data[0].customdata)[0], [1, 1, 2, 2, 3, 3])  # each column's head
+    assert "column %{x} · head %{customdata}" in fig.data[0].hovertemplate
+    apart = _z(fig.data[1])
+    assert apart.shape == (4, 8) and np.isnan(apart[:, [2, 5]]).all()  # a gap of one empty cell between heads
+    for i in range(3):
+        np.testing.assert_allclose(apart[:, 3 * i : 3 * i + 2], blocks[i], atol=1e-6)
+    custom = np.asarray(fig.data[1].customdata)
+    assert custom[0, 3].tolist() == [2, 2] and custom[0, 7].tolist() == [5, 3]  # (column of Q, head)
+    assert fig.data[1].xaxis == "x2" and fig.data[1].hoverongaps is False
     outlines = [s.line.color for s in fig.layout.shapes]
     assert outlines == [QUALITATIVE[i] for i in range(3)] * 2
     names = [a.text for a in fig.layout.annotations if a.bgcolor]
@@ -46,16 +49,20 @@ def test_split_figure_puts_each_block_apart_in_its_colour(small):
     # rows: unique categories (the two "a"s stay apart), shown as the escaped tokens
     assert list(fig.layout.yaxis.categoryarray) == ["0: a", "1: &lt;b&gt;", "2: a", "3: c"]
     assert list(fig.layout.yaxis.ticktext) == ["a", "&lt;b&gt;", "a", "c"]
-    np.testing.assert_allclose(_z(figs.split_figure(small, "V", "en").data[0]), small.layer.v[:, :2], atol=1e-6)
+    np.testing.assert_allclose(_z(figs.split_figure(small, "V", "en").data[0]), small.layer.v, atol=1e-6)
 
 
 def test_concat_figure_shares_the_heads_scale_and_gives_the_output_its_own(small):
     fig = figs.concat_figure(small, "en")
-    assert [tr.coloraxis for tr in fig.data] == ["coloraxis"] * 6 + ["coloraxis2"]
-    np.testing.assert_allclose(np.hstack([_z(tr) for tr in fig.data[3:6]]), small.layer.concat, atol=1e-6)
-    np.testing.assert_allclose(_z(fig.data[6]), small.layer.output, atol=1e-5)
-    assert "output column" in fig.data[6].hovertemplate
+    assert [tr.coloraxis for tr in fig.data] == ["coloraxis", "coloraxis", "coloraxis2"]
+    heads = _z(fig.data[0])
+    np.testing.assert_allclose(heads[:, ~np.isnan(heads).all(axis=0)], small.layer.concat, atol=1e-6)
+    np.testing.assert_allclose(_z(fig.data[1]), small.layer.concat, atol=1e-6)
+    np.testing.assert_allclose(_z(fig.data[2]), small.layer.output, atol=1e-5)
+    assert "output column" in fig.data[2].hovertemplate
     assert fig.layout.coloraxis.cmin == -fig.layout.coloraxis.cmax  # symmetric around 0
+    assert fig.layout.coloraxis2.cmax == pytest.approx(figs.robust_max(small.layer.output))  # the output's own scale
+    assert fig.layout.coloraxis.cmax == pytest.approx(figs.robust_max(small.layer.concat))
 
 
 def test_head_maps_one_trace_per_head_on_one_scale(shipped):
@@ -64,9 +71,13 @@ def test_head_maps_one_trace_per_head_on_one_scale(shipped):
     assert (fig.layout.coloraxis.cmin, fig.layout.coloraxis.cmax) == (0, 1)
     for i, tr in enumerate(fig.data):
         np.testing.assert_allclose(_z(tr), shipped.weights[i], atol=1e-6)
-    # four per row: head 4 starts a new row, under head 0
-    assert fig.data[4].x[0] == fig.data[0].x[0] and fig.data[4].y[0] > fig.data[0].y[-1]
+    # four per row: head 4 starts a new row, under head 0, each map on axes of its own
+    assert fig.data[4].xaxis == "x5" and fig.layout.xaxis5.domain == fig.layout.xaxis.domain
+    assert fig.layout.yaxis5.domain[1] < fig.layout.yaxis.domain[0]
     assert [a.bgcolor for a in fig.layout.annotations] == [QUALITATIVE[i % 8] for i in range(12)]
+    assert [a.text for a in fig.layout.annotations[:2]] == ["<b>1</b>", "<b>2</b>"]  # many heads: numbers
+    assert list(fig.data[0].x[:2]) == ["[CLS] (1)", "she (2)"]  # hover names the tokens, no per-cell strings
+    assert "query: %{y}" in fig.data[0].hovertemplate and fig.data[0].customdata is None
 
 
 def test_small_maps_label_the_first_token_and_every_few(shipped):
@@ -74,9 +85,10 @@ def test_small_maps_label_the_first_token_and_every_few(shipped):
     assert grid.every > 1 and not figs.maps_have_labels(12, shipped.T)
     fig = figs.head_maps(shipped, "en")
     shown = list(shipped.tokens[:: grid.every])
-    assert list(fig.layout.yaxis.ticktext) == shown * 3  # three rows of maps, the first column labelled
-    assert list(fig.layout.xaxis.ticktext) == shown * 4  # under the four maps of the lowest row
-    assert fig.layout.xaxis.tickvals[1] - fig.layout.xaxis.tickvals[0] == grid.every
+    labelled_y = [k for k in range(1, 13) if fig.layout[f"yaxis{k if k > 1 else ''}"].showticklabels]
+    labelled_x = [k for k in range(1, 13) if fig.layout[f"xaxis{k if k > 1 else ''}"].showticklabels]
+    assert labelled_y == [1, 5, 9] and labelled_x == [9, 10, 11, 12]  # the first column; the lowest row
+    assert list(fig.layout.yaxis.ticktext) == shown == list(fig.layout.xaxis9.ticktext)
     assert figs.maps_have_labels(2, 4)
     assert figs.maps_grid(12, 40).every >= 3
 
@@ -114,6 +126,9 @@ def test_lecture_figures_fit_under_the_projectors_title_and_step_bar(small, ship
     fig = figs.split_figure(long, "Q", "en", lecture=True)
     step = fig.layout.yaxis.tickvals[1].split(":")[0]
     assert int(step) >= 2  # 20 px labels on short rows: thinned
+    maps = figs.head_maps(shipped, "en", lecture=True)
+    keys_labelled = [maps.layout[f"xaxis{k if k > 1 else ''}"].showticklabels for k in range(1, 13)]
+    assert not any(keys_labelled)  # on a projector the keys are labelled on the close-up
 
 
 def test_head_names_are_legible_on_every_colour():
