@@ -175,9 +175,12 @@ class ScalingMistake:
     peak: tuple[float, float]  # mean largest weight of a row
 
 
-def scaling_mistake(layer: MultiHeadResult) -> ScalingMistake:
-    """The same heads' maps, scaled right and scaled as article 003's code does."""
-    d_head = layer.q_heads.shape[-1]
+def scaling_mistake(view: HeadsView) -> ScalingMistake:
+    """The same heads' maps, scaled right and scaled as article 003's code does (a view with Q, K, V).
+
+    The functions here take the view, not its arrays: the page's cache keys a view it made for nothing,
+    where hashing a layer's dozen arrays again on every rerun would cost milliseconds."""
+    layer, d_head = view.layer, view.d_head
     wrong = scaled_dot_product_attention(layer.q_heads, layer.k_heads, layer.v_heads, scale=1.0 / d_head).weights
     pair = (layer.weights, wrong)  # 2 x [h, T, T]
     return ScalingMistake(
@@ -189,17 +192,17 @@ def scaling_mistake(layer: MultiHeadResult) -> ScalingMistake:
     )
 
 
-def scores_gap(layer: MultiHeadResult) -> float:
+def scores_gap(view: HeadsView) -> float:
     """Largest difference between the heads' raw scores added up and one big head's Q Kᵀ
     (rounding only: a dot product is a sum over columns)."""
-    split = score_split(layer.q, layer.k, layer.q_heads.shape[0])
+    split = score_split(view.layer.q, view.layer.k, view.n_heads)
     return float(np.max(np.abs(split.summed - split.full)))
 
 
-def concat_gap(layer: MultiHeadResult) -> float:
+def concat_gap(view: HeadsView) -> float:
     """Largest difference between the heads' outputs placed side by side and the layer's joined
     matrix: 0, the join only moves numbers."""
-    return float(np.max(np.abs(merge_heads(layer.heads) - layer.concat)))
+    return float(np.max(np.abs(merge_heads(view.layer.heads) - view.layer.concat)))
 
 
 # --- how the heads differ -----------------------------------------------------------------------

@@ -75,7 +75,7 @@ def test_fit_heads_keeps_a_divisor_and_otherwise_says_why(d_model, wanted, expec
 
 def test_the_articles_scaling_mistake_flattens_the_maps():
     v = hv.random_view(tuple(["the", "cat", "sat", "on", "the", "mat"]), 64, 2, 0)
-    m = hv.scaling_mistake(v.layer)
+    m = hv.scaling_mistake(v)
     assert m.d_head == 32 and m.factors == pytest.approx((1 / np.sqrt(32), 1 / 32))
     np.testing.assert_array_equal(m.weights[0], v.weights)  # the right one is the layer's own
     assert m.entropy[1] > m.entropy[0] and m.peak[1] < m.peak[0]  # dividing by d_head: flatter, lower peaks
@@ -84,8 +84,8 @@ def test_the_articles_scaling_mistake_flattens_the_maps():
 
 def test_the_heads_scores_add_up_and_the_join_only_moves_numbers():
     v = hv.random_view(tuple(["attention", "is", "all", "you", "need"]), 24, 6, 2)
-    assert hv.scores_gap(v.layer) < 1e-12
-    assert hv.concat_gap(v.layer) == 0.0
+    assert hv.scores_gap(v) < 1e-12
+    assert hv.concat_gap(v) == 0.0
 
 
 def test_head_differences_by_hand():

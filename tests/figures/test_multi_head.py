@@ -166,7 +166,7 @@ def test_tables_name_their_rows_and_hold_the_numbers(small):
     assert figs.stats_table(diff, "zh").index.name == t("multi_head.col_head", "zh")
     cost = figs.cost_table(hv.cost_comparison(6, 3, 4), "en")
     assert cost.index.name == "quantity" and cost.loc["parameters in total"].tolist() == [144, 144]
-    mistake = figs.mistake_table(hv.scaling_mistake(small.layer), "en")
+    mistake = figs.mistake_table(hv.scaling_mistake(small), "en")
     assert mistake.index.name == "scaling" and mistake.iloc[1, 0] == pytest.approx(0.5)  # 1/d_head, d_head = 2
 
 
