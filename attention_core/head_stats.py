@@ -87,13 +87,9 @@ def mean_peak(weights: np.ndarray) -> np.ndarray:
 
 
 def head_overlap(weights: np.ndarray) -> np.ndarray:
-    """How alike two heads' maps are: the share of attention they put in the same place.
-    [h, T_q, T_k] -> [h, h]
+    """The share of attention two heads put in the same place: 1 identical, 0 disjoint.  [h, T_q, T_k] -> [h, h]
 
-    overlap(a, b) = (1/T_q) sum_i sum_j min(alpha_a[i, j], alpha_b[i, j]).  For one query, the sum
-    of minima is the weight both heads give the same keys: 1 for identical rows, 0 when they look
-    at different keys. It equals 1 minus the total variation distance between the two rows,
-    averaged over queries. The diagonal is 1.
+    1 minus the total variation distance between their rows, averaged over queries.
     """
     alpha = _maps(weights)  # [h, T_q, T_k]
     both = np.minimum(alpha[:, None], alpha[None, :])  # [h, h, T_q, T_k]
@@ -144,17 +140,9 @@ class ScoreSplit:
 
 
 def score_split(q: np.ndarray, k: np.ndarray, n_heads: int) -> ScoreSplit:
-    """Split the raw dot products by head.  [T, d_model], [T, d_model] -> ScoreSplit
-
-    A dot product is a sum over columns, so Q Kᵀ = sum_i Q_i Kᵀ_i: one big head adds all the
-    heads' scores together before its single softmax, and a key that matters to one head and not
-    to another gets one blended score. Multi-head keeps the h score tables apart, each with its
-    own softmax, so each head can rank the keys its own way.
-    """
-    q, k = np.asarray(q, dtype=np.float64), np.asarray(k, dtype=np.float64)
-    if q.ndim != 2 or q.shape != k.shape:
-        raise ValueError(f"q and k must both be [T, d_model] of the same shape; got {q.shape} and {k.shape}.")
-    d_head = _head_size(q.shape[1], n_heads)
+    """Split the raw dot products by head: Q Kᵀ = sum_i Q_i K_iᵀ, a dot product is a sum over columns.
+    [T, d_model], [T, d_model] -> ScoreSplit. One big head blends the h tables before one softmax."""
+    q, k, d_head = _score_operands(q, k, n_heads)  # [T, d_model], [T, d_model], d_model / h
     q_heads = q.reshape(q.shape[0], n_heads, d_head).transpose(1, 0, 2)  # [h, T, d_head]
     k_heads = k.reshape(k.shape[0], n_heads, d_head).transpose(1, 0, 2)  # [h, T, d_head]
     per_head = q_heads @ k_heads.transpose(0, 2, 1)  # [h, T, T]
@@ -210,6 +198,13 @@ def _distributions(weights, name: str) -> np.ndarray:
     if not np.all(np.isfinite(alpha)) or np.any(alpha < 0):
         raise ValueError(f"{name} must be attention weights: finite and never negative (softmax output).")
     return alpha
+
+
+def _score_operands(q, k, n_heads: int) -> tuple[np.ndarray, np.ndarray, int]:
+    q, k = np.asarray(q, dtype=np.float64), np.asarray(k, dtype=np.float64)
+    if q.ndim != 2 or q.shape != k.shape:
+        raise ValueError(f"q and k must both be [T, d_model] of the same shape; got {q.shape} and {k.shape}.")
+    return q, k, _head_size(q.shape[1], n_heads)
 
 
 def _maps(weights) -> np.ndarray:

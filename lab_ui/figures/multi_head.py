@@ -1,8 +1,11 @@
-"""Figures of the multi-head page: arrays in, go.Figure out, no Streamlit calls.
+"""Figures of the multi-head page: a HeadsView (attention_core.head_views) and the language in,
+go.Figure out, no Streamlit calls; and the tables of the numbers behind them (DataFrames for
+lab_ui.widgets.show_table). Each builder looks up its own labels.
 
 Each head keeps one Okabe-Ito colour in every figure (the split of Q, K, V, the maps, the joined
 outputs, the bars), so "head 2" is the same orange everywhere. Matrices are drawn as heatmaps on
-numeric axes with token tick labels (figures.common), one shared colour scale per figure.
+numeric axes with token tick labels, one shared colour scale per figure. Every figure's title
+says where its weights come from, and random weights are called random there, also in a saved PNG.
 """
 
 from __future__ import annotations
@@ -11,19 +14,58 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+import pandas as pd
 import plotly.graph_objects as go
 
+from attention_core.head_stats import PATTERNS
+from attention_core.head_views import CostComparison, HeadDifferences, HeadsView, ScalingMistake
 from lab_ui.figures.common import (
     DIVERGING,
     FONT_FAMILY,
+    NO_TEMPLATE,
     QUALITATIVE,
     SEQUENTIAL,
     heatmap,
     safe_label,
 )
+from lab_ui.i18n import t
 
 DIVERGING_WARM = DIVERGING + "_r"  # positive values red, negative blue, zero white
 MAX_TEXT_CELLS = 160  # print values in the cells only when a part has at most this many
+PLOT_WIDTH_PX = 620  # the maps' plot area at 1280 px with the sidebar open (colour bar and labels beside it)
+LECTURE_WIDTH_PX = 1000  # the same in lecture mode: no sidebar
+# Lecture mode: the figures are built this tall (at most LECTURE_FIGURE_MAX_PX anyway), so that under the title
+# row, the step bar and a wrapped row of popovers a 1280x720 projector still shows each figure whole.
+LECTURE_HEIGHT_PX = 390
+MIN_LABEL_GAP_PX = 13  # token labels closer than this overlap; thinned to every 2nd, 3rd, ...
+LECTURE_LABEL_GAP_PX = 23  # the same for lecture mode's 20 px text
+RANDOM_COLOUR = "#B34E00"  # dark orange, 5.2:1 on white: the title of random weights stands out
+
+
+# The formula of each section, shown beside the core function that computes it (formula_and_code).
+FORMULAS = {
+    "split": (
+        r"\begin{aligned} Q &= x\,W_q \\ d_{head} &= d_{model} / h \\ Q_i &= \text{columns } c \text{ of } Q"
+        r" \\ &\phantom{=}\ \text{for } (i-1)\,d_{head} < c \le i\,d_{head} \end{aligned}"
+    ),
+    "maps": (
+        r"\begin{aligned} A_i &= Q_i K_i^{\top} \\ Q K^{\top} &= A_1 + \dots + A_h \\"
+        r" \alpha_i &= \mathrm{softmax}\!\left(A_i / \sqrt{d_{head}}\right) \end{aligned}"
+    ),
+    "join": (
+        r"\begin{aligned} \mathrm{head}_i &= \mathrm{softmax}\!\left(\frac{Q_i K_i^{\top}}{\sqrt{d_{head}}}\right)"
+        r" V_i \\ \mathrm{MultiHead}(x) &= [\mathrm{head}_1, \dots, \mathrm{head}_h]\, W_o \end{aligned}"
+    ),
+    "differ": (
+        r"\begin{aligned} H(\alpha_i) &= -\textstyle\sum_j \alpha_{ij} \log_2 \alpha_{ij} \\ H_h &= \tfrac{1}{T}"
+        r" \textstyle\sum_i H(\alpha^{h}_i) \\ \mathrm{overlap}(a, b) &= \tfrac{1}{T} \textstyle\sum_{i,j}"
+        r" \min(\alpha^{a}_{ij}, \alpha^{b}_{ij}) \end{aligned}"
+    ),
+    "cost": (
+        r"\begin{aligned} & \underbrace{h \cdot 3\, d_{model}\, d_{head}}_{W_q, W_k, W_v}"
+        r" + \underbrace{d_{model}^2}_{W_o} \\ &= 3\, d_{model}^2 + d_{model}^2 = 4\, d_{model}^2 \end{aligned}"
+    ),
+}
 
 
 def head_colour(i: int) -> str:
@@ -52,16 +94,35 @@ def robust_max(z: np.ndarray) -> float:
     return float(np.percentile(finite, 99)) if finite.size else 1.0
 
 
+def source_title(view: HeadsView, lang: str) -> str:
+    """Where the weights come from, as a figure's title: random weights are called random."""
+    if view.source == "random":
+        text = t("multi_head.fig_random", lang, seed=view.seed)
+        return f"<span style='color:{RANDOM_COLOUR}'><b>{text}</b></span>"
+    return t("multi_head.fig_model", lang, layer=view.layer_number)
+
+
+def _head_name(lang: str) -> str:
+    return t("multi_head.head_name", lang, i="{i}")  # "head {i}", filled per head below
+
+
+def _label_step(cell_px: float, lecture: bool = False) -> int:
+    """Label every token while the rows are far enough apart, else every 2nd, 3rd, ..."""
+    return max(1, int(np.ceil((LECTURE_LABEL_GAP_PX if lecture else MIN_LABEL_GAP_PX) / max(cell_px, 1e-9))))
+
+
 # --- stacked matrices: one matrix cut into head blocks, or head blocks joined ---------------------
 
 
 @dataclass(frozen=True)
 class _Part:
-    """One matrix of a stacked figure on its own pair of axes, drawn as one heatmap per block.
-    One trace per head keeps the hover text per trace (which head, which column) instead of one
-    string per cell, which would be megabytes at d_model = 512."""
+    """One matrix of a stacked figure on its own pair of axes, drawn as ONE heatmap: a trace per head
+    would cost Plotly a few milliseconds each to serialise on every rerun (12 heads, 3 parts: 37 traces).
+    Which head and which column a cell is comes from `custom`, small integers sent as binary."""
 
-    blocks: list[tuple[np.ndarray, np.ndarray, str]]  # (z [T, n], x of its columns [n], hover line)
+    z: np.ndarray  # the values, NaN in the gaps between heads                     [T, width]
+    custom: np.ndarray | None  # head (from 1), or (column of the whole matrix, head)  [T, width(, 2)] or None
+    hover: str  # the hover line naming the cell's column (and head)
     width: int  # cells across this part's x axis, gaps included
     title: str
     coloraxis: str
@@ -72,45 +133,59 @@ class _Part:
 def _whole(z: np.ndarray, n_heads: int, title: str, coloraxis: str, column: str, head: str | None) -> _Part:
     """A [T, d_model] matrix; with `head` (e.g. "head {i}") cut into outlined head blocks."""
     z = np.asarray(z, dtype=np.float32)  # [T, d_model]
-    d_model = z.shape[1]
+    T, d_model = z.shape
     if head is None:
-        return _Part([(z, np.arange(d_model), f"{column} %{{x}}")], d_model, title, coloraxis)
+        return _Part(z, None, f"{column} %{{x}}", d_model, title, coloraxis)
     d_head = d_model // n_heads
-    cols = [np.arange(i * d_head, (i + 1) * d_head) for i in range(n_heads)]  # h x [d_head]
-    blocks = [(z[:, c], c, f"{column} %{{x}} · {head.format(i=i + 1)}") for i, c in enumerate(cols)]
-    boxes = [(c[0] - 0.5, c[-1] + 0.5, i) for i, c in enumerate(cols)]
-    return _Part(blocks, d_model, title, coloraxis, boxes)
+    custom = np.repeat(np.arange(1, n_heads + 1, dtype=np.uint8), d_head)  # each column's head  [d_model]
+    custom = np.ascontiguousarray(np.broadcast_to(custom, (T, d_model)))  # [T, d_model]
+    boxes = [(i * d_head - 0.5, (i + 1) * d_head - 0.5, i) for i in range(n_heads)]
+    hover = f"{column} %{{x}} · {head.format(i='%{customdata}')}"
+    return _Part(z, custom, hover, d_model, title, coloraxis, boxes)
 
 
-def _apart(blocks: np.ndarray, title: str, coloraxis: str, head: str) -> _Part:
-    """[h, T, d_head] blocks side by side with a gap between heads, each named under its box."""
-    h, _, d_head = blocks.shape
+def _apart(blocks: np.ndarray, title: str, coloraxis: str, head: str, column: str) -> _Part:
+    """[h, T, d_head] blocks side by side with a gap of empty (NaN) cells between heads, each
+    outlined and named under its box; hover names the column of the whole matrix."""
+    h, T, d_head = blocks.shape
     gap = max(1, d_head // 4)
-    xs = [i * (d_head + gap) + np.arange(d_head) for i in range(h)]  # h x [d_head]
-    parts = [(np.asarray(blocks[i], dtype=np.float32), xs[i], head.format(i=i + 1)) for i in range(h)]
-    boxes = [(x[0] - 0.5, x[-1] + 0.5, i) for i, x in enumerate(xs)]
-    return _Part(parts, h * d_head + (h - 1) * gap, title, coloraxis, boxes, named=True)
+    width = h * d_head + (h - 1) * gap
+    z = np.full((T, width), np.nan, dtype=np.float32)  # [T, width]
+    custom = np.zeros((T, width, 2), dtype=np.int16)  # [T, width, 2]
+    for i in range(h):
+        x0 = i * (d_head + gap)
+        z[:, x0 : x0 + d_head] = blocks[i]  # [T, d_head]
+        custom[:, x0 : x0 + d_head] = np.stack(np.broadcast_arrays(np.arange(i * d_head, (i + 1) * d_head), i + 1), -1)
+    boxes = [(i * (d_head + gap) - 0.5, i * (d_head + gap) + d_head - 0.5, i) for i in range(h)]
+    hover = f"{head.format(i='%{customdata[1]}')} · {column} %{{customdata[0]}}"
+    return _Part(z, custom, hover, width, title, coloraxis, boxes, named=True)
 
 
-def _stack(parts: list[_Part], tokens: Sequence[str], labels: dict, scales: dict[str, float]) -> go.Figure:
+def _stack(parts: list[_Part], view: HeadsView, lang: str, scales: dict[str, float], lecture: bool) -> go.Figure:
     """Draw the parts one under another, each on its own axes spanning the full width, rows
-    labelled with the tokens. Traces, shapes and annotations are collected as plain dicts and
-    validated once, when the figure is made: adding them one by one re-runs Plotly's layout
-    machinery each time."""
-    T = len(tokens)
-    n = len(parts)
-    cell_h = float(np.clip(300 / max(T, 1), 9, 30))  # px per token row
-    part_h, gap_h = T * cell_h, 62.0  # gap: room for the head names and the next part's title
+    labelled with the tokens, the weights' source as the title. Traces, shapes and annotations
+    are collected as plain dicts and validated once, when the figure is made. In lecture mode the
+    whole figure is LECTURE_HEIGHT_PX tall, its rows as high as that leaves."""
+    T, n = view.T, len(parts)
+    token, value, head = t("multi_head.label_token", lang), t("multi_head.label_value", lang), _head_name(lang)
+    top_m, bottom_m, gap_h = (64, 30, 58.0) if lecture else (66, 34, 62.0)  # gap: head names, next part's title
+    if lecture:
+        cell_h = (LECTURE_HEIGHT_PX - top_m - bottom_m - (n - 1) * gap_h) / (n * max(T, 1))
+    else:
+        cell_h = float(np.clip(300 / max(T, 1), 9, 30))  # px per token row
+    part_h = T * cell_h
     plot_h = n * part_h + (n - 1) * gap_h
-    tick_text = [safe_label(tok) for tok in tokens]
+    tick_text = [safe_label(tok) for tok in view.tokens]
     rows = [f"{p}: {tok}" for p, tok in enumerate(tick_text)]  # unique categories: repeated tokens stay apart
-    every = int(np.ceil(15 / cell_h))  # label every row while they fit, else every 2nd, 3rd, ...
-    show_text = all(sum(z.size for z, _, _ in p.blocks) <= MAX_TEXT_CELLS for p in parts)
+    every = _label_step(cell_h, lecture)
+    show_text = all(np.count_nonzero(~np.isnan(p.z)) <= MAX_TEXT_CELLS for p in parts)
     domains = [(max(0.0, top - part_h / plot_h), top) for top in (1 - k * (part_h + gap_h) / plot_h for k in range(n))]
     traces, shapes, notes = [], [], []
     layout: dict = {
-        "font": dict(family=FONT_FAMILY), "hoverlabel": dict(font=dict(family=FONT_FAMILY)),
-        "margin": dict(l=10, r=10, t=60, b=34), "height": int(plot_h + 60 + 34),
+        "font": dict(family=FONT_FAMILY), "hoverlabel": dict(font=dict(family=FONT_FAMILY)), "template": NO_TEMPLATE,
+        "title": dict(text=source_title(view, lang), x=0, xanchor="left", y=1, yanchor="top", yref="container",
+                      pad=dict(t=8)),
+        "margin": dict(l=10, r=10, t=top_m, b=bottom_m), "height": round(plot_h + top_m + bottom_m),
     }  # fmt: skip
     for k, p in enumerate(parts):
         xa, ya, (bottom, top) = f"x{k + 1}" if k else "x", f"y{k + 1}" if k else "y", domains[k]
@@ -123,20 +198,20 @@ def _stack(parts: list[_Part], tokens: Sequence[str], labels: dict, scales: dict
             autorange="reversed", tickmode="array", tickvals=rows[::every], ticktext=tick_text[::every],
             showgrid=False, zeroline=False,
         )  # fmt: skip
-        for z, x, hover in p.blocks:
-            traces.append(dict(
-                type="heatmap", z=z, x=x, y=rows, xaxis=xa, yaxis=ya, coloraxis=p.coloraxis, name=p.title,
-                hovertemplate=f"{labels['token']}: %{{y}}<br>{hover}<br>{labels['value']}: %{{z:.4f}}<extra></extra>",
-                xgap=1 if p.width <= 120 else 0, ygap=1 if cell_h >= 8 else 0,  # a gap wider than a cell hides it
-                texttemplate="%{z:.2f}" if show_text else None,
-            ))  # fmt: skip
+        traces.append(dict(
+            type="heatmap", z=p.z, x=np.arange(p.width), y=rows, xaxis=xa, yaxis=ya, coloraxis=p.coloraxis,
+            name=p.title, customdata=p.custom, hoverongaps=False,
+            hovertemplate=f"{token}: %{{y}}<br>{p.hover}<br>{value}: %{{z:.4f}}<extra></extra>",
+            xgap=1 if p.width <= 120 else 0, ygap=1 if cell_h >= 8 else 0,  # a gap wider than a cell hides it
+            texttemplate="%{z:.2f}" if show_text else None,
+        ))  # fmt: skip
         notes.append(dict(text=f"<b>{p.title}</b>", x=0, xref="paper", y=top, yref="paper", yshift=4,
                           xanchor="left", yanchor="bottom", showarrow=False))  # fmt: skip
         for x0, x1, i in p.boxes:
             shapes.append(dict(type="rect", x0=x0, x1=x1, y0=-0.5, y1=T - 0.5, xref=xa, yref=ya,
                                line=dict(color=head_colour(i), width=3), fillcolor="rgba(0,0,0,0)"))  # fmt: skip
             if p.named:
-                name = labels["head"].format(i=i + 1) if len(p.boxes) <= 8 else str(i + 1)  # many heads: numbers
+                name = head.format(i=i + 1) if len(p.boxes) <= 8 else str(i + 1)  # many heads: numbers
                 notes.append(dict(x=(x0 + x1) / 2, y=T - 0.5, xref=xa, yref=ya, yanchor="top", yshift=-3,
                                   **head_tag(i, name)))  # fmt: skip
     for name in dict.fromkeys(p.coloraxis for p in parts):
@@ -145,193 +220,302 @@ def _stack(parts: list[_Part], tokens: Sequence[str], labels: dict, scales: dict
         m = max(scales[name], 1e-12)
         layout[name] = dict(
             colorscale=DIVERGING_WARM, cmin=-m, cmax=m,
-            colorbar=dict(title=dict(text=labels["value"], side="right"), thickness=14,
-                          len=top - bottom, y=(top + bottom) / 2, yanchor="middle"),
+            colorbar=dict(title=dict(text=value, side="right"), thickness=14, len=top - bottom,
+                          y=(top + bottom) / 2, yanchor="middle"),
         )  # fmt: skip
     return go.Figure(data=traces, layout=dict(layout, shapes=shapes, annotations=notes))
 
 
-def split_figure(
-    whole: np.ndarray,
-    blocks: np.ndarray,
-    tokens: Sequence[str],
-    *,
-    whole_title: str,
-    split_title: str,
-    labels: dict,
-) -> go.Figure:
-    """A matrix [T, d_model] on top, its head blocks [h, T, d_head] pulled apart below, each block
-    outlined in its head's colour. Traces: the h blocks of the matrix, then the h blocks apart.
-    labels: token, value, column (the word for a column), head ("head {i}")."""
-    h = blocks.shape[0]
+def split_figure(view: HeadsView, matrix: str, lang: str, lecture: bool = False) -> go.Figure:
+    """Q, K or V [T, d_model] on top, its head blocks [h, T, d_head] pulled apart below, each block
+    outlined in its head's colour. Traces: the matrix, then its blocks apart (NaN between them)."""
+    r = view.layer
+    whole, blocks = {"Q": (r.q, r.q_heads), "K": (r.k, r.k_heads), "V": (r.v, r.v_heads)}[matrix]
+    sizes = dict(name=matrix, T=view.T, d_model=view.d_model, n_heads=view.n_heads, d_head=view.d_head)
+    head, column = _head_name(lang), t("multi_head.label_column", lang)
     parts = [
-        _whole(whole, h, whole_title, "coloraxis", labels["column"], labels["head"]),
-        _apart(blocks, split_title, "coloraxis", labels["head"]),
+        _whole(whole, view.n_heads, t("multi_head.whole_title", lang, **sizes), "coloraxis", column, head),
+        _apart(blocks, t("multi_head.split_title", lang, **sizes), "coloraxis", head, column),
     ]
-    return _stack(parts, tokens, labels, {"coloraxis": robust_max(whole)})
+    return _stack(parts, view, lang, {"coloraxis": robust_max(whole)}, lecture)
 
 
-def concat_figure(
-    heads: np.ndarray,
-    concat: np.ndarray,
-    output: np.ndarray,
-    tokens: Sequence[str],
-    *,
-    heads_title: str,
-    concat_title: str,
-    output_title: str,
-    labels: dict,
-) -> go.Figure:
+def concat_figure(view: HeadsView, lang: str, lecture: bool = False) -> go.Figure:
     """The heads' outputs [h, T, d_head] apart, then joined into [T, d_model] (same colours),
     then the result of × W_o [T, d_model] on its own colour scale: W_o mixes every head into
-    every column, so the head outlines end there. Traces: h heads, h joined blocks, the output.
-    labels: as split_figure, plus out_column."""
-    h = heads.shape[0]
+    every column, so the head outlines end there. Traces: the heads apart, joined, the output."""
+    r = view.layer
+    sizes = dict(T=view.T, d_model=view.d_model, n_heads=view.n_heads, d_head=view.d_head)
+    head, column = _head_name(lang), t("multi_head.label_column", lang)
     parts = [
-        _apart(heads, heads_title, "coloraxis", labels["head"]),
-        _whole(concat, h, concat_title, "coloraxis", labels["column"], labels["head"]),
-        _whole(output, h, output_title, "coloraxis2", labels["out_column"], None),
-    ]
-    scales = {"coloraxis": robust_max(concat), "coloraxis2": robust_max(output)}
-    return _stack(parts, tokens, labels, scales)
+        _apart(r.heads, t("multi_head.heads_title", lang, **sizes), "coloraxis", head, column),
+        _whole(r.concat, view.n_heads, t("multi_head.concat_title", lang, **sizes), "coloraxis", column, head),
+        _whole(r.output, view.n_heads, t("multi_head.output_title", lang, **sizes), "coloraxis2",
+               t("multi_head.label_out_column", lang), None),
+    ]  # fmt: skip
+    scales = {"coloraxis": robust_max(r.concat), "coloraxis2": robust_max(r.output)}
+    return _stack(parts, view, lang, scales, lecture)
 
 
 # --- each head's attention map, side by side --------------------------------------------------
 
 
-def maps_layout(n_heads: int, T: int, cols: int = 4) -> tuple[int, int, int, int, float]:
-    """Grid of the small multiples: (cols, rows, gap, gap_y, px per cell at a ~720 px wide plot)."""
-    cols = max(1, min(n_heads, cols))
-    rows = -(-n_heads // cols)
+@dataclass(frozen=True)
+class MapsGrid:
+    """Where the small multiples go: cols x rows maps of T x T cells, `gap` cells between maps
+    across and `gap_y` down (room for the head's name), `cell` px per cell at the plot's width."""
+
+    cols: int
+    rows: int
+    gap: int
+    gap_y: int
+    cell: float
+    every: int  # a token label on every `every`-th row and column (1: all of them)
+
+
+# On a phone the small maps are a few pixels a cell: the keys' labels under them would overlap (the close-up has
+# them, and every cell names its tokens on hover). The figure is built without knowing the screen; CSS does know it.
+MAPS_ON_PHONES = (
+    "<style>@media (max-width: 640px) { .st-key-mh_maps .xaxislayer-above text { display: none; } }</style>"
+)
+LECTURE_MAPS_PX = LECTURE_HEIGHT_PX - 100  # the maps' plot area in lecture mode: title above, axis title below
+LECTURE_TAG_PX = 32  # a head's name at lecture mode's 20 px text
+
+
+def maps_grid(n_heads: int, T: int, lecture: bool = False) -> MapsGrid:
+    """Four maps to a row on a screen; six on a projector, where the figure must also fit in
+    LECTURE_HEIGHT_PX, so two rows of six are larger than three rows of four there."""
+    rows = -(-n_heads // (6 if lecture else 4))
+    cols = -(-n_heads // rows)  # rows as full as they can be: 8 heads are two rows of four
     gap = max(1, round(T / 5))
-    cell = float(np.clip(720 / (cols * T + (cols - 1) * gap), 6, 46))
+    width = LECTURE_WIDTH_PX if lecture else PLOT_WIDTH_PX
+    cell = float(np.clip(width / (cols * T + (cols - 1) * gap), 4, 46))
     gap_y = max(gap, int(np.ceil(30 / cell)))  # room for the head's name above each map
-    return cols, rows, gap, gap_y, cell
+    if lecture:  # the rows share what LECTURE_MAPS_PX leaves after a head name above each
+        cell = min(cell, (LECTURE_MAPS_PX - rows * LECTURE_TAG_PX) / (rows * T))
+        gap_y = max(gap, int(np.ceil(LECTURE_TAG_PX / cell)))
+    return MapsGrid(cols, rows, gap, gap_y, cell, _label_step(cell, lecture))
 
 
-def maps_have_labels(n_heads: int, T: int) -> bool:
-    """Are the cells of head_maps large enough to print the tokens beside them?"""
-    return maps_layout(n_heads, T)[-1] >= 14
+def maps_have_labels(n_heads: int, T: int, lecture: bool = False) -> bool:
+    """Does head_maps label every token? If not, the page adds a close-up of one head."""
+    return maps_grid(n_heads, T, lecture).every == 1
 
 
-def head_maps(
-    weights: np.ndarray,
-    tokens: Sequence[str],
-    *,
-    head_names: Sequence[str],
-    query_title: str,
-    key_title: str,
-    value_name: str,
-) -> go.Figure:
-    """Small multiples of weights [h, T, T], one trace per head on one shared colour scale 0..1,
-    so the same colour means the same weight in every head. Token labels are printed only when
-    the cells are large enough to hold them; hover always names the query and the key."""
-    h, T, _ = weights.shape
-    cols, rows, gap, gap_y, cell = maps_layout(h, T)
-    labelled = maps_have_labels(h, T)
-    text = [safe_label(s) for s in tokens]
-    token_grid = np.array(text, dtype=object)
-    custom = np.stack(np.broadcast_arrays(token_grid[:, None], token_grid[None, :]), axis=-1)  # [T, T, 2]
-    show_values = T <= 6 and h <= 4
-    gaps = 1 if cell >= 8 else 0  # white lines between cells, while they leave the cells visible
-    traces, shapes, notes = [], [], []
-    x_vals, x_text, y_vals, y_text = [], [], [], []
+def head_maps(view: HeadsView, lang: str, lecture: bool = False) -> go.Figure:
+    """Small multiples of the weights [h, T, T], one trace per head on axes of its own (their token
+    categories name the query and the key on hover, with no per-cell strings to send), one shared
+    colour scale 0..1, so the same colour means the same weight in every head. Tokens label the
+    first column's rows and the lowest maps' columns, all of them while they fit, else the first
+    and every 2nd, 3rd, ...; in lecture mode only the rows (the close-up below has the rest)."""
+    weights, h, T = view.weights, view.n_heads, view.T
+    g = maps_grid(h, T, lecture)
+    query, key, weight = t("multi_head.query", lang), t("multi_head.key", lang), t("multi_head.weight", lang)
+    names = [t("multi_head.head_name", lang, i=i + 1) for i in range(h)]
+    text = [safe_label(s) for s in view.tokens]
+    cats = [f"{s} ({p + 1})" for p, s in enumerate(text)]  # unique even when a token repeats; hover shows them
+    shown = slice(0, T, g.every)  # the labelled positions
+    width, height_cells = g.cols * T + (g.cols - 1) * g.gap, g.rows * (T + g.gap_y)  # the grid in cells
+    gaps = 1 if g.cell >= 12 else 0  # white lines between cells, while they leave the cells visible (a phone too)
+    font = dict(size=int(np.clip(g.cell * 0.9 * g.every, 9, 12)))
+    traces, shapes, notes, layout = [], [], [], {}
     for i in range(h):
-        r, c = divmod(i, cols)
-        x0, y0 = c * (T + gap), r * (T + gap_y)
+        r, c = divmod(i, g.cols)
+        xa, ya = (f"x{i + 1}", f"y{i + 1}") if i else ("x", "y")
+        left, top = c * (T + g.gap) / width, 1 - (r * (T + g.gap_y) + g.gap_y) / height_cells
+        x_dom, y_dom = [left, min(1.0, left + T / width)], [max(0.0, top - T / height_cells), top]  # rounding
         traces.append(dict(
-            type="heatmap", z=np.asarray(weights[i], dtype=np.float32), x=x0 + np.arange(T), y=y0 + np.arange(T),
-            coloraxis="coloraxis", name=head_names[i], customdata=custom, xgap=gaps, ygap=gaps,
-            texttemplate="%{z:.2f}" if show_values else None,
-            hovertemplate=(f"{head_names[i]}<br>{query_title}: %{{customdata[0]}}<br>{key_title}: "
-                           f"%{{customdata[1]}}<br>{value_name}: %{{z:.4f}}<extra></extra>"),
+            type="heatmap", z=np.asarray(weights[i], dtype=np.float32), x=cats, y=cats, xaxis=xa, yaxis=ya,
+            coloraxis="coloraxis", name=names[i], xgap=gaps, ygap=gaps,
+            texttemplate="%{z:.2f}" if T <= 6 and h <= 4 else None,
+            hovertemplate=f"{names[i]}<br>{query}: %{{y}}<br>{key}: %{{x}}<br>{weight}: %{{z:.4f}}<extra></extra>",
         ))  # fmt: skip
-        shapes.append(dict(type="rect", x0=x0 - 0.5, x1=x0 + T - 0.5, y0=y0 - 0.5, y1=y0 + T - 0.5,
+        low = i + g.cols >= h  # the lowest map of its column: its keys are labelled under it
+        layout[xa.replace("x", "xaxis")] = dict(
+            domain=x_dom, anchor=ya, type="category", tickmode="array", tickvals=cats[shown], ticktext=text[shown],
+            showticklabels=low and not lecture, tickangle=-90 if T > 4 else 0, tickfont=font, ticks="", showgrid=False,
+            zeroline=False, title=dict(text=key) if low and c == 0 else None,
+        )  # fmt: skip
+        layout[ya.replace("y", "yaxis")] = dict(
+            domain=y_dom, anchor=xa, type="category", autorange="reversed", tickmode="array", tickvals=cats[shown],
+            ticktext=text[shown], showticklabels=c == 0, tickfont=font, ticks="", showgrid=False, zeroline=False,
+            title=dict(text=query) if c == 0 and r == (g.rows - 1) // 2 else None,
+        )  # fmt: skip
+        shapes.append(dict(type="rect", xref="paper", yref="paper", x0=x_dom[0], x1=x_dom[1], y0=y_dom[0], y1=y_dom[1],
                            line=dict(color=head_colour(i), width=3), fillcolor="rgba(0,0,0,0)"))  # fmt: skip
-        notes.append(dict(x=x0 - 0.5, y=y0 - 0.5, xanchor="left", yanchor="bottom", yshift=3,
-                          **head_tag(i, head_names[i])))  # fmt: skip
-        if r == 0:
-            x_vals += list(x0 + np.arange(T))
-            x_text += text
-        if c == 0:
-            y_vals += list(y0 + np.arange(T))
-            y_text += text
-    height = rows * (T + gap_y) * cell + (110 if labelled else 60)
-    layout = dict(
-        xaxis=dict(tickmode="array", tickvals=x_vals, ticktext=x_text, showticklabels=labelled, side="bottom",
-                   title=dict(text=key_title), showgrid=False, zeroline=False,
-                   range=[-0.5, cols * (T + gap) - gap - 0.5]),
-        yaxis=dict(tickmode="array", tickvals=y_vals, ticktext=y_text, showticklabels=labelled,
-                   title=dict(text=query_title), showgrid=False, zeroline=False,
-                   range=[rows * (T + gap_y) - gap_y - 0.5, -0.5 - gap_y]),
+        tag = names[i] if h <= 4 else str(i + 1)  # many heads: numbers, which fit above a narrow map on a phone
+        notes.append(dict(x=x_dom[0], y=y_dom[1], xref="paper", yref="paper", xanchor="left", yanchor="bottom",
+                          yshift=3, **head_tag(i, tag)))  # fmt: skip
+    label_room = 7 * max(map(len, text), default=0)  # rotated key labels under the maps
+    height = height_cells * g.cell + 50 + 40 + min(label_room, 110)
+    height = LECTURE_HEIGHT_PX if lecture else int(np.clip(height, 260, 1300))  # lecture: keys on the close-up
+    layout.update(
+        title=dict(text=source_title(view, lang), x=0, xanchor="left"),
         coloraxis=dict(colorscale=SEQUENTIAL, cmin=0, cmax=1,
-                       colorbar=dict(title=dict(text=value_name, side="right"), thickness=14)),
-        font=dict(family=FONT_FAMILY), hoverlabel=dict(font=dict(family=FONT_FAMILY)),
-        margin=dict(l=10, r=10, t=20, b=10), height=int(np.clip(height, 240, 1300)),
-        shapes=shapes, annotations=notes,
+                       colorbar=dict(title=dict(text=weight, side="right"), thickness=14)),
+        font=dict(family=FONT_FAMILY), hoverlabel=dict(font=dict(family=FONT_FAMILY)), template=NO_TEMPLATE,
+        margin=dict(l=10, r=10, t=50, b=10), height=height, shapes=shapes, annotations=notes,
     )  # fmt: skip
     return go.Figure(data=traces, layout=layout)
 
 
-def head_detail(weights: np.ndarray, tokens: Sequence[str], i: int, *, head_name: str, query_title: str,
-                key_title: str, value_name: str) -> go.Figure:  # fmt: skip
-    """One head's map, large, with every token labelled: the close-up of the small multiples."""
-    T = len(tokens)
-    title = f"<span style='color:{head_colour(i)}'>■</span> {head_name}"  # the head's colour as a swatch
-    return heatmap(weights, tokens, tokens, x_title=key_title, y_title=query_title, value_name=value_name,
-                   title=title, zmin=0.0, zmax=1.0, height=int(np.clip(24 * T + 170, 300, 1000)))  # fmt: skip
+def head_detail(view: HeadsView, head: int, lang: str) -> go.Figure:
+    """One head's map (head from 1), large, with every token labelled: the close-up of the small
+    multiples."""
+    i = head - 1
+    name = t("multi_head.head_name", lang, i=head)
+    title = f"<span style='color:{head_colour(i)}'>■</span> {name} · {source_title(view, lang)}"
+    return heatmap(view.weights[i], view.tokens, view.tokens, x_title=t("multi_head.key", lang),
+                   y_title=t("multi_head.query", lang), value_name=t("multi_head.weight", lang), title=title,
+                   zmin=0.0, zmax=1.0, height=int(np.clip(24 * view.T + 170, 300, 1000)))  # fmt: skip
 
 
 # --- do the heads differ? ---------------------------------------------------------------------
 
 
-def entropy_bars(
-    entropy: np.ndarray, head_names: Sequence[str], *, uniform: float, uniform_label: str, x_title: str, y_title: str
-) -> go.Figure:
+def _numbers(n: int) -> list[str]:
+    return [str(i + 1) for i in range(n)]  # short tick labels where the axis says "head"
+
+
+def entropy_bars(view: HeadsView, diff: HeadDifferences, lang: str, lecture: bool = False) -> go.Figure:
     """Each head's mean entropy in bits, one bar in each head's colour, and a dashed line at
     log2(T): a head spread evenly over every token would reach it."""
-    values = np.asarray(entropy, dtype=np.float32)  # [h]
-    ticks = list(range(len(head_names)))
+    values = np.asarray(diff.entropy, dtype=np.float32)  # [h]
+    ticks = list(range(len(values)))
+    names = [t("multi_head.head_name", lang, i=i + 1) for i in ticks]
+    x_title, y_title = t("multi_head.col_head", lang), t("multi_head.entropy_y", lang)
+    uniform = diff.uniform_bits
+    label = t("multi_head.uniform_label", lang, T=view.T, bits=f"{uniform:.2f}")
     top = max(uniform, float(np.max(values, initial=0.0))) * 1.15 + 1e-9
     return go.Figure(
         data=[dict(
             type="bar", x=ticks, y=values, marker=dict(color=[head_colour(i) for i in ticks]),
-            text=[f"{v:.2f}" for v in values], textposition="auto", customdata=list(head_names),
-            hovertemplate=f"{x_title}: %{{customdata}}<br>{y_title}: %{{y:.4f}}<extra></extra>",
+            text=[f"{v:.2f}" for v in values], textposition="auto", customdata=names,
+            hovertemplate=f"%{{customdata}}<br>{y_title}: %{{y:.4f}}<extra></extra>",
         )],
         layout=dict(
-            xaxis=dict(title=dict(text=x_title), tickmode="array", tickvals=ticks, ticktext=list(head_names)),
-            yaxis=dict(title=dict(text=y_title), range=[0, top]),
+            title=dict(text=source_title(view, lang), x=0, xanchor="left"),
+            xaxis=dict(title=dict(text=x_title), tickmode="array", tickvals=ticks, ticktext=_numbers(len(ticks))),
+            yaxis=dict(title=dict(text=y_title), range=[0, top], automargin=True),
             shapes=[dict(type="line", xref="paper", x0=0, x1=1, y0=uniform, y1=uniform,
                          line=dict(dash="dash", color="#555555", width=2))],
-            annotations=[dict(text=uniform_label, xref="paper", x=0, y=uniform, xanchor="left", yanchor="bottom",
+            annotations=[dict(text=label, xref="paper", x=0, y=uniform, xanchor="left", yanchor="bottom",
                               showarrow=False)],
-            font=dict(family=FONT_FAMILY), hoverlabel=dict(font=dict(family=FONT_FAMILY)),
-            margin=dict(l=10, r=10, t=20, b=10), height=400,
+            font=dict(family=FONT_FAMILY), hoverlabel=dict(font=dict(family=FONT_FAMILY)), template=NO_TEMPLATE,
+            margin=dict(l=10, r=10, t=50, b=10), height=LECTURE_HEIGHT_PX if lecture else 400,
         ),
     )  # fmt: skip
 
 
-def overlap_heatmap(overlap: np.ndarray, head_names: Sequence[str], *, title: str, value_name: str) -> go.Figure:
+def overlap_heatmap(view: HeadsView, diff: HeadDifferences, lang: str, lecture: bool = False) -> go.Figure:
     """Pairwise overlap of the heads' maps, 0 (they look at different tokens) to 1 (identical),
     values printed in the cells while there are few enough heads to read them."""
-    z = np.asarray(overlap, dtype=np.float32)  # [h, h]
-    ticks = list(range(len(head_names)))
-    names = np.array(head_names, dtype=object)
+    z = np.asarray(diff.overlap, dtype=np.float32)  # [h, h]
+    ticks = list(range(z.shape[0]))
+    title, value = t("multi_head.col_head", lang), t("multi_head.overlap_value", lang)
+    names = np.array([t("multi_head.head_name", lang, i=i + 1) for i in ticks], dtype=object)
     custom = np.stack(np.broadcast_arrays(names[:, None], names[None, :]), axis=-1)  # [h, h, 2]
-    axis = dict(title=dict(text=title), tickmode="array", tickvals=ticks, ticktext=list(head_names),
+    axis = dict(title=dict(text=title), tickmode="array", tickvals=ticks, ticktext=_numbers(len(ticks)),
                 showgrid=False, zeroline=False)  # fmt: skip
     return go.Figure(
         data=[dict(
             type="heatmap", z=z, x=ticks, y=ticks, zmin=0.0, zmax=1.0, colorscale=SEQUENTIAL, xgap=1, ygap=1,
             customdata=custom, texttemplate="%{z:.2f}" if len(ticks) <= 8 else None,
-            hovertemplate=(f"{title} %{{customdata[0]}} · {title} %{{customdata[1]}}<br>{value_name}: "
-                           "%{z:.4f}<extra></extra>"),
-            colorbar=dict(title=dict(text=value_name, side="right"), thickness=14),
+            hovertemplate=f"%{{customdata[0]}} · %{{customdata[1]}}<br>{value}: %{{z:.4f}}<extra></extra>",
+            colorbar=dict(title=dict(text=value, side="right"), thickness=14),
         )],
         layout=dict(
-            xaxis=dict(axis, side="top", constrain="domain"), yaxis=dict(axis, autorange="reversed", scaleanchor="x"),
-            font=dict(family=FONT_FAMILY), hoverlabel=dict(font=dict(family=FONT_FAMILY)),
-            margin=dict(l=10, r=10, t=20, b=10), height=400,
+            title=dict(text=source_title(view, lang), x=0, xanchor="left"),
+            xaxis=dict(axis, side="bottom", constrain="domain"),
+            yaxis=dict(axis, autorange="reversed", scaleanchor="x"),
+            font=dict(family=FONT_FAMILY), hoverlabel=dict(font=dict(family=FONT_FAMILY)), template=NO_TEMPLATE,
+            margin=dict(l=10, r=10, t=50, b=10), height=LECTURE_HEIGHT_PX if lecture else 400,
         ),
     )  # fmt: skip
+
+
+def token_labels(tokens: Sequence[str]) -> list[str]:
+    """Row names for the numbers tables: position and token, unique even when a token repeats."""
+    return [f"{p}: {tok}" for p, tok in enumerate(tokens)]
+
+
+# --- the numbers behind the figures, as tables (pandas; shown and downloaded by show_table) ----
+
+
+def _heads_index(n: int, lang: str) -> pd.Index:
+    return pd.Index([t("multi_head.head_name", lang, i=i + 1) for i in range(n)], name=t("multi_head.col_head", lang))
+
+
+def _rows(view: HeadsView, lang: str) -> pd.Index:
+    return pd.Index(token_labels(view.tokens), name=t("multi_head.label_token", lang))
+
+
+def _head_columns(view: HeadsView) -> list[str]:
+    return [f"h{i + 1}:c{c}" for i in range(view.n_heads) for c in range(view.d_head)]  # "h2:c1": head 2's column 1
+
+
+def split_table(view: HeadsView, matrix: str, lang: str) -> pd.DataFrame:
+    """Q, K or V, one row per token, columns named by head and column."""
+    whole = {"Q": view.layer.q, "K": view.layer.k, "V": view.layer.v}[matrix]  # [T, d_model]
+    return pd.DataFrame(whole, index=_rows(view, lang), columns=_head_columns(view))
+
+
+def maps_table(view: HeadsView, lang: str) -> pd.DataFrame:
+    """Every weight: one row per (head, query), one column per key."""
+    h, T = view.n_heads, view.T
+    keys = token_labels(view.tokens)
+    table = pd.DataFrame(view.weights.reshape(h * T, T), columns=keys)  # [h·T, T]
+    table.insert(0, t("multi_head.query", lang), keys * h)
+    table.insert(0, t("multi_head.col_head", lang), np.repeat(list(_heads_index(h, lang)), T))
+    return table
+
+
+def joined_table(view: HeadsView, lang: str) -> pd.DataFrame:
+    """The joined heads and the output after W_o, one row per token."""
+    columns = _head_columns(view) + [f"out:c{c}" for c in range(view.d_model)]
+    return pd.DataFrame(np.hstack([view.layer.concat, view.layer.output]), index=_rows(view, lang), columns=columns)
+
+
+def stats_table(diff: HeadDifferences, lang: str) -> pd.DataFrame:
+    """Per head: mean entropy and the share of each simple pattern."""
+    table = pd.DataFrame(diff.patterns, index=_heads_index(len(diff.entropy), lang),
+                         columns=[t(f"multi_head.pattern_{p}", lang) for p in PATTERNS])  # fmt: skip
+    table.insert(0, t("multi_head.entropy_col", lang), diff.entropy)
+    return table
+
+
+def overlap_table(diff: HeadDifferences, lang: str) -> pd.DataFrame:
+    heads = _heads_index(len(diff.entropy), lang)
+    return pd.DataFrame(diff.overlap, index=heads, columns=list(heads))
+
+
+def mistake_table(m: ScalingMistake, lang: str) -> pd.DataFrame:
+    """The right scaling against article 003's: factor, mean entropy, mean largest weight."""
+    index = pd.Index([t("multi_head.scale_right", lang), t("multi_head.scale_wrong", lang)],
+                     name=t("multi_head.scale_col", lang))  # fmt: skip
+    return pd.DataFrame({t("multi_head.factor_col", lang): m.factors, t("multi_head.entropy_col", lang): m.entropy,
+                         t("multi_head.max_col", lang): m.peak}, index=index)  # fmt: skip
+
+
+def cost_table(cost: CostComparison, lang: str) -> pd.DataFrame:
+    """h heads against one wide head, one row per quantity (short names: the caption explains)."""
+    index = pd.Index([t(f"multi_head.cost_{r}", lang) for r in cost.rows], name=t("multi_head.cost_quantity", lang))
+    many, one = t("multi_head.cost_many", lang, n_heads=cost.many.n_heads), t("multi_head.cost_one", lang)
+    values = {many: [getattr(cost.many, r) for r in cost.rows], one: [getattr(cost.one, r) for r in cost.rows]}
+    return pd.DataFrame(values, index=index)
+
+
+def differences_text(diff: HeadDifferences, lang: str) -> str:
+    """The pairs that stand out, and the heads with a clear job, as markdown."""
+    name = [t("multi_head.head_name", lang, i=i + 1) for i in range(len(diff.entropy))]
+    lines = [t("multi_head.one_head_only", lang)] if diff.most_alike is None else []
+    if (high := diff.most_alike) is not None:
+        low, key = diff.least_alike, "one_pair" if len(name) == 2 else "most_alike"
+        lines.append(t(f"multi_head.{key}", lang, a=name[high.a], b=name[high.b], overlap=f"{high.overlap:.2f}",
+                       high=f"{high.overlap:.2f}", c=name[low.a], d=name[low.b], low=f"{low.overlap:.2f}"))  # fmt: skip
+    jobs = [t("multi_head.job", lang, head=name[j.head], pattern=t(f"multi_head.pattern_{j.pattern}", lang),
+              share=f"{j.share:.0%}") for j in diff.jobs]  # fmt: skip
+    lines.append(
+        t("multi_head.jobs", lang) + "\n" + "".join(f"\n- {j}" for j in jobs) if jobs else t("multi_head.no_jobs", lang)
+    )
+    return "\n\n".join(lines)

@@ -9,10 +9,21 @@ import attention_core.pretrained as pretrained
 from attention_core import multi_head_attention, split_tokens, token_vectors
 from attention_core.head_stats import head_choices, head_overlap, mean_entropy, random_projections
 from attention_core.shipped import load_examples
+from lab_ui.figures.multi_head import LECTURE_HEIGHT_PX
 from lab_ui.i18n import t
+from lab_ui.widgets import escape_markdown
 
 PAGE = "pages/multi_head.py"
 EXAMPLES = {e.id: e for e in load_examples()}
+SECTIONS = ("split", "maps", "join", "differ", "cost", "check")
+FIGURES_OF_STEP = {1: {"mh_split"}, 2: {"mh_maps", "mh_focus_map"}, 3: {"mh_concat"}, 4: {"mh_entropy", "mh_overlap"},
+                   5: set(), 6: set()}  # fmt: skip
+URL_KEYS = ("mh_src", "mh_text", "mh_d", "mh_h", "mh_seed", "mh_ex", "mh_mtext", "mh_layer", "mh_mat", "mh_focus",
+            "mh_step")  # fmt: skip
+BAD_NUMBERS = ("1e309", "-1e309", "1e-400", "9e999")
+needs_model = pytest.mark.skipif(
+    not pretrained.minilm_available(), reason="the optional model package is not installed"
+)
 
 
 def core(text: str, d_model: int, n_heads: int, seed: int):
@@ -30,22 +41,88 @@ def table_with_column(at, column: str):
     return next(d.value for d in at.dataframe if column in list(d.value.columns))
 
 
+def blocks_apart(trace, n_heads: int) -> list[np.ndarray]:
+    """The head blocks of a stacked figure's "apart" trace: its cells, less the empty gap columns."""
+    z = plotly_array(trace["z"])
+    filled = ~np.isnan(z).all(axis=0)
+    return np.split(z[:, filled], n_heads, axis=1)
+
+
+def tokens_of(trace) -> list[str]:
+    """The tokens a small map's axis names: its categories are "token (position)"."""
+    return [c.rsplit(" (", 1)[0] for c in trace["x"]]
+
+
+def titles(at) -> dict[str, str]:
+    return {key: spec["layout"]["title"]["text"] for key, spec in figures(at).items()}
+
+
 @pytest.fixture
 def shipped_only(monkeypatch):
-    """A default install: the optional model package is absent."""
+    """An install without the optional model package."""
     monkeypatch.setattr(pretrained, "minilm_available", lambda: False)
 
 
 # --- defaults and languages -----------------------------------------------------------------------
 
 
+@needs_model
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_opens_in_both_languages_with_every_figure(lang):
+def test_opens_on_the_real_models_heads_in_both_languages(lang):
     at = open_page(PAGE, lang=lang)
     assert not at.exception
     assert at.title[0].value == t("multi_head.title", lang=lang)
-    assert set(figures(at)) >= {"mh_split", "mh_maps", "mh_concat", "mh_entropy", "mh_overlap"}
-    assert [s.value for s in at.subheader][:6] == [f"{i} · {t(f'multi_head.step{i}', lang=lang)}" for i in range(1, 7)]
+    assert at.button_group(key="mh_src").value == "model"
+    assert set(figures(at)) == {"mh_split", "mh_maps", "mh_focus_map", "mh_concat", "mh_entropy", "mh_overlap"}
+    assert [s.value for s in at.subheader][:6] == [
+        f"{i} · {t(f'multi_head.section_{name}', lang=lang)}" for i, name in enumerate(SECTIONS, 1)
+    ]
+    e = EXAMPLES["animal_tired"]  # the first example, layer 1: the model run here matches its shipped maps
+    maps = np.stack([plotly_array(trace["z"]) for trace in figures(at)["mh_maps"]["data"]])
+    np.testing.assert_allclose(maps, e.attentions[0], atol=3e-3)  # shipped maps are float16
+    model_title = t("multi_head.fig_model", lang=lang, layer=1)
+    assert all(model_title in title for title in titles(at).values())
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_without_the_model_package_it_opens_on_the_shipped_maps(lang, shipped_only):
+    at = open_page(PAGE, lang=lang)
+    assert not at.exception
+    assert at.title[0].value == t("multi_head.title", lang=lang)
+    assert [s.value for s in at.subheader][:6] == [
+        f"{i} · {t(f'multi_head.section_{name}', lang=lang)}" for i, name in enumerate(SECTIONS, 1)
+    ]
+    assert at.button_group(key="mh_src").value == "model"
+    assert set(figures(at)) == {"mh_maps", "mh_focus_map", "mh_entropy", "mh_overlap"}
+    assert t("multi_head.need_encoder", lang=lang) in messages(at)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_random_weights_are_called_random_in_every_figure(lang):
+    at = open_page(PAGE, lang=lang, mh_src="random", mh_seed="3")
+    assert not at.exception
+    shown = titles(at)
+    assert set(shown) == {"mh_split", "mh_maps", "mh_concat", "mh_entropy", "mh_overlap"}
+    assert all(t("multi_head.fig_random", lang=lang, seed=3) in title for title in shown.values()), shown
+    assert t("multi_head.source_random", lang=lang) in at.button_group(key="mh_src").options
+
+
+# --- old links: random weights were the default ------------------------------------------------------
+
+
+def test_a_link_from_before_with_random_controls_still_opens_on_random_weights():
+    at = open_page(PAGE, mh_text="the cat sat", mh_h="1")
+    assert at.button_group(key="mh_src").value == "random"
+    assert at.query_params["mh_src"] == "random"  # the link now says so
+    r = core("the cat sat", 8, 1, 0)
+    np.testing.assert_allclose(plotly_array(figures(at)["mh_maps"]["data"][0]["z"]), r.weights[0], atol=1e-6)
+
+
+def test_a_link_without_source_or_random_controls_opens_on_the_model(shipped_only):
+    at = open_page(PAGE, mh_mat="K", mh_step="2")
+    assert at.button_group(key="mh_src").value == "model"
+    at = open_page(PAGE, mh_src="random")
+    assert at.button_group(key="mh_src").value == "random"
 
 
 # --- the split, the maps, the join -----------------------------------------------------------------
@@ -57,14 +134,12 @@ def test_head_blocks_of_q_k_v_are_their_columns():
     for name, whole in (("Q", r.q), ("K", r.k), ("V", r.v)):
         if name != "Q":
             at.button_group(key="mh_mat").set_value(name).run()
-        spec = figures(at)["mh_split"]["data"]  # the matrix as 3 head blocks, then the 3 blocks apart
-        assert len(spec) == 6
-        shown = np.hstack([plotly_array(trace["z"]) for trace in spec[:3]])
+        spec = figures(at)["mh_split"]["data"]  # the matrix, then its 3 head blocks apart
+        assert len(spec) == 2
+        shown = plotly_array(spec[0]["z"])
         np.testing.assert_allclose(shown, whole, atol=1e-5)  # float32 on the wire
-        columns = [list(plotly_array(trace["x"])) for trace in spec[:3]]
-        assert columns == [list(range(4 * i, 4 * i + 4)) for i in range(3)]
-        for i, trace in enumerate(spec[3:]):
-            block = plotly_array(trace["z"])
+        np.testing.assert_array_equal(plotly_array(spec[0]["customdata"])[0], np.repeat([1, 2, 3], 4))  # heads
+        for i, block in enumerate(blocks_apart(spec[1], 3)):
             assert block.shape == (6, 4)
             np.testing.assert_array_equal(block, shown[:, 4 * i : 4 * (i + 1)])  # head i's block: Q's columns
         shapes = t("multi_head.shapes_split", name=name, T=6, d_model=12, n_heads=3, d_head=4)
@@ -77,10 +152,10 @@ def test_concat_is_the_heads_side_by_side_and_output_is_concat_times_w_o():
     at.selectbox(key="mh_h").set_value(4).run()
     r = core("machine learning is fun", 16, 4, 0)
     spec = figures(at)["mh_concat"]["data"]  # 4 heads apart, the 4 blocks joined, the output
-    assert len(spec) == 9
-    blocks = [plotly_array(trace["z"]) for trace in spec[:4]]
-    concat = np.hstack([plotly_array(trace["z"]) for trace in spec[4:8]])
-    output = plotly_array(spec[8]["z"])
+    assert len(spec) == 3
+    blocks = blocks_apart(spec[0], 4)
+    concat = plotly_array(spec[1]["z"])
+    output = plotly_array(spec[2]["z"])
     np.testing.assert_array_equal(np.hstack(blocks), concat)  # joined = heads side by side, exactly
     for i, block in enumerate(blocks):
         np.testing.assert_allclose(block, r.heads[i], atol=1e-5)
@@ -99,6 +174,23 @@ def test_each_head_map_is_the_cores_and_all_share_one_scale():
         np.testing.assert_allclose(m.sum(axis=1), 1.0, atol=1e-5)
     assert {trace["coloraxis"] for trace in spec["data"]} == {"coloraxis"}
     assert (spec["layout"]["coloraxis"]["cmin"], spec["layout"]["coloraxis"]["cmax"]) == (0, 1)
+    assert "mh_focus_map" not in figures(at)  # every token labelled already: no close-up
+
+
+def test_the_real_models_small_maps_are_labelled_and_the_close_up_names_every_token(shipped_only):
+    at = open_page(PAGE, mh_ex="bank_river", mh_layer="2")
+    tokens = EXAMPLES["bank_river"].tokens
+    layout = figures(at)["mh_maps"]["layout"]
+    shown = layout["yaxis"]["ticktext"]
+    step = -(-len(tokens) // len(shown))
+    assert 1 < step <= 3  # 15 word pieces in maps this small: the first and one in 2 or 3
+    assert shown == list(tokens[::step])
+    assert layout["yaxis"]["showticklabels"] and not layout["yaxis2"]["showticklabels"]  # the first column only
+    assert layout["xaxis9"]["showticklabels"] and not layout["xaxis"]["showticklabels"]  # under the lowest maps
+    assert layout["xaxis9"]["ticktext"] == shown
+    assert t("multi_head.maps_labels", every=step) in [c.value for c in at.caption]
+    detail = figures(at)["mh_focus_map"]["layout"]
+    assert list(detail["yaxis"]["ticktext"]) == list(tokens) == list(detail["xaxis"]["ticktext"])
 
 
 def test_every_figure_has_its_numbers_as_a_table_once_opened():
@@ -111,19 +203,21 @@ def test_every_figure_has_its_numbers_as_a_table_once_opened():
     q = table_with_column(at, "h3:c1")
     np.testing.assert_allclose(q.to_numpy(), r.q)
     assert list(q.index) == ["0: one", "1: two", "2: three"]
+    assert q.index.name == t("multi_head.label_token")  # the CSV's first column has a header
     maps = table_with_column(at, t("multi_head.query"))
     np.testing.assert_allclose(maps.iloc[:, 2:].to_numpy(float), r.weights.reshape(9, 3))
     joined = table_with_column(at, "out:c5")
     np.testing.assert_allclose(joined.to_numpy(), np.hstack([r.concat, r.output]))
     overlap = table_with_column(at, t("multi_head.head_name", i=3))
     np.testing.assert_allclose(overlap.to_numpy(), head_overlap(r.weights))
+    assert overlap.index.name == t("multi_head.col_head")
 
 
 # --- n_heads: only divisors, and a clear message otherwise ---------------------------------------------
 
 
 def test_n_heads_offers_only_divisors_of_d_model():
-    at = open_page(PAGE)
+    at = open_page(PAGE, mh_src="random")
     for d_model in (8, 12, 17, 30, 384, 512):
         at.slider(key="mh_d").set_value(d_model).run()
         options = [int(o) for o in at.selectbox(key="mh_h").options]
@@ -156,8 +250,9 @@ def test_a_non_divisor_in_the_link_is_explained_and_the_rest_is_kept(lang):
         ("8", "0", 2, lambda: t("multi_head.heads_not_number", value="0", fallback=2, choices="1, 2, 4, 8")),
         ("8", "**[x](y)**", 2,
          lambda: t("multi_head.heads_not_number", value=r"\*\*\[x\]\(y\)\*\*", fallback=2, choices="1, 2, 4, 8")),
+        ("8", "1e309", 2, lambda: t("multi_head.heads_not_number", value="1e309", fallback=2, choices="1, 2, 4, 8")),
     ],
-    ids=["divides but too many", "not a number", "not whole", "zero", "markdown stays text"],
+    ids=["divides but too many", "not a number", "not whole", "zero", "markdown stays text", "infinity"],
 )  # fmt: skip
 def test_other_impossible_head_counts_in_the_link(d_model, raw, fallback, expected):
     at = open_page(PAGE, mh_d=d_model, mh_h=raw)
@@ -167,7 +262,7 @@ def test_other_impossible_head_counts_in_the_link(d_model, raw, fallback, expect
 
 
 def test_moving_d_model_to_a_value_the_heads_do_not_divide_says_why():
-    at = open_page(PAGE)
+    at = open_page(PAGE, mh_src="random")
     at.selectbox(key="mh_h").set_value(4).run()
     at.slider(key="mh_d").set_value(18).run()
     assert "18 / 4 = 4.50" in messages(at)
@@ -191,25 +286,32 @@ def test_entropy_and_overlap_figures_hold_the_cores_numbers():
     at.run()
     stats = table_with_column(at, t("multi_head.pattern_self"))
     np.testing.assert_allclose(stats[t("multi_head.entropy_col")], mean_entropy(r.weights))
+    overlap = head_overlap(r.weights)
+    pairs = [(overlap[a, b], a, b) for a in range(6) for b in range(a + 1, 6)]
+    (high, a, b), (low, c, d) = max(pairs), min(pairs)
+    name = [t("multi_head.head_name", i=i + 1) for i in range(6)]
+    said = t("multi_head.most_alike", a=name[a], b=name[b], high=f"{high:.2f}", c=name[c], d=name[d], low=f"{low:.2f}")
+    assert any(said in m.value for m in at.markdown)
 
 
 def test_parameter_counts_are_equal_and_computed():
-    at = open_page(PAGE)
+    at = open_page(PAGE, mh_src="random")
     at.slider(key="mh_d").set_value(384).run()
     at.selectbox(key="mh_h").set_value(12).run()
     cost = table_with_column(at, t("multi_head.cost_one"))
     assert list(cost.columns) == [t("multi_head.cost_many", n_heads=12), t("multi_head.cost_one")]
+    assert cost.index.name == t("multi_head.cost_quantity")
     many, one = cost.iloc[:, 0], cost.iloc[:, 1]
     total = t("multi_head.cost_total")
     assert many[total] == one[total] == 4 * 384**2
     assert many[t("multi_head.cost_qkv")] == one[t("multi_head.cost_qkv")] == 3 * 384**2
     assert many[t("multi_head.cost_qkv_per_head")] == 3 * 384 * 32
-    assert many[t("multi_head.cost_maps")] == 12 * one[t("multi_head.cost_maps")]
+    assert many[t("multi_head.cost_softmax_rows")] == 12 * one[t("multi_head.cost_softmax_rows")]
     assert any(
         t("multi_head.cost_equal", total=f"{4 * 384**2:,}", d_model=384, n_heads=12) == s.value for s in at.success
     )
     # Short labels keep the table narrow enough for a phone; the sizes and formulas are in its caption.
-    T = int(one[t("multi_head.cost_maps")])  # one head: one softmax row per token
+    T = int(one[t("multi_head.cost_softmax_rows")])  # one head: one softmax row per token
     caption = t("multi_head.cost_table", n_heads=12, d_head=32, d_model=384, T=T)
     assert any(c.value == caption for c in at.caption)
     assert "3 · d_model · d_head" in t("multi_head.cost_table") and "h · T · T · d_head" in t("multi_head.cost_table")
@@ -217,15 +319,16 @@ def test_parameter_counts_are_equal_and_computed():
 
 
 def test_one_head_keeps_both_columns():
-    at = open_page(PAGE)
+    at = open_page(PAGE, mh_src="random")
     at.selectbox(key="mh_h").set_value(1).run()
     assert not at.exception
     assert table_with_column(at, t("multi_head.cost_one")).shape[1] == 2
+    assert any(t("multi_head.one_head_only") in m.value for m in at.markdown)
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_the_split_formula_says_how_each_side_counts(lang):
-    at = open_page(PAGE, lang=lang)
+    at = open_page(PAGE, lang=lang, mh_src="random")
     note = t("multi_head.split_indexing", lang=lang)
     assert any(c.value == note for c in at.caption)
     assert "(i-1)" in note and "(i+1)" in note  # 1-based formula, 0-based code
@@ -239,10 +342,13 @@ def test_the_seed_quote_is_translated_on_the_english_page():
 def test_the_seed_003_mistake_is_shown_flatter_than_the_right_scaling():
     at = open_page(PAGE, mh_d="64", mh_h="2")
     table = table_with_column(at, t("multi_head.factor_col"))
+    assert list(table.index) == [t("multi_head.scale_right"), t("multi_head.scale_wrong")]
+    assert table.index.name == t("multi_head.scale_col")
     right, wrong = table.iloc[0], table.iloc[1]
     assert right[t("multi_head.factor_col")] == pytest.approx(1 / np.sqrt(32), abs=1e-4)
     assert wrong[t("multi_head.factor_col")] == pytest.approx(1 / 32, abs=1e-4)
     assert wrong[t("multi_head.entropy_col")] > right[t("multi_head.entropy_col")]  # flatter maps
+    assert "1/d_head" in t("multi_head.scale_wrong") and "003" in t("multi_head.scale_wrong")
 
 
 # --- the real model --------------------------------------------------------------------------------
@@ -264,13 +370,14 @@ def test_real_model_layer_shows_the_shipped_maps(shipped_only):
         np.testing.assert_allclose(entropy, mean_entropy(e.attentions[layer - 1]), atol=1e-5)
         assert "mh_split" not in spec and "mh_concat" not in spec  # no Q, K, V without the model
         assert t("multi_head.need_encoder") in messages(at)
+        assert t("multi_head.fig_model", layer=layer) in spec["mh_maps"]["layout"]["title"]["text"]
     assert "own" not in at.selectbox(key="mh_ex").options
     assert any(c.value == t("multi_head.enable_free_text") for c in at.caption)
 
 
 def test_the_model_preset_picks_the_layer_whose_heads_differ_most(shipped_only):
-    at = open_page(PAGE)
-    at.button(key="mh_preset_model").click().run()
+    at = open_page(PAGE, mh_src="random")
+    at.button(key="multi_head_preset_model").click().run()
     assert at.button_group(key="mh_src").value == "model"
     maps = EXAMPLES["animal_tired"].attentions
     overlaps = [np.mean(head_overlap(m)[~np.eye(12, dtype=bool)]) for m in maps]
@@ -283,7 +390,16 @@ def test_the_model_preset_picks_the_layer_whose_heads_differ_most(shipped_only):
     assert any("previous" in item.value for item in at.markdown)  # a head that looks one token back
 
 
-@pytest.mark.skipif(not pretrained.minilm_available(), reason="the optional model package is not installed")
+def test_the_close_up_opens_on_the_most_focused_head_and_follows_the_layer(shipped_only):
+    at = open_page(PAGE, mh_ex="keys_cabinet", mh_layer="4")
+    maps = EXAMPLES["keys_cabinet"].attentions[3]
+    assert at.selectbox(key="mh_focus").value == 1 + int(np.argmin(mean_entropy(maps)))
+    at.selectbox(key="mh_focus").set_value(7).run()
+    assert at.query_params["mh_focus"] == "7"
+    np.testing.assert_allclose(plotly_array(figures(at)["mh_focus_map"]["data"][0]["z"]), maps[6], atol=1e-6)
+
+
+@needs_model
 def test_with_the_model_installed_examples_get_real_q_k_v_and_free_text_works():
     at = open_page(PAGE, mh_src="model", mh_ex="cat_mat", mh_layer="3")
     e = EXAMPLES["cat_mat"]
@@ -291,39 +407,67 @@ def test_with_the_model_installed_examples_get_real_q_k_v_and_free_text_works():
     maps = np.stack([plotly_array(trace["z"]) for trace in spec["mh_maps"]["data"]])
     np.testing.assert_allclose(maps, e.attentions[2], atol=3e-3)  # shipped maps are float16
     split = spec["mh_split"]["data"]
-    assert len(split) == 24
-    assert np.hstack([plotly_array(trace["z"]) for trace in split[:12]]).shape == (len(e.tokens), 384)
+    assert len(split) == 2
+    assert plotly_array(split[0]["z"]).shape == (len(e.tokens), 384)
+    assert len(blocks_apart(split[1], 12)) == 12
 
     at.selectbox(key="mh_ex").set_value("own").run()
-    at.text_input(key="mh_mtext").set_value("Dogs chase cats. " * 40).run()
+    text = "Dogs chase cats. " * 40
+    at.text_input(key="mh_mtext").set_value(text).run()
     assert not at.exception
     maps = figures(at)["mh_maps"]["data"]
     assert len(maps) == 12 and plotly_array(maps[0]["z"]).shape == (48, 48)  # cut to MAX_PIECES, [CLS] ... [SEP]
-    assert maps[0]["customdata"][0][0][0] == "[CLS]" and maps[0]["customdata"][-1][0][0] == "[SEP]"
-    assert t("multi_head.model_cut", shown=48) in [c.value for c in at.caption]
+    assert tokens_of(maps[0])[0] == "[CLS]" and tokens_of(maps[0])[-1] == "[SEP]"
+    total = pretrained.load_minilm().tokenize(text)[2]
+    assert t("multi_head.model_cut", shown=48, total=total) in [c.value for c in at.caption]
+
+
+@needs_model
+@pytest.mark.parametrize("text", ["", "   "], ids=["empty", "blank"])  # unreadable text: tests/core/test_head_views.py
+def test_own_text_the_model_cannot_read_falls_back_to_the_example(text):
+    at = open_page(PAGE, mh_ex="own")
+    at.text_input(key="mh_mtext").set_value(text).run()
+    assert not at.exception
+    assert at.info, "no message"
+    assert at.text_input(key="mh_mtext").value == text  # what was typed stays in the box
+    assert len(figures(at)["mh_maps"]["data"]) == 12
 
 
 # --- presets, steps, check yourself ----------------------------------------------------------------
 
 
-def test_seeds_preset_is_four_tokens_two_heads():
+def test_article_preset_is_four_tokens_two_heads():
     at = open_page(PAGE)
-    at.button(key="mh_preset_seeds").click().run()
+    at.button(key="multi_head_preset_article").click().run()
     maps = figures(at)["mh_maps"]["data"]
     assert len(maps) == 2 and plotly_array(maps[0]["z"]).shape == (4, 4)
-    assert [row[0][0] for row in maps[0]["customdata"]] == list("机器学习")
-    at.button(key="mh_preset_long").click().run()
+    assert tokens_of(maps[0]) == list("机器学习")
+    at.button(key="multi_head_preset_long").click().run()
     assert len(figures(at)["mh_maps"]["data"]) == 8
     assert not at.exception
 
 
-def test_lecture_mode_shows_one_step_from_the_link():
+def test_lecture_mode_shows_one_step_from_the_link(shipped_only):
     at = open_page(PAGE, lecture="1", mh_step="2")
     assert not at.exception
-    assert set(figures(at)) == {"mh_maps"}
+    assert set(figures(at)) == {"mh_maps", "mh_focus_map"}
     at.button(key="mh_step_next").click().run()
-    assert set(figures(at)) == {"mh_concat"}
+    assert set(figures(at)) == set()  # the join needs Q, K, V: not in the shipped maps
     assert at.query_params["mh_step"] == "3"
+
+
+@pytest.mark.parametrize("step", range(1, 7))
+def test_every_lecture_step_is_the_same_section_and_its_figure_fits_a_projector(step):
+    at = open_page(PAGE, lecture="1", mh_step=str(step), mh_src="random", mh_text="the cat sat on the mat " * 3)
+    assert not at.exception
+    shown = figures(at)
+    assert set(shown) == FIGURES_OF_STEP[step] - {"mh_focus_map"} or set(shown) == FIGURES_OF_STEP[step]
+    for key, spec in shown.items():
+        if key != "mh_focus_map":  # the close-up comes under the maps, below the first screen
+            assert spec["layout"]["height"] <= LECTURE_HEIGHT_PX, key
+    assert not at.subheader  # the step bar names the section
+    bar = f"**{t('common.step_of', i=step, n=6)}** · {t(f'multi_head.section_{SECTIONS[step - 1]}')}"
+    assert bar in [m.value for m in at.markdown]
 
 
 def test_check_yourself_uses_the_models_sizes():
@@ -349,7 +493,7 @@ def test_bad_sentences_never_break_the_page(text):
     at = open_page(PAGE, mh_text=text)
     assert not at.exception
     maps = figures(at)["mh_maps"]["data"]
-    labels = [pair[1] for pair in maps[0]["customdata"][0]]
+    labels = tokens_of(maps[0])
     assert all("<b>" not in label and "<script>" not in label for label in labels)
     if text.startswith("<b>"):
         assert "&lt;" in labels and "&gt;" in labels  # the tags' brackets arrive as text
@@ -359,7 +503,8 @@ def test_bad_sentences_never_break_the_page(text):
 @pytest.mark.parametrize(
     "params",
     [{"mh_d": "abc"}, {"mh_d": "100000"}, {"mh_seed": "-4"}, {"mh_src": "zzz"}, {"mh_step": "99"},
-     {"mh_src": "model", "mh_layer": "99"}, {"mh_src": "model", "mh_ex": "nope"}, {"mh_mat": "W"}],
+     {"mh_src": "model", "mh_layer": "99"}, {"mh_src": "model", "mh_ex": "nope"}, {"mh_src": "random", "mh_mat": "W"},
+     {"mh_focus": "13"}],
 )  # fmt: skip
 def test_bad_link_values_fall_back_with_a_notice(params, shipped_only):
     at = open_page(PAGE, **params)
@@ -368,10 +513,35 @@ def test_bad_link_values_fall_back_with_a_notice(params, shipped_only):
     assert figures(at)
 
 
-def test_cell_numbers_of_the_split_and_the_maps_are_hidden_on_phones():
+@pytest.mark.parametrize("value", BAD_NUMBERS)
+@pytest.mark.parametrize("key", URL_KEYS)
+def test_a_number_no_control_can_hold_falls_back_with_a_notice_and_keeps_the_rest(key, value, shipped_only):
+    """Every URL key of the page, with a number too large, too small or not finite: a notice, never
+    an error, and every other value of the link kept."""
+    random_keys = {"mh_text", "mh_d", "mh_h", "mh_seed", "mh_mat"}
+    rest = {"mh_src": "random", "mh_text": "keep these words", "mh_d": "12", "mh_h": "2", "mh_seed": "5",
+            "mh_mat": "K"} if key in random_keys else {"mh_src": "model", "mh_ex": "keys_cabinet", "mh_layer": "3",
+                                                       "mh_focus": "5", "mh_step": "2"}  # fmt: skip
+    at = open_page(PAGE, **{**rest, key: value})
+    assert not at.exception, [e.value for e in at.exception]
+    if key in ("mh_text", "mh_mtext"):
+        assert at.query_params[key] == value  # text: kept as typed (the own-text box needs the model package)
+    elif key == "mh_h":
+        notice = t("multi_head.heads_not_number", value=escape_markdown(value), fallback=2, choices="1, 2, 3, 4, 6, 12")
+        assert notice in messages(at)
+    else:
+        assert at.toast, f"no notice for {key}={value}"
+    for other, kept in rest.items():
+        if other != key and other in at.query_params:
+            assert at.query_params[other] == kept, other
+
+
+def test_cell_numbers_of_the_split_and_the_maps_and_the_maps_keys_are_hidden_on_phones():
     """At 390 px Plotly shrinks the numbers in these cells to 4-5 px; the page asks the browser
-    to hide them below 640 px (the numbers tables keep them)."""
-    at = open_page(PAGE)
+    to hide them below 640 px (the numbers tables keep them), and the small maps' key labels,
+    which overlap there (the close-up and hover keep them)."""
+    at = open_page(PAGE, mh_src="random")
     styles = " ".join(h.proto.body for h in at.get("html"))
     for key in ("mh_split", "mh_maps", "mh_concat"):
         assert f".st-key-{key} .heatmap-label" in styles
+    assert ".st-key-mh_maps .xaxislayer-above text { display: none; }" in styles

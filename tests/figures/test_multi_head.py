@@ -1,32 +1,47 @@
-"""lab_ui.figures.multi_head: the figures hold the arrays they were given, in the right places."""
+"""lab_ui.figures.multi_head: the figures hold the arrays they were given, in the right places, say
+where their weights come from, and fit a projector in lecture mode."""
 
 import numpy as np
 import plotly.graph_objects as go
+import pytest
 
+from attention_core import head_views as hv
+from attention_core.head_views import HeadsView
 from lab_ui.figures import multi_head as figs
 from lab_ui.figures.common import QUALITATIVE
+from lab_ui.i18n import t
 
-LABELS = {"token": "token", "value": "value", "column": "column", "out_column": "output column", "head": "head {i}"}
-TOKENS = ["a", "<b>", "a", "c"]
+TOKENS = ("a", "<b>", "a", "c")
 
 
 def _z(trace) -> np.ndarray:
     return np.asarray(trace.z, dtype=float)
 
 
-def test_split_figure_puts_each_block_apart_in_its_colour():
-    rng = np.random.default_rng(0)
-    whole = rng.standard_normal((4, 6))
-    blocks = whole.reshape(4, 3, 2).transpose(1, 0, 2)  # [h, T, d_head], as split_heads cuts it
-    fig = figs.split_figure(whole, blocks, TOKENS, whole_title="Q", split_title="split", labels=LABELS)
-    assert len(fig.data) == 6  # the matrix as three head blocks, then the three blocks apart
-    np.testing.assert_allclose(np.hstack([_z(tr) for tr in fig.data[:3]]), whole, atol=1e-6)
-    assert [list(tr.x) for tr in fig.data[:3]] == [[0, 1], [2, 3], [4, 5]]
-    for i, tr in enumerate(fig.data[3:]):
-        np.testing.assert_allclose(_z(tr), blocks[i], atol=1e-6)
-        assert list(tr.x) == [3 * i, 3 * i + 1]  # a gap of one cell between heads
-        assert tr.xaxis == "x2" and f"head {i + 1}" in tr.hovertemplate
-    assert "column %{x} · head 2" in fig.data[1].hovertemplate
+@pytest.fixture(scope="module")
+def small() -> HeadsView:
+    return hv.random_view(TOKENS, 6, 3, 0)  # d_head = 2
+
+
+@pytest.fixture(scope="module")
+def shipped() -> HeadsView:
+    return hv.shipped_view("bank_river", 2)  # 12 heads, 15 word pieces, maps only
+
+
+def test_split_figure_puts_each_block_apart_in_its_colour(small):
+    fig = figs.split_figure(small, "Q", "en")
+    whole, blocks = small.layer.q, small.layer.q_heads
+    assert len(fig.data) == 2  # the matrix, then its three head blocks apart: one trace each
+    np.testing.assert_allclose(_z(fig.data[0]), whole, atol=1e-6)
+    np.testing.assert_array_equal(np.asarray(fig.data[0].customdata)[0], [1, 1, 2, 2, 3, 3])  # each column's head
+    assert "column %{x} · head %{customdata}" in fig.data[0].hovertemplate
+    apart = _z(fig.data[1])
+    assert apart.shape == (4, 8) and np.isnan(apart[:, [2, 5]]).all()  # a gap of one empty cell between heads
+    for i in range(3):
+        np.testing.assert_allclose(apart[:, 3 * i : 3 * i + 2], blocks[i], atol=1e-6)
+    custom = np.asarray(fig.data[1].customdata)
+    assert custom[0, 3].tolist() == [2, 2] and custom[0, 7].tolist() == [5, 3]  # (column of Q, head)
+    assert fig.data[1].xaxis == "x2" and fig.data[1].hoverongaps is False
     outlines = [s.line.color for s in fig.layout.shapes]
     assert outlines == [QUALITATIVE[i] for i in range(3)] * 2
     names = [a.text for a in fig.layout.annotations if a.bgcolor]
@@ -34,41 +49,86 @@ def test_split_figure_puts_each_block_apart_in_its_colour():
     # rows: unique categories (the two "a"s stay apart), shown as the escaped tokens
     assert list(fig.layout.yaxis.categoryarray) == ["0: a", "1: &lt;b&gt;", "2: a", "3: c"]
     assert list(fig.layout.yaxis.ticktext) == ["a", "&lt;b&gt;", "a", "c"]
+    np.testing.assert_allclose(_z(figs.split_figure(small, "V", "en").data[0]), small.layer.v, atol=1e-6)
 
 
-def test_concat_figure_shares_the_heads_scale_and_gives_the_output_its_own():
-    rng = np.random.default_rng(1)
-    heads = rng.standard_normal((2, 3, 2))
-    concat = np.hstack(list(heads))
-    output = 10 * rng.standard_normal((3, 4))
-    fig = figs.concat_figure(heads, concat, output, ["x", "y", "z"], heads_title="h", concat_title="c",
-                             output_title="o", labels=LABELS)  # fmt: skip
-    assert [tr.coloraxis for tr in fig.data] == ["coloraxis"] * 4 + ["coloraxis2"]
-    np.testing.assert_allclose(np.hstack([_z(tr) for tr in fig.data[2:4]]), concat, atol=1e-6)
-    np.testing.assert_allclose(_z(fig.data[4]), output, atol=1e-5)
-    assert "output column" in fig.data[4].hovertemplate
-    assert fig.layout.coloraxis2.cmax > fig.layout.coloraxis.cmax  # the output is on its own, wider scale
+def test_concat_figure_shares_the_heads_scale_and_gives_the_output_its_own(small):
+    fig = figs.concat_figure(small, "en")
+    assert [tr.coloraxis for tr in fig.data] == ["coloraxis", "coloraxis", "coloraxis2"]
+    heads = _z(fig.data[0])
+    np.testing.assert_allclose(heads[:, ~np.isnan(heads).all(axis=0)], small.layer.concat, atol=1e-6)
+    np.testing.assert_allclose(_z(fig.data[1]), small.layer.concat, atol=1e-6)
+    np.testing.assert_allclose(_z(fig.data[2]), small.layer.output, atol=1e-5)
+    assert "output column" in fig.data[2].hovertemplate
     assert fig.layout.coloraxis.cmin == -fig.layout.coloraxis.cmax  # symmetric around 0
+    assert fig.layout.coloraxis2.cmax == pytest.approx(figs.robust_max(small.layer.output))  # the output's own scale
+    assert fig.layout.coloraxis.cmax == pytest.approx(figs.robust_max(small.layer.concat))
 
 
-def test_head_maps_one_trace_per_head_on_one_scale():
-    rng = np.random.default_rng(2)
-    w = rng.random((6, 5, 5))
-    w /= w.sum(-1, keepdims=True)
-    fig = figs.head_maps(w, list("abcde"), head_names=[f"h{i}" for i in range(6)], query_title="q", key_title="k",
-                         value_name="w")  # fmt: skip
-    assert len(fig.data) == 6 and all(tr.coloraxis == "coloraxis" for tr in fig.data)
+def test_head_maps_one_trace_per_head_on_one_scale(shipped):
+    fig = figs.head_maps(shipped, "en")
+    assert len(fig.data) == 12 and all(tr.coloraxis == "coloraxis" for tr in fig.data)
     assert (fig.layout.coloraxis.cmin, fig.layout.coloraxis.cmax) == (0, 1)
     for i, tr in enumerate(fig.data):
-        np.testing.assert_allclose(_z(tr), w[i], atol=1e-6)
-    # four per row: head 4 starts a new row, under head 0
-    assert fig.data[4].x[0] == fig.data[0].x[0] and fig.data[4].y[0] > fig.data[0].y[-1]
-    assert [a.bgcolor for a in fig.layout.annotations] == [QUALITATIVE[i] for i in range(6)]
+        np.testing.assert_allclose(_z(tr), shipped.weights[i], atol=1e-6)
+    # four per row: head 4 starts a new row, under head 0, each map on axes of its own
+    assert fig.data[4].xaxis == "x5" and fig.layout.xaxis5.domain == fig.layout.xaxis.domain
+    assert fig.layout.yaxis5.domain[1] < fig.layout.yaxis.domain[0]
+    assert [a.bgcolor for a in fig.layout.annotations] == [QUALITATIVE[i % 8] for i in range(12)]
+    assert [a.text for a in fig.layout.annotations[:2]] == ["<b>1</b>", "<b>2</b>"]  # many heads: numbers
+    assert list(fig.data[0].x[:2]) == ["[CLS] (1)", "she (2)"]  # hover names the tokens, no per-cell strings
+    assert "query: %{y}" in fig.data[0].hovertemplate and fig.data[0].customdata is None
 
 
-def test_labels_only_when_cells_are_large_enough():
+def test_small_maps_label_the_first_token_and_every_few(shipped):
+    grid = figs.maps_grid(12, shipped.T)
+    assert grid.every > 1 and not figs.maps_have_labels(12, shipped.T)
+    fig = figs.head_maps(shipped, "en")
+    shown = list(shipped.tokens[:: grid.every])
+    labelled_y = [k for k in range(1, 13) if fig.layout[f"yaxis{k if k > 1 else ''}"].showticklabels]
+    labelled_x = [k for k in range(1, 13) if fig.layout[f"xaxis{k if k > 1 else ''}"].showticklabels]
+    assert labelled_y == [1, 5, 9] and labelled_x == [9, 10, 11, 12]  # the first column; the lowest row
+    assert list(fig.layout.yaxis.ticktext) == shown == list(fig.layout.xaxis9.ticktext)
     assert figs.maps_have_labels(2, 4)
-    assert not figs.maps_have_labels(12, 40)
+    assert figs.maps_grid(12, 40).every >= 3
+
+
+def test_the_close_up_labels_every_token(shipped):
+    fig = figs.head_detail(shipped, 3, "en")
+    np.testing.assert_allclose(_z(fig.data[0]), shipped.weights[2], atol=1e-6)
+    assert list(fig.layout.xaxis.ticktext) == list(shipped.tokens)
+    assert "head 3" in fig.layout.title.text
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_every_figure_says_where_its_weights_come_from(small, shipped, lang):
+    diff = hv.head_differences(small.weights)
+    random_title = t("multi_head.fig_random", lang, seed=0)
+    for fig in (figs.split_figure(small, "K", lang), figs.concat_figure(small, lang), figs.head_maps(small, lang),
+                figs.head_detail(small, 1, lang), figs.entropy_bars(small, diff, lang),
+                figs.overlap_heatmap(small, diff, lang)):  # fmt: skip
+        assert random_title in fig.layout.title.text
+    model_title = t("multi_head.fig_model", lang, layer=2)
+    assert model_title in figs.head_maps(shipped, lang).layout.title.text
+    assert "random" not in figs.head_maps(shipped, "en").layout.title.text.lower()
+
+
+def test_lecture_figures_fit_under_the_projectors_title_and_step_bar(small, shipped):
+    diff = hv.head_differences(shipped.weights)
+    words = ("the", "cat", "sat", "on", "the", "mat", "and", "looked", "at", "the", "dog", "who", "sat", "there")
+    long = hv.random_view(words, 24, 6, 1)
+    for fig in (figs.split_figure(long, "Q", "en", lecture=True), figs.concat_figure(long, "en", lecture=True),
+                figs.head_maps(shipped, "en", lecture=True), figs.entropy_bars(shipped, diff, "en", lecture=True),
+                figs.overlap_heatmap(shipped, diff, "en", lecture=True)):  # fmt: skip
+        assert fig.layout.height <= figs.LECTURE_HEIGHT_PX
+    lecture = figs.maps_grid(12, shipped.T, lecture=True)
+    assert lecture.cols == 6 and lecture.rows == 2  # two rows of six: larger maps on a wide, low screen
+    fig = figs.split_figure(long, "Q", "en", lecture=True)
+    step = fig.layout.yaxis.tickvals[1].split(":")[0]
+    assert int(step) >= 2  # 20 px labels on short rows: thinned
+    maps = figs.head_maps(shipped, "en", lecture=True)
+    keys_labelled = [maps.layout[f"xaxis{k if k > 1 else ''}"].showticklabels for k in range(1, 13)]
+    assert not any(keys_labelled)  # on a projector the keys are labelled on the close-up
 
 
 def test_head_names_are_legible_on_every_colour():
@@ -84,14 +144,36 @@ def test_robust_scale_ignores_a_lone_outlier():
     assert figs.robust_max(np.full((2, 2), np.nan)) == 1.0
 
 
-def test_entropy_bars_and_overlap_heatmap():
-    fig = figs.entropy_bars(np.array([0.5, 2.0]), ["1", "2"], uniform=2.0, uniform_label="uniform", x_title="head",
-                            y_title="bits")  # fmt: skip
+def test_entropy_bars_and_overlap_heatmap(small):
+    diff = hv.head_differences(small.weights)
+    fig = figs.entropy_bars(small, diff, "en")
     assert isinstance(fig, go.Figure)
-    np.testing.assert_allclose(np.asarray(fig.data[0].y, dtype=float), [0.5, 2.0])
-    assert list(fig.data[0].marker.color) == [QUALITATIVE[0], QUALITATIVE[1]]
-    assert fig.layout.shapes[0].y0 == 2.0  # the uniform line
-    o = np.array([[1.0, 0.3], [0.3, 1.0]])
-    heat = figs.overlap_heatmap(o, ["1", "2"], title="head", value_name="overlap")
-    np.testing.assert_allclose(np.asarray(heat.data[0].z, dtype=float), o)
+    np.testing.assert_allclose(np.asarray(fig.data[0].y, dtype=float), diff.entropy, atol=1e-6)
+    assert list(fig.data[0].marker.color) == [QUALITATIVE[i] for i in range(3)]
+    assert fig.layout.shapes[0].y0 == pytest.approx(2.0)  # the uniform line: log2 of 4 tokens
+    heat = figs.overlap_heatmap(small, diff, "en")
+    np.testing.assert_allclose(np.asarray(heat.data[0].z, dtype=float), diff.overlap, atol=1e-6)
     assert (heat.data[0].zmin, heat.data[0].zmax) == (0, 1)
+
+
+def test_tables_name_their_rows_and_hold_the_numbers(small):
+    q = figs.split_table(small, "Q", "en")
+    np.testing.assert_array_equal(q.to_numpy(), small.layer.q)
+    assert q.index.name == "token" and list(q.columns[:3]) == ["h1:c0", "h1:c1", "h2:c0"]
+    maps = figs.maps_table(small, "en")
+    np.testing.assert_array_equal(maps.iloc[:, 2:].to_numpy(float), small.weights.reshape(12, 4))
+    diff = hv.head_differences(small.weights)
+    assert figs.stats_table(diff, "zh").index.name == t("multi_head.col_head", "zh")
+    cost = figs.cost_table(hv.cost_comparison(6, 3, 4), "en")
+    assert cost.index.name == "quantity" and cost.loc["parameters in total"].tolist() == [144, 144]
+    mistake = figs.mistake_table(hv.scaling_mistake(small), "en")
+    assert mistake.index.name == "scaling" and mistake.iloc[1, 0] == pytest.approx(0.5)  # 1/d_head, d_head = 2
+
+
+def test_differences_text_names_the_pairs_and_the_jobs(shipped):
+    diff = hv.head_differences(shipped.weights)
+    text = figs.differences_text(diff, "en")
+    assert f"head {diff.most_alike.a + 1} and head {diff.most_alike.b + 1}" in text
+    assert all(f"head {j.head + 1}: " in text for j in diff.jobs)
+    one = hv.head_differences(shipped.weights[:1])
+    assert t("multi_head.one_head_only", "en") in figs.differences_text(one, "en")
