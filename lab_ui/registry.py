@@ -68,6 +68,7 @@ _ALL = (
         "app.section_deeper",
         minutes=15,
         step_prefix="mh",
+        sections=("split", "maps", "join", "differ", "cost", "check"),
     ),
     PageInfo(
         "pages/positional.py",

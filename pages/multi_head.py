@@ -37,7 +37,7 @@ PRESETS = {
     "model": {"mh_src": "model", "mh_ex": "animal_tired", "mh_layer": CLEAREST.layer, "mh_focus": CLEAREST.focus},
 }
 
-frame = page.start("multi_head", sections=("split", "maps", "join", "differ", "cost", "check"), presets=PRESETS)
+frame = page.start("multi_head", presets=PRESETS)
 lang, lecture = current_lang(), is_lecture()
 
 
@@ -247,3 +247,5 @@ SECTIONS = (split_section, maps_section, join_section, differ_section, cost_sect
 for name, section in zip(frame.sections, SECTIONS, strict=True):
     if frame.shows(name):
         section(view)
+
+frame.end()
