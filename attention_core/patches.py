@@ -160,3 +160,45 @@ def _patch_index(query, n: int) -> int:
     if query >= n:
         raise ValueError(f"query={query} is not a patch: the picture has patches 0..{n - 1}.")
     return query
+
+
+@dataclass(frozen=True)
+class PictureView:
+    """One patch of the shipped picture: where its attention goes, and where a CNN's would."""
+
+    picture: np.ndarray  # the picture, values 0..1                        [H, W, 3]
+    patches: Patches  # the picture cut into patch vectors                 vectors [n, patch·patch·3]
+    attention: PatchAttention  # every patch over every other              weights [n, n]
+    query: int  # the patch that asks, numbered row by row from 0
+    query_cell: tuple[int, int]  # its (row, column) in the grid
+    weights: np.ndarray  # the query's weights laid out as the picture     [rows, cols]
+    field: np.ndarray  # the CNN's receptive field of the query            [rows, cols] bool
+    weight_outside_field: float  # attention the query sends where the CNN cannot look
+    k: int  # the CNN's kernel, in patches
+    n_layers: int  # stacked CNN layers
+
+
+def picture_view(
+    patch: int, query: int, sharpness: float = 10.0, k: int = 3, n_layers: int = 1, exclude_self: bool = False
+) -> PictureView:
+    """The shipped picture cut into patch x patch squares; patch `query`'s attention over all
+    patches (patch_attention) beside the receptive field of a CNN with k x k kernels over the
+    same grid after n_layers layers (receptive_field)."""
+    picture = load_picture()  # [H, W, 3]
+    patches = patchify(picture, patch)
+    attention = patch_attention(patches, sharpness, exclude_self)
+    query = _patch_index(query, patches.vectors.shape[0])
+    weights = attention.weights_on_grid(query)  # [rows, cols]
+    field = receptive_field(patches.grid, query, k, n_layers)  # [rows, cols]
+    return PictureView(
+        picture=picture,
+        patches=patches,
+        attention=attention,
+        query=query,
+        query_cell=divmod(query, patches.grid[1]),
+        weights=weights,
+        field=field,
+        weight_outside_field=float(weights[~field].sum()),
+        k=int(k),
+        n_layers=int(n_layers),
+    )
