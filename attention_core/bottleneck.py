@@ -120,15 +120,12 @@ def bottleneck_curves(
 
 
 def fixed_context(h: np.ndarray, T: int) -> np.ndarray:
-    """C = h_T: the encoder's state after reading T words, the one vector a decoder without
-    attention gets.  h: [N, T_max, d] -> [N, d]"""
+    """C = h_T, the encoder's last state.  h: [N, T_max, d] -> [N, d]"""
     return h[:, T - 1, :]  # [N, d]
 
 
 def per_step_contexts(h: np.ndarray, T: int, score_gap: float) -> tuple[np.ndarray, float]:
-    """C_i = Σ_j α_ij h_j for i = 1..T, with α_i = softmax(score_gap · [j = i]): the aligned state
-    scores score_gap above the other T - 1 (set, not learned), so
-    α_ii = e^gap / (e^gap + T - 1) and α_ij = 1 / (e^gap + T - 1) for j ≠ i.
+    """C_i = Σ_j α_ij h_j, α_i = softmax(score_gap · [j = i]): set, not learned.
     h: [N, T_max, d] -> contexts [N, T, d], α_ii"""
     p = 1.0 / (1.0 + (T - 1) * np.exp(-score_gap))  # α_ii
     q = (1.0 - p) / (T - 1) if T > 1 else 0.0  # α_ij, j ≠ i
@@ -137,9 +134,8 @@ def per_step_contexts(h: np.ndarray, T: int, score_gap: float) -> tuple[np.ndarr
 
 
 def held_out_r2(x: np.ndarray, y: np.ndarray, n_fit: int) -> np.ndarray:
-    """Fit y ≈ [x, 1] @ B on the first n_fit rows; R² = 1 - Σ(y - ŷ)² / Σ(y - ȳ)² of each column
-    on the other rows.  x: [N, f], y: [N, m] -> [m]. Held out, a read-out that learned nothing
-    scores a little below 0; the callers count that as 0."""
+    """Fit y ≈ [x, 1] @ B on the first n_fit rows, score the others: R² per column of y.
+    x: [N, f], y: [N, m] -> [m] (a read-out that learned nothing scores about 0)."""
     coef = _fit(x[:n_fit], y[:n_fit])  # [f + 1, m]
     resid = y[n_fit:] - (x[n_fit:] @ coef[:-1] + coef[-1])  # [n_test, m]  y - ŷ
     spread = y[n_fit:] - y[n_fit:].mean(axis=0)  # [n_test, m]  y - ȳ

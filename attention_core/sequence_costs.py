@@ -91,6 +91,15 @@ class CostCurves:
     crossover_T: int  # d: where T² d = T d²
 
 
+def cost_axis(T: int, d: int, n_points: int = 61) -> np.ndarray:
+    """The lengths a chart of layer costs spans: from 1 to ten times the larger of T and d (at most
+    MAX_T), log-spaced, with T and d themselves among them so that both can be marked."""
+    T, d = _bounded(T, "T", MAX_T), _bounded(d, "d", MAX_D)
+    top = min(MAX_T, 10 * max(T, d, 10))
+    grid = np.unique(np.round(np.geomspace(1, top, n_points)).astype(np.int64))  # [<= n_points]
+    return np.unique(np.concatenate([grid, [T, min(d, MAX_T)]]))  # [n]
+
+
 def cost_curves(T_values, d: int, k: int = 3, r: int = 3) -> CostCurves:
     """Operations per layer of each kind for every T in T_values (floats: T² d passes 2^63 at
     T = 10^6, d = 10^5)."""

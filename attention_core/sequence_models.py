@@ -342,7 +342,7 @@ class LongRangeCurves:
 
 
 def long_range_influence(
-    T_values, d: int, rng: np.random.Generator, radius: float = 0.9, n_trials: int = 8
+    T_values, d: int, rng: np.random.Generator | int = 0, radius: float = 0.9, n_trials: int = 8
 ) -> LongRangeCurves:
     """The influence of input 1 on output T, for a tanh RNN and for self-attention, as T grows.
 
@@ -355,8 +355,10 @@ def long_range_influence(
     divide by the mean influence of all T inputs on b_T: for the RNN it falls towards 0 (a_1 is
     drowned by recent inputs), for self-attention it stays near 1 (a_1 counts like any input).
     Medians over trials, because single draws scatter. d is at most 32: the RNN's Jacobians cost
-    O(T·d³) each; d = 16 with T up to 512 takes about 0.4 s.
+    O(T·d³) each; d = 16 with T up to 512 takes about 0.4 s. rng: a Generator, or a seed for one
+    (a page passes the seed, so that the same call is the same cache entry).
     """
+    rng = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
     T_values = np.asarray(T_values)
     if T_values.ndim != 1 or T_values.size == 0 or not np.issubdtype(T_values.dtype, np.integer):
         raise ValueError("T_values must be a non-empty list of whole numbers, e.g. [1, 2, 4, 8, 16].")

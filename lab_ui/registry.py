@@ -23,10 +23,18 @@ HOME = PageInfo("pages/home.py", "home", "", ":material/home:", "")
 
 _ALL = (
     PageInfo("pages/one_hot.py", "one_hot", "one_hot", ":material/grid_on:", "app.section_basics"),
+    PageInfo(
+        "pages/before_self_attention.py",
+        "before_self_attention",
+        "before_self_attention",
+        ":material/translate:",
+        "app.section_basics",
+    ),
     PageInfo("pages/qkv.py", "qkv", "qkv", ":material/calculate:", "app.section_basics"),
     PageInfo("pages/heatmap.py", "heatmap", "heatmap", ":material/grid_view:", "app.section_basics"),
     PageInfo("pages/multi_head.py", "multi_head", "multi_head", ":material/view_column:", "app.section_deeper"),
     PageInfo("pages/positional.py", "positional", "positional", ":material/waves:", "app.section_deeper"),
+    PageInfo("pages/rnn_cnn.py", "rnn_cnn", "rnn_cnn", ":material/compare_arrows:", "app.section_deeper"),
     PageInfo("pages/scaling.py", "scaling", "scaling", ":material/functions:", "app.section_deeper"),
     PageInfo("pages/real_model.py", "real_model", "real_model", ":material/psychology:", "app.section_real"),
 )
