@@ -18,6 +18,7 @@ from lab_ui import controls, page, widgets
 from lab_ui.cache import cached
 from lab_ui.figures import before_self_attention as figures
 from lab_ui.i18n import current_lang, t
+from lab_ui.lecture import is_lecture
 
 NS = "before_self_attention"
 P = f"{NS}."
@@ -52,6 +53,13 @@ with frame.controls():
 view = cached(encoder_decoder_view, pair, seed)
 
 
+def _slots():
+    """(figure, controls) containers of a section: in lecture mode the figure comes first, so that
+    a projector's first screen holds it, and its controls sit under it; else controls first."""
+    first, second = st.container(), st.container()
+    return (first, second) if is_lecture() else (second, first)
+
+
 def maps_section(view, seed: int) -> None:
     pair = view.pair
     frame.heading("maps")
@@ -81,15 +89,17 @@ def maps_section(view, seed: int) -> None:
 def bottleneck_section(sentence_length: int) -> None:
     frame.heading("bottleneck")
     page.prose(t(P + "bottleneck_body"))
-    with page.section_controls():
+    figure_box, controls_box = _slots()
+    with controls_box, page.section_controls():
         d = controls.select_slider(t(P + "d_label"), D_CHOICES, 8, key="ed_d", help=t(P + "d_help"))
         d_token = controls.select_slider(t(P + "d_token_label"), D_TOKEN_CHOICES, 2, key="ed_dtok",
                                          help=t(P + "d_token_help"))  # fmt: skip
         t_max = controls.select_slider(t(P + "t_max_label"), T_MAX_CHOICES, 24, key="ed_tmax")
     curves = cached(bottleneck_curves, t_max, d, None, d_token)
-    widgets.show_figure(cached(figures.bottleneck_figure, curves, sentence_length, lang), key="ed_bottleneck",
-                        alt=t(P + "bn_alt", T=t_max, fixed=f"{curves.fixed[-1]:.2f}",
-                              per_step=f"{curves.per_step[-1]:.2f}"))  # fmt: skip
+    with figure_box:
+        widgets.show_figure(cached(figures.bottleneck_figure, curves, sentence_length, lang), key="ed_bottleneck",
+                            alt=t(P + "bn_alt", T=t_max, fixed=f"{curves.fixed[-1]:.2f}",
+                                  per_step=f"{curves.per_step[-1]:.2f}"))  # fmt: skip
     at = min(sentence_length, t_max) - 1
     st.markdown(t(P + "bn_reading", T=at + 1, fixed=f"{curves.fixed[at]:.2f}", per_step=f"{curves.per_step[at]:.2f}",
                   ceiling=f"{curves.ceiling[at]:.2f}", gap=f"{curves.score_gap:g}",
@@ -114,10 +124,13 @@ def shapes_section(view) -> None:
     pair = view.pair
     frame.heading("shapes")
     page.prose(t(P + "shapes_body"))
-    same = controls.toggle(t(P + "same_label"), False, key="ed_same", help=t(P + "same_help"))
-    widgets.show_figure(cached(figures.shapes_figure, view, same, lang), key="ed_shapes",
-                        alt=t(P + "shapes_alt", rows=view.self_source.weights.shape[0] if same else len(pair.target),
-                              cols=len(pair.source)))  # fmt: skip
+    figure_box, controls_box = _slots()
+    with controls_box:
+        same = controls.toggle(t(P + "same_label"), False, key="ed_same", help=t(P + "same_help"))
+    with figure_box:
+        rows = len(pair.source) if same else len(pair.target)
+        widgets.show_figure(cached(figures.shapes_figure, view, same, lang), key="ed_shapes",
+                            alt=t(P + "shapes_alt", rows=rows, cols=len(pair.source)))  # fmt: skip
     widgets.show_table(cached(figures.shapes_table, view, same, lang), key="ed_shapes_table", filename="shapes.csv",
                        decimals=None)  # fmt: skip
     widgets.formula_and_code(

@@ -16,6 +16,7 @@ from lab_ui import controls, page, widgets
 from lab_ui.cache import cached
 from lab_ui.figures import rnn_cnn as figures
 from lab_ui.i18n import current_lang, t
+from lab_ui.lecture import is_lecture
 
 NS = "rnn_cnn"
 P = f"{NS}."
@@ -35,6 +36,13 @@ frame = page.start(NS, sections=("see", "long_range", "parallel", "cost", "image
 lang = current_lang()
 
 
+def _slots():
+    """(figure, controls) containers of a section: in lecture mode the figure comes first, so that
+    a projector's first screen holds it, and its controls sit under it; else controls first."""
+    first, second = st.container(), st.container()
+    return (first, second) if is_lecture() else (second, first)
+
+
 def _powers_of_two(first: int, last: int) -> tuple[int, ...]:
     return tuple(2**e for e in range(first.bit_length() - 1, last.bit_length()))
 
@@ -43,13 +51,16 @@ def _powers_of_two(first: int, last: int) -> tuple[int, ...]:
 def see_section() -> None:
     frame.heading("see")
     page.prose(t(P + "see_body"))
-    with page.section_controls():
+    figure_box, controls_box = _slots()
+    with controls_box, page.section_controls():
         T = controls.slider(t(P + "T_label"), 1, 64, 8, key="rc_T", help=t(P + "T_help"))
         k = controls.select_slider(t(P + "k_label"), KERNELS, 3, key="rc_k", help=t(P + "k_help"))
         layers = controls.slider(t(P + "layers_label"), 1, 8, 1, key="rc_layers", help=t(P + "layers_help"))
     comp = cached(compare_visibility, T, k, layers)
-    widgets.show_figure(cached(figures.visibility_figure, comp, lang), key="rc_see", numbers_on_phones=False,
-                        alt=t(P + "see_alt", T=T, k=k, r=comp.r))  # fmt: skip
+    with figure_box:
+        per_row = 5 if is_lecture() else 3  # a projector is wide; a phone is not
+        widgets.show_figure(cached(figures.visibility_figure, comp, lang, per_row), key="rc_see",
+                            numbers_on_phones=False, alt=t(P + "see_alt", T=T, k=k, r=comp.r))  # fmt: skip
     st.markdown(t(P + "see_reading", T=T, k=k, r=comp.r, window=comp.window, layers=layers,
                   cnn_seen=int(comp.seen[2, T // 2]), rnn_steps=int(comp.steps[0, T - 1, 0])))  # fmt: skip
     widgets.show_table(cached(figures.visibility_table, comp, lang), key="rc_see_table", filename="who_sees_whom.csv",
@@ -60,7 +71,8 @@ def see_section() -> None:
 def long_range_section() -> None:
     frame.heading("long_range")
     page.prose(t(P + "long_body"))
-    with page.section_controls():
+    figure_box, controls_box = _slots()
+    with controls_box, page.section_controls():
         radius = controls.select_slider(t(P + "radius_label"), RADII, 0.9, key="rc_radius", help=t(P + "radius_help"))
         d = controls.select_slider(t(P + "lr_d_label"), LONG_D, 16, key="rc_lrd")
         T_max = controls.select_slider(t(P + "lr_T_label"), LONG_T, 512, key="rc_lrT")
@@ -68,8 +80,9 @@ def long_range_section() -> None:
                                   format_func=lambda v: t(P + f"lr_view_{v}"))  # fmt: skip
     with st.spinner(t(P + "computing")):
         curves = cached(long_range_influence, _powers_of_two(1, T_max), d, 0, radius)
-    widgets.show_figure(cached(figures.long_range_figure, curves, view == "relative", lang), key="rc_long",
-                        alt=t(P + f"lr_alt_{view}", T=T_max))  # fmt: skip
+    with figure_box:
+        widgets.show_figure(cached(figures.long_range_figure, curves, view == "relative", lang), key="rc_long",
+                            alt=t(P + f"lr_alt_{view}", T=T_max))  # fmt: skip
     st.markdown(
         t(
             P + f"lr_reading_{view}",
@@ -87,8 +100,9 @@ def long_range_section() -> None:
                        filename="long_range.csv", decimals=None, number_format="%.3e",
                        caption=t(P + "lr_table_caption", trials=curves.n_trials))  # fmt: skip
     widgets.formula_and_code(
-        r"\begin{aligned} \frac{\partial h_T}{\partial a_1} &= \mathrm{diag}(1 - h_T^2) W_{hh}^\top \cdots"
-        r" \mathrm{diag}(1 - h_2^2) W_{hh}^\top \\ &\quad \cdot \mathrm{diag}(1 - h_1^2) W_{xh}^\top \\[6pt]"
+        r"\begin{aligned} \frac{\partial h_T}{\partial a_1} &= D_T W_{hh}^\top \cdots D_2 W_{hh}^\top \\"
+        r" &\quad \cdot D_1 W_{xh}^\top \\"
+        r" D_t &= \mathrm{diag}(1 - h_t^2) \\[6pt]"
         r" \frac{\partial b_T}{\partial a_1} &= \alpha_{T1} \big(W_v^\top \\"
         r" &\quad + c\,(v_1 - b_T)(q_T W_k^\top)^\top\big) \end{aligned}",
         rnn_influence_on_last,
@@ -101,17 +115,21 @@ def long_range_section() -> None:
 def parallel_section() -> None:
     frame.heading("parallel")
     page.prose(t(P + "parallel_body"))
-    with page.section_controls():
+    figure_box, controls_box = _slots()
+    with controls_box, page.section_controls():
         d = controls.select_slider(t(P + "time_d_label"), TIMED_D, 256, key="rc_td")
         T_max = controls.select_slider(t(P + "time_T_label"), TIMED_T, 1024, key="rc_tT")
     T_values = _powers_of_two(16, T_max)
     measured = st.session_state.setdefault("_rc_timings", {})  # this session's measurements, by settings
-    if st.button(t(P + "measure"), key="rc_measure", icon=":material/timer:", type="primary"):
+    controls_box.button(t(P + "measure"), key="rc_measure", icon=":material/timer:", type="primary",
+                        on_click=st.session_state.__setitem__, args=("_rc_asked", (d, T_max)))  # fmt: skip
+    if st.session_state.pop("_rc_asked", None) == (d, T_max):  # pressed: the clock runs now, never on a rerun
         with st.spinner(t(P + "measuring")):
-            measured[(d, T_max)] = cached(time_rnn_vs_attention, T_values, d, 3)
+            measured[(d, T_max)] = cached(time_rnn_vs_attention, T_values, d, 5)
     timing = measured.get((d, T_max))
-    widgets.show_figure(cached(figures.parallel_figure, T_values, timing, lang), key="rc_parallel",
-                        alt=t(P + "par_alt", T=T_max))  # fmt: skip
+    with figure_box:
+        widgets.show_figure(cached(figures.parallel_figure, T_values, timing, lang), key="rc_parallel",
+                            alt=t(P + "par_alt", T=T_max))  # fmt: skip
     if timing is not None:
         st.markdown(t(P + "par_reading", cpus=timing.cpu_count, when=timing.measured_at, d=d,
                       rnn=f"{1000 * timing.rnn_seconds[-1]:.1f}", att=f"{1000 * timing.attention_seconds[-1]:.1f}",
@@ -126,7 +144,8 @@ def parallel_section() -> None:
 def cost_section() -> None:
     frame.heading("cost")
     page.prose(t(P + "cost_body"))
-    with page.section_controls():
+    figure_box, controls_box = _slots()
+    with controls_box, page.section_controls():
         T = controls.number_input(t(P + "n_label"), key="rc_n", value=100, min_value=1, max_value=1_000_000, step=1)
         d = controls.number_input(t(P + "d_label"), key="rc_d", value=512, min_value=1, max_value=100_000, step=1)
         k = controls.number_input(t(P + "ck_label"), key="rc_ck", value=3, min_value=2, max_value=1000, step=1)
@@ -134,7 +153,10 @@ def cost_section() -> None:
                                   help=t(P + "r_help"))  # fmt: skip
     costs = cached(layer_costs, T, d, k, r)
     curves = cached(cost_curves, cached(cost_axis, T, d), d, k, r)
-    widgets.show_figure(cached(figures.cost_figure, curves, T, lang), key="rc_cost", alt=t(P + "cost_alt", d=d, T=T))
+    with figure_box:
+        widgets.show_figure(
+            cached(figures.cost_figure, curves, T, lang), key="rc_cost", alt=t(P + "cost_alt", d=d, T=T)
+        )
     cheaper = "attention" if costs.cheaper_than_rnn else ("equal" if d == T else "rnn")
     st.markdown(t(P + f"cost_reading_{cheaper}", T=f"{T:,}", d=f"{d:,}", att=f"{costs.self_attention:,}",
                   rnn=f"{costs.rnn:,}"))  # fmt: skip
@@ -142,18 +164,17 @@ def cost_section() -> None:
     widgets.show_table(cached(figures.complexity_frame, cached(complexity_table, T, d, k, r), lang),
                        key="rc_table1", filename="table_1.csv", decimals=None,
                        caption=t(P + "t1_caption", T=f"{T:,}", d=f"{d:,}", k=k, r=costs.r))  # fmt: skip
-    widgets.formula_and_code(
-        r"\begin{aligned} &T^2 d \;\text{(self-attention)} \quad T d^2 \;\text{(RNN)} \\"
-        r" &k\,T d^2 \;\text{(CNN)} \quad r\,T d \;\text{(truncated)} \end{aligned}",
-        layer_costs,
-    )
+    names = tuple(t(P + f"kind_{kind}") for kind in ("self_attention", "rnn", "cnn", "truncated"))
+    latex = r"\begin{aligned} \text{%s} &: T^2 d \\ \text{%s} &: T d^2 \\ \text{%s} &: k\,T d^2 \\ \text{%s} &: r\,T d"
+    widgets.formula_and_code(latex % names + r" \end{aligned}", layer_costs)
 
 
 @st.fragment
 def images_section() -> None:
     frame.heading("images")
     page.prose(t(P + "images_body"))
-    with page.section_controls():
+    figure_box, controls_box = _slots()
+    with controls_box, page.section_controls():
         patch = controls.select_slider(t(P + "patch_label"), patch_choices(48, 48), 8, key="rc_patch")
         spot = controls.selectbox(t(P + "spot_label"), list(LANDMARKS), key="rc_spot", default="grass",
                                   format_func=lambda s: t(P + f"spot_{s}"))  # fmt: skip
@@ -161,11 +182,12 @@ def images_section() -> None:
         k = controls.select_slider(t(P + "ik_label"), KERNELS[1:], 3, key="rc_ik")
         layers = controls.slider(t(P + "il_label"), 1, 6, 1, key="rc_il")
     view = cached(picture_view, patch, spot, beta, k, layers, True)
-    widgets.show_figure(
-        cached(figures.picture_figure, view, lang),
-        key="rc_picture",
-        alt=t(P + "img_alt", spot=t(P + f"spot_{spot}"), outside=f"{view.weight_outside_field:.2f}"),
-    )
+    with figure_box:
+        widgets.show_figure(
+            cached(figures.picture_figure, view, lang),
+            key="rc_picture",
+            alt=t(P + "img_alt", spot=t(P + f"spot_{spot}"), outside=f"{view.weight_outside_field:.2f}"),
+        )
     st.markdown(
         t(
             P + "img_reading",

@@ -24,6 +24,13 @@ TARGET_COLOUR = QUALITATIVE[1]  # orange: what comes from the target (Chinese) s
 SOURCE_COLOUR = QUALITATIVE[0]  # blue: what comes from the source (English) side
 MIXED_COLOUR = QUALITATIVE[3]  # purple: target rows against source columns
 CELL_TEXT_MAX = 10  # words on a side up to which every cell's weight is written in it
+# Legends sit at the bottom of the figure, below the axis title: at the top a legend that wraps
+# (a phone, lecture mode's larger text) would run into the title. LEGEND_MARGIN leaves it room.
+LEGEND = dict(orientation="h", x=0, xanchor="left", y=0, yref="container", yanchor="bottom")
+LEGEND_MARGIN = 105
+# Tall enough for the plot, short enough that in lecture mode the figure is whole on a 1280 x 720
+# projector's first screen, under the title row, the step bar and the folded text.
+HEIGHT = 385
 
 
 def _ticks(words: Sequence[str], known: np.ndarray) -> list[str]:
@@ -77,10 +84,10 @@ def _weights_map(
     step = int(np.ceil(max(n_rows, n_cols) / 20))  # past 20 words label every other one
     layout = layout_dict(
         title=title,
-        height=int(np.clip(160 + 34 * n_rows, 300, 640)),
+        height=int(np.clip(200 + 40 * n_rows, HEIGHT, 660)),
         xaxis=dict(title=col_title, tickmode="array", tickvals=list(range(0, n_cols, step)),
                    ticktext=_ticks(cols, known_cols)[::step], side="bottom", showgrid=False, zeroline=False,
-                   tickangle=-45 if n_cols > 6 else 0),
+                   tickangle=-40 if n_cols > 3 else 0),
         yaxis=dict(title=row_title, tickmode="array", tickvals=list(range(0, n_rows, step)),
                    ticktext=_ticks(rows, known_rows)[::step], autorange="reversed", showgrid=False,
                    zeroline=False),
@@ -137,12 +144,12 @@ def training_curve(model: TranslationModel, lang: str) -> go.Figure:
                    line=dict(color="rgba(90,90,90,0.8)", dash="dash", width=1)),
     ]  # fmt: skip
     layout = layout_dict(
-        title=t("before_self_attention.loss_title", lang), height=300,
+        title=t("before_self_attention.loss_title", lang), height=340,
         xaxis=dict(title=t("before_self_attention.loss_x", lang)),
         yaxis=dict(title=t("before_self_attention.loss_y", lang), type="log"),
-        legend=dict(orientation="h", x=0, y=1.0, yanchor="bottom"),
+        legend=LEGEND,
     )  # fmt: skip
-    layout["margin"]["t"] = 80
+    layout["margin"]["b"] = LEGEND_MARGIN
     return go.Figure(data=data, layout=layout)
 
 
@@ -169,13 +176,12 @@ def bottleneck_figure(curves: BottleneckCurves, sentence_length: int, lang: str)
         annotations.append(dict(x=sentence_length, y=0, yref="paper", yanchor="bottom", xanchor="left", showarrow=False,
                                 text=t(p + "bn_your_sentence", lang, T=sentence_length)))  # fmt: skip
     layout = layout_dict(
-        title=t(p + "bn_title", lang, d=curves.d, d_token=curves.d_token), height=400,
+        title=t(p + "bn_title", lang, d=curves.d, d_token=curves.d_token), height=HEIGHT,
         xaxis=dict(title=t(p + "bn_x", lang), range=[0.5, T[-1] + 0.5]),
         yaxis=dict(title=t(p + "bn_y", lang), range=[0, 1.05]),
-        legend=dict(orientation="h", x=0, y=1.0, yanchor="bottom"),
-        shapes=shapes, annotations=annotations,
+        legend=LEGEND, shapes=shapes, annotations=annotations,
     )  # fmt: skip
-    layout["margin"]["t"] = 96
+    layout["margin"]["b"] = LEGEND_MARGIN
     return go.Figure(data=data, layout=layout)
 
 
@@ -190,11 +196,11 @@ def by_position_figure(curves: BottleneckCurves, lang: str) -> go.Figure:
                marker_color=SOURCE_COLOUR),
     ]  # fmt: skip
     layout = layout_dict(
-        title=t(p + "pos_title", lang, T=int(T[-1])), height=320, barmode="group",
+        title=t(p + "pos_title", lang, T=int(T[-1])), height=HEIGHT - 20, barmode="group",
         xaxis=dict(title=t(p + "pos_x", lang)), yaxis=dict(title=t(p + "bn_y", lang), range=[0, 1.05]),
-        legend=dict(orientation="h", x=0, y=1.0, yanchor="bottom"),
+        legend=LEGEND,
     )  # fmt: skip
-    layout["margin"]["t"] = 80
+    layout["margin"]["b"] = LEGEND_MARGIN
     return go.Figure(data=data, layout=layout)
 
 
@@ -284,10 +290,10 @@ def shapes_figure(view: EncoderDecoderView, target_is_source: bool, lang: str) -
                            showlegend=False))  # fmt: skip
     tallest = max(r for _, r, _, _ in blocks)
     layout = layout_dict(
-        title=t("before_self_attention.shapes_title", lang), height=int(np.clip(150 + 8 * tallest, 240, 520)),
+        title=t("before_self_attention.shapes_title", lang), height=int(np.clip(140 + 8 * tallest, 240, HEIGHT)),
         xaxis=dict(visible=False, range=[-1, x + 1]),
         yaxis=dict(visible=False, range=[-tallest - 4, 4], scaleanchor="x", scaleratio=1),
-        legend=dict(orientation="h", x=0, y=1.0, yanchor="bottom"),
+        legend=LEGEND,
     )  # fmt: skip
-    layout["margin"]["t"] = 80
+    layout["margin"]["b"] = LEGEND_MARGIN
     return go.Figure(data=data, layout=layout)

@@ -24,7 +24,13 @@ DASH = {"rnn": "solid", "birnn": "dot", "cnn": "dash", "truncated": "dashdot", "
 SYMBOL = {"rnn": "circle", "birnn": "circle-open", "cnn": "square", "truncated": "diamond", "self_attention": "x"}
 HIDDEN = "rgba(160,160,160,0.28)"  # cells an output cannot see
 CELL_TEXT_MAX_T = 10
-LEGEND = dict(orientation="h", x=0, xanchor="left", y=1.0, yanchor="bottom")
+# Legends at the bottom, below the axis title: at the top one that wraps (a phone, lecture mode's
+# larger text) would run into the title. LEGEND_MARGIN leaves it room.
+LEGEND = dict(orientation="h", x=0, xanchor="left", y=0, yref="container", yanchor="bottom")
+LEGEND_MARGIN = 105
+# Tall enough for the plot, short enough that in lecture mode the figure is whole on a 1280 x 720
+# projector's first screen, under the title row, the step bar and the folded text.
+HEIGHT = 385
 
 
 def _kind_name(kind: str, lang: str, comp: VisibilityComparison | None = None) -> str:
@@ -42,61 +48,57 @@ def _significant(a: np.ndarray, digits: int = 4) -> np.ndarray:
 # --- who sees whom ---------------------------------------------------------------------------------
 
 
-def visibility_figure(comp: VisibilityComparison, lang: str) -> go.Figure:
-    """Five T x T pictures side by side: row i is output b_i, column j input a_j; a coloured cell
-    is an input the output depends on, its colour (and number) the sequential steps between them;
-    a grey cell is an input it cannot see."""
-    n, T = comp.masks.shape[0], comp.masks.shape[-1]
-    gap = 0.035
-    width = (1.0 - gap * (n - 1)) / n
-    ticks = list(range(0, T, max(1, int(np.ceil(T / 8)))))  # 0-based; drawn from 1, as the articles count
+# Where each kind's picture sits in a 3 x 2 grid (row, column): the kinds that see the whole
+# sequence on top, the two local ones below, side by side, because their pictures are the same.
+# In a row of five (a projector) the two local ones sit in the middle.
+GRID = {"rnn": (0, 0), "birnn": (0, 1), "self_attention": (0, 2), "cnn": (1, 0), "truncated": (1, 1)}
+ROW = {"rnn": (0, 0), "birnn": (0, 1), "cnn": (0, 2), "truncated": (0, 3), "self_attention": (0, 4)}
+
+
+def visibility_figure(comp: VisibilityComparison, lang: str, per_row: int = 3) -> go.Figure:
+    """Five T x T pictures, in a 3 x 2 grid (per_row=3: a row of five is unreadable on a phone)
+    or in one row (per_row=5, a projector): row i is output b_i, column j input a_j; a coloured
+    cell is an input the output depends on, its colour (and number) the sequential steps between
+    them; a grey cell is an input it cannot see."""
+    T = comp.masks.shape[-1]
+    place, n_rows = (ROW, 1) if per_row == 5 else (GRID, 2)
+    col_gap, row_gap = (0.03, 0.0) if per_row == 5 else (0.06, 0.16)
+    bar_room = 0.07 if per_row == 5 else 0.0  # the colour bar's own column in one row
+    width, height = (1.0 - bar_room - (per_row - 1) * col_gap) / per_row, (1.0 - row_gap * (n_rows - 1)) / n_rows
+    ticks = list(range(1, T + 1, max(1, int(np.ceil(T / 6)))))  # counted from 1, as the articles count
     data, axes, annotations = [], {}, []
     steps_name = t(P + "steps", lang)
     x_title, y_title = t(P + "input_axis", lang), t(P + "output_axis", lang)
     for m, kind in enumerate(comp.kinds):
+        row, col = place[kind]
         z = np.where(comp.masks[m], comp.steps[m], np.nan).astype(np.float32)  # [T, T]
         suffix = "" if m == 0 else str(m + 1)
-        data.append(
-            go.Heatmap(
-                z=z,
-                x=list(range(1, T + 1)),
-                y=list(range(1, T + 1)),
-                coloraxis="coloraxis",
-                xaxis=f"x{suffix}",
-                yaxis=f"y{suffix}",
-                xgap=1 if T <= 32 else 0,
-                ygap=1 if T <= 32 else 0,
-                texttemplate="%{z}" if T <= CELL_TEXT_MAX_T else None,
-                hovertemplate=f"{y_title}: b%{{y}}<br>{x_title}: a%{{x}}<br>{steps_name}: %{{z}}<extra></extra>",
-            )
-        )
-        x0 = m * (width + gap)
-        axes[f"xaxis{suffix}"] = dict(domain=[x0, x0 + width], tickmode="array", tickvals=[i + 1 for i in ticks],
-                                      ticktext=[str(i + 1) for i in ticks], showgrid=False, zeroline=False,
-                                      title=dict(text=x_title if m == 0 else None), constrain="domain",
-                                      range=[0.5, T + 0.5])  # fmt: skip
-        axes[f"yaxis{suffix}"] = dict(
-            anchor=f"x{suffix}",
-            autorange="reversed",
-            showgrid=False,
-            zeroline=False,
-            tickmode="array",
-            tickvals=[i + 1 for i in ticks],
-            ticktext=[str(i + 1) for i in ticks],
-            showticklabels=m == 0,
-            title=dict(text=y_title if m == 0 else None),
-            scaleanchor=f"x{suffix}",
-        )
-        annotations.append(dict(text=f"<b>{_kind_name(kind, lang, comp)}</b>", x=x0 + width / 2, y=1.0, xref="paper",
+        data.append(go.Heatmap(
+            z=z, x=list(range(1, T + 1)), y=list(range(1, T + 1)), coloraxis="coloraxis", xaxis=f"x{suffix}",
+            yaxis=f"y{suffix}", xgap=1 if T <= 32 else 0, ygap=1 if T <= 32 else 0,
+            texttemplate="%{z}" if T <= CELL_TEXT_MAX_T else None,
+            hovertemplate=f"{y_title}: b%{{y}}<br>{x_title}: a%{{x}}<br>{steps_name}: %{{z}}<extra></extra>",
+        ))  # fmt: skip
+        x0, y1 = col * (width + col_gap), 1.0 - row * (height + row_gap)
+        axis = dict(tickmode="array", tickvals=ticks, ticktext=[str(i) for i in ticks], showgrid=False, zeroline=False)
+        x_label = x_title if (row, col) == (n_rows - 1, 0) else None
+        axes[f"xaxis{suffix}"] = dict(axis, domain=[x0, x0 + width], anchor=f"y{suffix}", range=[0.5, T + 0.5],
+                                      constrain="domain", title=dict(text=x_label))  # fmt: skip
+        axes[f"yaxis{suffix}"] = dict(axis, domain=[y1 - height, y1], anchor=f"x{suffix}", autorange="reversed",
+                                      scaleanchor=f"x{suffix}", constrain="domain", showticklabels=col == 0,
+                                      title=dict(text=y_title if col == 0 else None))  # fmt: skip
+        annotations.append(dict(text=f"<b>{_kind_name(kind, lang, comp)}</b>", x=x0 + width / 2, y=y1, xref="paper",
                                 yref="paper", xanchor="center", yanchor="bottom", showarrow=False,
-                                font=dict(size=12, color=COLOUR[kind])))  # fmt: skip
+                                font=dict(size=12 if per_row < 5 else 16, color=COLOUR[kind])))  # fmt: skip
+    bar_x = 1.0 - bar_room + 0.01 if per_row == 5 else 2 * (width + col_gap) + 0.02
     layout = layout_dict(
-        title=t(P + "see_title", lang, T=T), height=400,
+        title=t(P + "see_title", lang, T=T), height=520 if per_row < 5 else 360,
         coloraxis=dict(colorscale=SEQUENTIAL, reversescale=True, cmin=1, cmax=max(2, T),
-                       colorbar=dict(title=dict(text=steps_name, side="right"), thickness=10, len=0.8)),
+                       colorbar=dict(title=dict(text=steps_name, side="right"), thickness=12, len=height,
+                                     x=bar_x, xanchor="left", y=0, yanchor="bottom")),
         plot_bgcolor=HIDDEN, annotations=annotations, **axes,
     )  # fmt: skip
-    layout["margin"].update(t=90, b=40)
+    layout["margin"].update(t=80, b=40)
     return go.Figure(data=data, layout=layout)
 
 
@@ -143,11 +145,11 @@ def long_range_figure(curves: LongRangeCurves, relative: bool, lang: str) -> go.
                 line(curves.uniform_weight, t(P + "lr_uniform", lang), "uniform", "dot", 1)]  # fmt: skip
         y_title = t(P + "lr_y_absolute", lang)
     layout = layout_dict(
-        title=t(P + "lr_title", lang, d=curves.d, radius=f"{curves.radius:g}"), height=440,
+        title=t(P + "lr_title", lang, d=curves.d, radius=f"{curves.radius:g}"), height=HEIGHT,
         xaxis=dict(title=t(P + "lr_x", lang), type="log", tickmode="array", tickvals=T, ticktext=[f"{x:g}" for x in T]),
         yaxis=dict(title=y_title, type="log", exponentformat="power"), legend=LEGEND,
     )  # fmt: skip
-    layout["margin"]["t"] = 110
+    layout["margin"]["b"] = LEGEND_MARGIN
     return go.Figure(data=data, layout=layout)
 
 
@@ -207,7 +209,7 @@ def parallel_figure(T_values: np.ndarray, timing: Timing | None, lang: str) -> g
     if timing is None:
         right_title = t(P + "par_time_title_empty", lang)
         annotations.append(dict(text=t(P + "par_press", lang), x=0.78, y=0.5, xref="paper", yref="paper",
-                                showarrow=False, font=dict(size=13, color="grey")))  # fmt: skip
+                                showarrow=False, font=dict(color="grey")))  # fmt: skip
     else:
         right_title = t(P + "par_time_title", lang, cpus=timing.cpu_count, when=timing.measured_at, d=timing.d)
         Tm = timing.T_values.astype(float)
@@ -224,18 +226,18 @@ def parallel_figure(T_values: np.ndarray, timing: Timing | None, lang: str) -> g
                            line=dict(color="rgba(110,110,110,0.8)", dash="dot", width=2)))  # fmt: skip
         annotations.append(dict(text=t(P + "par_crossover", lang, d=timing.d), x=np.log10(timing.d), xref="x2",
                                 y=1.0, yref="paper", yanchor="top", xanchor="left", showarrow=False,
-                                font=dict(size=11)))  # fmt: skip
+                                ))  # fmt: skip
     annotations.append(dict(text=f"<b>{right_title}</b>", x=0.78, y=1.0, xref="paper", yref="paper", xanchor="center",
                             yanchor="bottom", showarrow=False))  # fmt: skip
     layout = layout_dict(
-        height=400, legend=dict(orientation="h", x=0, xanchor="left", y=-0.3, yanchor="top"),
+        height=HEIGHT, legend=LEGEND,
         xaxis=dict(domain=[0, 0.44], type="log", title=t(P + "par_x", lang), **_power_ticks(T)),
-        yaxis=dict(type="log", title=t(P + "par_steps_y", lang)),
+        yaxis=dict(type="log", title=t(P + "par_steps_y", lang), dtick=1),
         xaxis2=dict(domain=[0.56, 1.0], type="log", title=t(P + "par_x", lang), anchor="y2", **_power_ticks(T)),
-        yaxis2=dict(anchor="x2", type="log", title=t(P + "par_time_y", lang), visible=timing is not None),
+        yaxis2=dict(anchor="x2", type="log", title=t(P + "par_time_y", lang), visible=timing is not None, dtick=1),
         shapes=shapes, annotations=annotations,
     )  # fmt: skip
-    layout["margin"].update(t=70, b=60)
+    layout["margin"].update(t=70, b=LEGEND_MARGIN - 30)
     return go.Figure(data=data, layout=layout)
 
 
@@ -271,13 +273,13 @@ def cost_figure(curves: CostCurves, T: int, lang: str) -> go.Figure:
     shapes = [dict(type="line", x0=curves.d, x1=curves.d, y0=0, y1=1, yref="paper",
                    line=dict(color="rgba(110,110,110,0.8)", dash="dot", width=2))]  # fmt: skip
     annotations = [dict(text=t(P + "cost_crossover", lang, d=curves.d), x=np.log10(curves.d), y=1.0, yref="paper",
-                        xanchor="left", yanchor="top", showarrow=False, font=dict(size=12))]  # fmt: skip
+                        xanchor="left", yanchor="top", showarrow=False)]  # fmt: skip
     layout = layout_dict(
-        title=t(P + "cost_title", lang, d=curves.d), height=440, legend=LEGEND, shapes=shapes,
-        annotations=annotations, xaxis=dict(title=t(P + "cost_x", lang), type="log"),
+        title=t(P + "cost_title", lang, d=curves.d), height=HEIGHT, legend=LEGEND, shapes=shapes,
+        annotations=annotations, xaxis=dict(title=t(P + "cost_x", lang), type="log", dtick=1),
         yaxis=dict(title=t(P + "cost_y", lang), type="log", exponentformat="power"),
     )  # fmt: skip
-    layout["margin"]["t"] = 110
+    layout["margin"]["b"] = LEGEND_MARGIN
     return go.Figure(data=data, layout=layout)
 
 
@@ -331,7 +333,7 @@ def picture_figure(view: PictureView, lang: str) -> go.Figure:
                         line=dict(color="rgba(255,255,255,0.8)", width=1)) for k in range(1, rows)]  # fmt: skip
     shapes = grid_lines + [dict(box, xref=f"x{s}", yref=f"y{s}") for s in ("", "2", "3")]
     titles = (
-        t(P + "img_patches", lang, n=rows * cols, size=size, dim=size * size * 3),
+        t(P + "img_patches", lang, n=rows * cols, dim=size * size * 3),
         t(P + "img_field", lang, k=view.k, L=view.n_layers),
         t(P + "img_attention", lang, q=view.query),
     )
@@ -341,7 +343,7 @@ def picture_figure(view: PictureView, lang: str) -> go.Figure:
         axes[f"xaxis{s}"] = dict(domain=[x0, x0 + width], visible=False, range=[-0.5, W - 0.5], constrain="domain")
         axes[f"yaxis{s}"] = dict(anchor=f"x{s}", visible=False, range=[H - 0.5, -0.5], scaleanchor=f"x{s}")
         annotations.append(dict(text=f"<b>{titles[m]}</b>", x=x0 + width / 2, y=1.0, xref="paper", yref="paper",
-                                xanchor="center", yanchor="bottom", showarrow=False, font=dict(size=12)))  # fmt: skip
+                                xanchor="center", yanchor="bottom", showarrow=False))  # fmt: skip
     layout = layout_dict(height=340, shapes=shapes, annotations=annotations, **axes)
     layout["margin"].update(t=60, b=10)
     return go.Figure(data=data, layout=layout)
