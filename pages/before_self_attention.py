@@ -53,6 +53,13 @@ with frame.controls():
 view = cached(encoder_decoder_view, pair, seed)
 
 
+def _numbers_box(key: str):
+    """The numbers behind a figure, in a closed box whose table is built only once it is opened
+    (a table costs a rerun more than a figure does)."""
+    box = st.expander(t(P + "numbers"), icon=":material/table_view:", on_change="rerun", key=key)
+    return box if box.open else None
+
+
 def _slots():
     """(figure, controls) containers of a section: in lecture mode the figure comes first, so that
     a projector's first screen holds it, and its controls sit under it; else controls first."""
@@ -107,8 +114,14 @@ def bottleneck_section(sentence_length: int) -> None:
     st.info(t(P + "bn_set_not_learned", gap=f"{curves.score_gap:g}"), icon=":material/tune:")
     widgets.show_figure(cached(figures.by_position_figure, curves, lang), key="ed_positions",
                         alt=t(P + "pos_alt", T=t_max))  # fmt: skip
-    widgets.show_table(cached(figures.bottleneck_table, curves, lang), key="ed_bn_table", filename="bottleneck.csv",
-                       caption=t(P + "bn_table_caption", n_fit=curves.n_fit, n_test=curves.n_test))  # fmt: skip
+    if box := _numbers_box("ed_bn_numbers"):
+        with box:
+            widgets.show_table(
+                cached(figures.bottleneck_table, curves, lang),
+                key="ed_bn_table",
+                filename="bottleneck.csv",
+                caption=t(P + "bn_table_caption", n_fit=curves.n_fit, n_test=curves.n_test),
+            )
     widgets.formula_and_code(
         r"\begin{aligned} C &= h_T \\ C_i &= \textstyle\sum_j \alpha_{ij} h_j,\quad"
         r" \alpha_{ii} = \dfrac{e^{g}}{e^{g} + T - 1} \\ R^2 &= 1 - \frac{\sum (y - \hat y)^2}{\sum (y - \bar y)^2}"

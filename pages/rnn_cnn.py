@@ -36,6 +36,13 @@ frame = page.start(NS, sections=("see", "long_range", "parallel", "cost", "image
 lang = current_lang()
 
 
+def _numbers_box(key: str):
+    """The numbers behind a figure, in a closed box whose table is built only once it is opened
+    (a table costs a rerun more than a figure does)."""
+    box = st.expander(t(P + "numbers"), icon=":material/table_view:", on_change="rerun", key=key)
+    return box if box.open else None
+
+
 def _slots():
     """(figure, controls) containers of a section: in lecture mode the figure comes first, so that
     a projector's first screen holds it, and its controls sit under it; else controls first."""
@@ -63,8 +70,16 @@ def see_section() -> None:
                             numbers_on_phones=False, alt=t(P + "see_alt", T=T, k=k, r=comp.r))  # fmt: skip
     st.markdown(t(P + "see_reading", T=T, k=k, r=comp.r, window=comp.window, layers=layers,
                   cnn_seen=int(comp.seen[2, T // 2]), rnn_steps=int(comp.steps[0, T - 1, 0])))  # fmt: skip
-    widgets.show_table(cached(figures.visibility_table, comp, lang), key="rc_see_table", filename="who_sees_whom.csv",
-                       decimals=0, missing="—", caption=t(P + "see_table_caption"))  # fmt: skip
+    if box := _numbers_box("rc_see_numbers"):
+        with box:
+            widgets.show_table(
+                cached(figures.visibility_table, comp, lang),
+                key="rc_see_table",
+                filename="who_sees_whom.csv",
+                decimals=0,
+                missing="—",
+                caption=t(P + "see_table_caption"),
+            )
 
 
 @st.fragment
@@ -96,9 +111,11 @@ def long_range_section() -> None:
             radius=f"{radius:g}",
         )
     )
-    widgets.show_table(cached(figures.long_range_table, curves, lang), key="rc_long_table",
-                       filename="long_range.csv", decimals=None, number_format="%.3e",
-                       caption=t(P + "lr_table_caption", trials=curves.n_trials))  # fmt: skip
+    if box := _numbers_box("rc_long_numbers"):
+        with box:
+            widgets.show_table(cached(figures.long_range_table, curves, lang), key="rc_long_table",
+                               filename="long_range.csv", decimals=None, number_format="%.3e",
+                               caption=t(P + "lr_table_caption", trials=curves.n_trials))  # fmt: skip
     widgets.formula_and_code(
         r"\begin{aligned} \frac{\partial h_T}{\partial a_1} &= D_T W_{hh}^\top \cdots D_2 W_{hh}^\top \\"
         r" &\quad \cdot D_1 W_{xh}^\top \\"
@@ -135,9 +152,11 @@ def parallel_section() -> None:
                       rnn=f"{1000 * timing.rnn_seconds[-1]:.1f}", att=f"{1000 * timing.attention_seconds[-1]:.1f}",
                       T=T_max))  # fmt: skip
     st.info(t(P + "par_hardware"), icon=":material/memory:")
-    widgets.show_table(cached(figures.parallel_table, T_values, timing, lang), key="rc_parallel_table",
-                       filename="steps_and_time.csv", caption=t(P + "par_table_caption"), decimals=None,
-                       number_format="%g")  # fmt: skip
+    if box := _numbers_box("rc_parallel_numbers"):
+        with box:
+            widgets.show_table(cached(figures.parallel_table, T_values, timing, lang), key="rc_parallel_table",
+                               filename="steps_and_time.csv", caption=t(P + "par_table_caption"), decimals=None,
+                               number_format="%g")  # fmt: skip
 
 
 @st.fragment
@@ -200,12 +219,14 @@ def images_section() -> None:
             layers=layers,
         )
     )
-    widgets.show_table(
-        cached(figures.picture_table, view, lang),
-        key="rc_picture_table",
-        filename="patch_attention.csv",
-        caption=t(P + "img_table_caption"),
-    )
+    if box := _numbers_box("rc_picture_numbers"):
+        with box:
+            widgets.show_table(
+                cached(figures.picture_table, view, lang),
+                key="rc_picture_table",
+                filename="patch_attention.csv",
+                caption=t(P + "img_table_caption"),
+            )
 
 
 @st.fragment

@@ -24,6 +24,13 @@ def table(at, column: str):
     return next(d.value for d in at.dataframe if column in list(d.value.columns))
 
 
+def open_numbers(at, *keys: str):
+    """Open the closed boxes that hold a figure's numbers (their tables are built only when open)."""
+    for key in keys:
+        at.session_state[key] = True
+    return at.run()
+
+
 def visibility_z(at) -> np.ndarray:
     """The five pictures' cells, in KINDS order: steps where visible, NaN where not."""
     return np.stack([plotly_array(tr["z"]) for tr in figures(at)["rc_see"]["data"]])
@@ -50,7 +57,7 @@ def test_who_sees_whom_is_the_cores_masks_and_steps():
     assert np.all(np.isnan(z[rnn][np.triu_indices(8, 1)]))  # left only
     np.testing.assert_array_equal(z[cnn], z[truncated])  # r = k: the same picture
     assert np.all(z[attention] == 1) and z[rnn][7, 0] == 8 and z[birnn][0, 7] == 8
-    numbers = table(at, t("rnn_cnn.col_sees", lang="en", kind="RNN"))
+    numbers = table(open_numbers(at, "rc_see_numbers"), t("rnn_cnn.col_sees", lang="en", kind="RNN"))
     assert numbers.index.name == t("rnn_cnn.output_axis", lang="en")
     assert numbers.loc["b8", t("rnn_cnn.col_sees", lang="en", kind="RNN")] == "a1…a8"
     assert numbers.loc["b5", t("rnn_cnn.col_sees", lang="en", kind="CNN, k = 3")] == "a4…a6"
@@ -112,7 +119,7 @@ def test_an_exploding_rnn_and_vanishing_values_are_drawn_on_a_log_axis():
     at = open_page(PAGE, rc_lrview="absolute", rc_radius="0.5")
     rnn = plotly_array(figures(at)["rc_long"]["data"][0]["y"])
     assert np.isnan(rnn[-1])  # 0.5^511 is 0 in floating point: left out, not drawn at 0 on a log axis
-    assert t("rnn_cnn.lr_table_caption", lang="en", trials=8)[:40] in texts(at)
+    assert t("rnn_cnn.lr_table_caption", lang="en", trials=8)[:40] in texts(open_numbers(at, "rc_long_numbers"))
 
 
 # --- parallel -------------------------------------------------------------------------------------
@@ -134,7 +141,7 @@ def test_timing_runs_only_on_the_button_and_is_labelled_as_this_server():
     labels = " ".join(a["text"] for a in spec["layout"]["annotations"])
     assert "Measured on this server" in labels and "CPUs" in labels and "UTC" in labels
     assert "Measured on this server" in texts(at)
-    numbers = table(at, t("rnn_cnn.col_ms_rnn", lang="en"))
+    numbers = table(open_numbers(at, "rc_parallel_numbers"), t("rnn_cnn.col_ms_rnn", lang="en"))
     assert list(numbers.index) == [16, 32, 64, 128, 256]
     at.slider(key="rc_T").set_value(7).run()  # the measurement stays for this session
     assert len(figures(at)["rc_parallel"]["data"]) == 4
@@ -180,7 +187,7 @@ def test_a_patch_attends_beyond_the_cnns_view():
     np.testing.assert_allclose(plotly_array(weights["z"]), view.weights, atol=1e-6)
     assert np.all(np.isnan(plotly_array(field["z"])) == view.field)
     assert f"{view.weight_outside_field:.2f}" in texts(at)
-    numbers = table(at, t("rnn_cnn.col_in_field", lang="en"))
+    numbers = table(open_numbers(at, "rc_picture_numbers"), t("rnn_cnn.col_in_field", lang="en"))
     assert numbers.index.name == t("rnn_cnn.img_patch", lang="en") and len(numbers) == 36
 
 
