@@ -22,11 +22,12 @@ from lab_ui.lecture import is_lecture
 
 NS = "before_self_attention"
 P = f"{NS}."
+LECTURE_PX = 290  # the height a figure gets on a 1280 x 720 projector (lecture mode)
 PRESET_OF = {"article": "machine_learning", "reordered": "read_at_home", "reversed": "good_morning",
              "uneven": "thank_you", "yesterday": "ate_yesterday"}  # fmt: skip
 PRESETS = {preset: {"ed_src": EXAMPLE_PAIRS[e][0], "ed_tgt": EXAMPLE_PAIRS[e][1]} for preset, e in PRESET_OF.items()}
 SOURCE_DEFAULT, TARGET_DEFAULT = EXAMPLE_PAIRS["machine_learning"]
-WORDS = ", ".join(f"{en} {zh}" for en, zh in LEXICON)
+WORDS = ", ".join(f"{'I' if en == 'i' else en} {zh}" for en, zh in LEXICON)
 D_CHOICES, D_TOKEN_CHOICES, T_MAX_CHOICES = (1, 2, 4, 8, 16), (1, 2, 4, 8), (4, 8, 16, 24, 32, 48, 64)
 
 frame = page.start(NS, sections=("maps", "bottleneck", "shapes", "check"), presets=PRESETS)
@@ -53,6 +54,12 @@ with frame.controls():
 view = cached(encoder_decoder_view, pair, seed)
 
 
+def _show(fig, **kwargs) -> None:
+    """widgets.show_figure, in lecture mode no taller than what this page's first screen leaves
+    the figure (three popovers in its title row take two lines)."""
+    widgets.show_figure(cached(figures.shorter, fig, LECTURE_PX) if is_lecture() else fig, **kwargs)
+
+
 def _numbers_box(key: str):
     """The numbers behind a figure, in a closed box whose table is built only once it is opened
     (a table costs a rerun more than a figure does)."""
@@ -73,12 +80,13 @@ def maps_section(view, seed: int) -> None:
     page.prose(t(P + "maps_body"))
     cross, self_ = st.columns(2)
     with cross:
-        widgets.show_figure(cached(figures.cross_map, view, lang), key="ed_cross", alt=t(P + "cross_alt",
+        _show(cached(figures.cross_map, view, lang), key="ed_cross", alt=t(P + "cross_alt",
                             target=" ".join(pair.target), source=" ".join(pair.source)))  # fmt: skip
     with self_:
-        widgets.show_figure(cached(figures.self_map, view, lang), key="ed_self", alt=t(P + "self_alt"))
-    st.markdown(t(P + "maps_reading", read=" ".join(view.predicted), agreement=_percent(view.agreement),
-                  kind=t(P + f"kind_{view.weights_kind}")))  # fmt: skip
+        _show(cached(figures.self_map, view, lang), key="ed_self", alt=t(P + "self_alt"))
+    agreement = "none" if view.agreement != view.agreement else "some"  # nan: no word's translation is there
+    st.markdown(t(P + "maps_reading", read=" ".join(view.predicted), kind=t(P + f"kind_{view.weights_kind}"),
+                  agreement=t(P + f"agreement_{agreement}", share=f"{100 * view.agreement:.0f} %")))  # fmt: skip
     if not (pair.known_source.all() and pair.known_target.all()):
         st.warning(t(P + "unknown_words", words=WORDS), icon=":material/help:")
     widgets.show_table(cached(figures.cross_table, view, lang), key="ed_cross_table", filename="cross_attention.csv",
@@ -88,8 +96,8 @@ def maps_section(view, seed: int) -> None:
         with box:
             model = cached(trained_model, seed)
             st.markdown(t(P + "how_learned_body", first=f"{model.losses[0]:.2f}", last=f"{model.losses[-1]:.4f}",
-                          accuracy=_percent(model.accuracy), seed=seed))  # fmt: skip
-            widgets.show_figure(cached(figures.training_curve, model, lang), key="ed_loss", alt=t(P + "loss_alt"))
+                          accuracy=f"{100 * model.accuracy:.0f} %", seed=seed))  # fmt: skip
+            _show(cached(figures.training_curve, model, lang), key="ed_loss", alt=t(P + "loss_alt"))
 
 
 @st.fragment
@@ -104,7 +112,7 @@ def bottleneck_section(sentence_length: int) -> None:
         t_max = controls.select_slider(t(P + "t_max_label"), T_MAX_CHOICES, 24, key="ed_tmax")
     curves = cached(bottleneck_curves, t_max, d, None, d_token)
     with figure_box:
-        widgets.show_figure(cached(figures.bottleneck_figure, curves, sentence_length, lang), key="ed_bottleneck",
+        _show(cached(figures.bottleneck_figure, curves, sentence_length, lang), key="ed_bottleneck",
                             alt=t(P + "bn_alt", T=t_max, fixed=f"{curves.fixed[-1]:.2f}",
                                   per_step=f"{curves.per_step[-1]:.2f}"))  # fmt: skip
     at = min(sentence_length, t_max) - 1
@@ -112,7 +120,7 @@ def bottleneck_section(sentence_length: int) -> None:
                   ceiling=f"{curves.ceiling[at]:.2f}", gap=f"{curves.score_gap:g}",
                   aligned=f"{curves.aligned_weight[at]:.3f}", d=d, d_token=d_token))  # fmt: skip
     st.info(t(P + "bn_set_not_learned", gap=f"{curves.score_gap:g}"), icon=":material/tune:")
-    widgets.show_figure(cached(figures.by_position_figure, curves, lang), key="ed_positions",
+    _show(cached(figures.by_position_figure, curves, lang), key="ed_positions",
                         alt=t(P + "pos_alt", T=t_max))  # fmt: skip
     if box := _numbers_box("ed_bn_numbers"):
         with box:
@@ -142,7 +150,7 @@ def shapes_section(view) -> None:
         same = controls.toggle(t(P + "same_label"), False, key="ed_same", help=t(P + "same_help"))
     with figure_box:
         rows = len(pair.source) if same else len(pair.target)
-        widgets.show_figure(cached(figures.shapes_figure, view, same, lang), key="ed_shapes",
+        _show(cached(figures.shapes_figure, view, same, lang), key="ed_shapes",
                             alt=t(P + "shapes_alt", rows=rows, cols=len(pair.source)))  # fmt: skip
     widgets.show_table(cached(figures.shapes_table, view, same, lang), key="ed_shapes_table", filename="shapes.csv",
                        decimals=None)  # fmt: skip
@@ -164,10 +172,6 @@ def check_section() -> None:
 
 def _shape(option: str) -> str:
     return "[" + option.replace("x", ", ") + "]"
-
-
-def _percent(x: float) -> str:
-    return "—" if x != x else f"{100 * x:.0f} %"
 
 
 if frame.shows("maps"):

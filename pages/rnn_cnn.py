@@ -20,6 +20,7 @@ from lab_ui.lecture import is_lecture
 
 NS = "rnn_cnn"
 P = f"{NS}."
+LECTURE_PX = 350  # the height a figure gets on a 1280 x 720 projector (lecture mode)
 PRESETS = {
     "article": {"rc_T": 4, "rc_k": 3, "rc_layers": 1},
     "speech": {"rc_T": 32, "rc_k": 7, "rc_layers": 1, "rc_n": 1000, "rc_d": 256, "rc_r": 7},
@@ -34,6 +35,12 @@ SHARPNESS = (0.0, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0)
 
 frame = page.start(NS, sections=("see", "long_range", "parallel", "cost", "images", "check"), presets=PRESETS)
 lang = current_lang()
+
+
+def _show(fig, **kwargs) -> None:
+    """widgets.show_figure, in lecture mode no taller than what this page's first screen leaves
+    the figure (under the title row, the step bar and the folded text)."""
+    widgets.show_figure(cached(figures.shorter, fig, LECTURE_PX) if is_lecture() else fig, **kwargs)
 
 
 def _numbers_box(key: str):
@@ -66,20 +73,15 @@ def see_section() -> None:
     comp = cached(compare_visibility, T, k, layers)
     with figure_box:
         per_row = 5 if is_lecture() else 3  # a projector is wide; a phone is not
-        widgets.show_figure(cached(figures.visibility_figure, comp, lang, per_row), key="rc_see",
-                            numbers_on_phones=False, alt=t(P + "see_alt", T=T, k=k, r=comp.r))  # fmt: skip
+        _show(cached(figures.visibility_figure, comp, lang, per_row), key="rc_see", numbers_on_phones=False,
+              alt=t(P + "see_alt", T=T, k=k, r=comp.r))  # fmt: skip
     st.markdown(t(P + "see_reading", T=T, k=k, r=comp.r, window=comp.window, layers=layers,
                   cnn_seen=int(comp.seen[2, T // 2]), rnn_steps=int(comp.steps[0, T - 1, 0])))  # fmt: skip
     if box := _numbers_box("rc_see_numbers"):
         with box:
-            widgets.show_table(
-                cached(figures.visibility_table, comp, lang),
-                key="rc_see_table",
-                filename="who_sees_whom.csv",
-                decimals=0,
-                missing="—",
-                caption=t(P + "see_table_caption"),
-            )
+            widgets.show_table(cached(figures.visibility_table, comp, lang), key="rc_see_table", decimals=0,
+                               filename="who_sees_whom.csv", missing="—",
+                               caption=t(P + "see_table_caption"))  # fmt: skip
 
 
 @st.fragment
@@ -96,21 +98,9 @@ def long_range_section() -> None:
     with st.spinner(t(P + "computing")):
         curves = cached(long_range_influence, _powers_of_two(1, T_max), d, 0, radius)
     with figure_box:
-        widgets.show_figure(cached(figures.long_range_figure, curves, view == "relative", lang), key="rc_long",
-                            alt=t(P + f"lr_alt_{view}", T=T_max))  # fmt: skip
-    st.markdown(
-        t(
-            P + f"lr_reading_{view}",
-            T=T_max,
-            rnn=f"{curves.rnn[-1]:.2e}",
-            att=f"{curves.attention[-1]:.3f}",
-            rnn_rel=f"{curves.rnn_relative[-1]:.2e}",
-            att_rel=f"{curves.attention_relative[-1]:.2f}",
-            alpha=f"{curves.attention_weight[-1]:.4f}",
-            uniform=f"{1 / T_max:.4f}",
-            radius=f"{radius:g}",
-        )
-    )
+        _show(cached(figures.long_range_figure, curves, view == "relative", lang), key="rc_long",
+              alt=t(P + f"lr_alt_{view}", T=T_max))  # fmt: skip
+    st.markdown(figures.long_range_reading(curves, view == "relative", lang))
     if box := _numbers_box("rc_long_numbers"):
         with box:
             widgets.show_table(cached(figures.long_range_table, curves, lang), key="rc_long_table",
@@ -145,8 +135,7 @@ def parallel_section() -> None:
             measured[(d, T_max)] = cached(time_rnn_vs_attention, T_values, d, 5)
     timing = measured.get((d, T_max))
     with figure_box:
-        widgets.show_figure(cached(figures.parallel_figure, T_values, timing, lang), key="rc_parallel",
-                            alt=t(P + "par_alt", T=T_max))  # fmt: skip
+        _show(cached(figures.parallel_figure, T_values, timing, lang), key="rc_parallel", alt=t(P + "par_alt", T=T_max))
     if timing is not None:
         st.markdown(t(P + "par_reading", cpus=timing.cpu_count, when=timing.measured_at, d=d,
                       rnn=f"{1000 * timing.rnn_seconds[-1]:.1f}", att=f"{1000 * timing.attention_seconds[-1]:.1f}",
@@ -173,9 +162,7 @@ def cost_section() -> None:
     costs = cached(layer_costs, T, d, k, r)
     curves = cached(cost_curves, cached(cost_axis, T, d), d, k, r)
     with figure_box:
-        widgets.show_figure(
-            cached(figures.cost_figure, curves, T, lang), key="rc_cost", alt=t(P + "cost_alt", d=d, T=T)
-        )
+        _show(cached(figures.cost_figure, curves, T, lang), key="rc_cost", alt=t(P + "cost_alt", d=d, T=T))
     cheaper = "attention" if costs.cheaper_than_rnn else ("equal" if d == T else "rnn")
     st.markdown(t(P + f"cost_reading_{cheaper}", T=f"{T:,}", d=f"{d:,}", att=f"{costs.self_attention:,}",
                   rnn=f"{costs.rnn:,}"))  # fmt: skip
@@ -202,31 +189,13 @@ def images_section() -> None:
         layers = controls.slider(t(P + "il_label"), 1, 6, 1, key="rc_il")
     view = cached(picture_view, patch, spot, beta, k, layers, True)
     with figure_box:
-        widgets.show_figure(
-            cached(figures.picture_figure, view, lang),
-            key="rc_picture",
-            alt=t(P + "img_alt", spot=t(P + f"spot_{spot}"), outside=f"{view.weight_outside_field:.2f}"),
-        )
-    st.markdown(
-        t(
-            P + "img_reading",
-            spot=t(P + f"spot_{spot}"),
-            q=view.query,
-            outside=f"{view.weight_outside_field:.2f}",
-            n=view.patches.vectors.shape[0],
-            dim=view.patches.vectors.shape[1],
-            k=k,
-            layers=layers,
-        )
-    )
+        _show(cached(figures.picture_figure, view, lang), key="rc_picture",
+              alt=t(P + "img_alt", spot=t(P + f"spot_{spot}"), outside=f"{view.weight_outside_field:.2f}"))  # fmt: skip
+    st.markdown(figures.picture_reading(view, spot, lang))
     if box := _numbers_box("rc_picture_numbers"):
         with box:
-            widgets.show_table(
-                cached(figures.picture_table, view, lang),
-                key="rc_picture_table",
-                filename="patch_attention.csv",
-                caption=t(P + "img_table_caption"),
-            )
+            widgets.show_table(cached(figures.picture_table, view, lang), key="rc_picture_table",
+                               filename="patch_attention.csv", caption=t(P + "img_table_caption"))  # fmt: skip
 
 
 @st.fragment

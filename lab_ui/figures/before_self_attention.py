@@ -75,25 +75,23 @@ def _weights_map(
     ]  # fmt: skip
     if aligned is not None and aligned.any():
         r, c = np.nonzero(aligned)
-        size = max(8, min(30, 260 // max(n_rows, n_cols)))
+        size = max(8, min(22, 260 // max(n_rows, n_cols)))  # inside a cell, also once lecture mode enlarges it
         data.append(go.Scatter(
             x=c, y=r, mode="markers", name=t("before_self_attention.aligned_marker", lang), hoverinfo="skip",
             marker=dict(symbol="circle-open", size=size, line=dict(width=2, color="#E69F00")),
-            showlegend=True,
+            showlegend=False,  # the page's words say what the rings mean; a legend would take a line
         ))  # fmt: skip
-    step = int(np.ceil(max(n_rows, n_cols) / 20))  # past 20 words label every other one
+    row_step, col_step = int(np.ceil(n_rows / 20)), int(np.ceil(n_cols / 20))  # past 20 words, every other one
     layout = layout_dict(
         title=title,
         height=int(np.clip(200 + 40 * n_rows, HEIGHT, 660)),
-        xaxis=dict(title=col_title, tickmode="array", tickvals=list(range(0, n_cols, step)),
-                   ticktext=_ticks(cols, known_cols)[::step], side="bottom", showgrid=False, zeroline=False,
-                   tickangle=-40 if n_cols > 3 else 0),
-        yaxis=dict(title=row_title, tickmode="array", tickvals=list(range(0, n_rows, step)),
-                   ticktext=_ticks(rows, known_rows)[::step], autorange="reversed", showgrid=False,
+        xaxis=dict(title=col_title, tickmode="array", tickvals=list(range(0, n_cols, col_step)),
+                   ticktext=_ticks(cols, known_cols)[::col_step], side="bottom", showgrid=False, zeroline=False,
+                   tickangle=None),  # Plotly slants the labels itself when they would overlap
+        yaxis=dict(title=row_title, tickmode="array", tickvals=list(range(0, n_rows, row_step)),
+                   ticktext=_ticks(rows, known_rows)[::row_step], autorange="reversed", showgrid=False,
                    zeroline=False),
-        legend=dict(orientation="h", x=0, xanchor="left", y=1.0, yanchor="bottom", font=dict(size=11)),
     )  # fmt: skip
-    layout["margin"]["t"] = 78
     return go.Figure(data=data, layout=layout)
 
 
@@ -297,3 +295,8 @@ def shapes_figure(view: EncoderDecoderView, target_is_source: bool, lang: str) -
     )  # fmt: skip
     layout["margin"]["b"] = LEGEND_MARGIN
     return go.Figure(data=data, layout=layout)
+
+
+def shorter(fig: go.Figure, height: int) -> go.Figure:
+    """A copy no taller than `height` pixels (the original may sit in a cache)."""
+    return go.Figure(fig).update_layout(height=min(fig.layout.height or height, height))

@@ -168,6 +168,14 @@ def long_range_table(curves: LongRangeCurves, lang: str) -> pd.DataFrame:
     return table
 
 
+def long_range_reading(curves: LongRangeCurves, relative: bool, lang: str) -> str:
+    """The chart's last point in words, with the numbers to check it by."""
+    return t(P + f"lr_reading_{'relative' if relative else 'absolute'}", lang, T=int(curves.T_values[-1]),
+             rnn=f"{curves.rnn[-1]:.2e}", att=f"{curves.attention[-1]:.3f}", rnn_rel=f"{curves.rnn_relative[-1]:.2e}",
+             att_rel=f"{curves.attention_relative[-1]:.2f}", alpha=f"{curves.attention_weight[-1]:.4f}",
+             uniform=f"{curves.uniform_weight[-1]:.4f}", radius=f"{curves.radius:g}")  # fmt: skip
+
+
 # --- parallel --------------------------------------------------------------------------------------
 
 
@@ -268,7 +276,7 @@ def cost_figure(curves: CostCurves, T: int, lang: str) -> go.Figure:
     data.append(go.Scatter(
         x=[float(T)] * 4, y=[float(getattr(curves, kind)[at]) for kind in names], mode="markers",
         marker=dict(color=[COLOUR[k] for k in names], size=12, symbol="circle", line=dict(color="white", width=1)),
-        name=t(P + "cost_your_T", lang, T=T), hovertemplate="T = %{x}<br>%{y:.4g}<extra></extra>",
+        name=t(P + "cost_your_T", lang, T=f"{T:,}"), hovertemplate="T = %{x}<br>%{y:.4g}<extra></extra>",
     ))  # fmt: skip
     shapes = [dict(type="line", x0=curves.d, x1=curves.d, y0=0, y1=1, yref="paper",
                    line=dict(color="rgba(110,110,110,0.8)", dash="dot", width=2))]  # fmt: skip
@@ -349,6 +357,13 @@ def picture_figure(view: PictureView, lang: str) -> go.Figure:
     return go.Figure(data=data, layout=layout)
 
 
+def picture_reading(view: PictureView, spot: str, lang: str) -> str:
+    """Where the asking patch's attention goes, against where the CNN can look, in words."""
+    return t(P + "img_reading", lang, spot=t(P + f"spot_{spot}", lang), q=view.query,
+             outside=f"{view.weight_outside_field:.2f}", n=view.patches.vectors.shape[0],
+             dim=view.patches.vectors.shape[1], k=view.k, layers=view.n_layers)  # fmt: skip
+
+
 def picture_table(view: PictureView, lang: str) -> pd.DataFrame:
     """One row per patch: where it sits, the asking patch's weight on it, and whether the CNN sees it."""
     rows, cols = view.patches.grid
@@ -359,3 +374,8 @@ def picture_table(view: PictureView, lang: str) -> pd.DataFrame:
          t(P + "col_in_field", lang): [t(P + f"yes_{bool(f)}", lang) for f in view.field.ravel()]},
         index=pd.Index(np.arange(n), name=t(P + "img_patch", lang)),
     )  # fmt: skip
+
+
+def shorter(fig: go.Figure, height: int) -> go.Figure:
+    """A copy no taller than `height` pixels (the original may sit in a cache)."""
+    return go.Figure(fig).update_layout(height=min(fig.layout.height or height, height))

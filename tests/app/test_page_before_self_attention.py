@@ -237,3 +237,11 @@ def test_check_yourself():
     at.number_input(key="ed_check_ceiling").set_value(0.25).run()
     assert len(at.success) == 2
     assert "ed_check_shape" not in at.query_params  # answers stay out of the link
+
+
+def test_a_pair_with_nothing_to_align_says_so():
+    at = open_page(PAGE, ed_src="cat likes fish", ed_tgt="机器 学习")
+    assert not at.exception and not rings(at)
+    assert t("before_self_attention.agreement_none", lang="en") in texts(at)
+    aligned = open_page(PAGE)
+    assert t("before_self_attention.agreement_some", lang="en", share="100 %") in texts(aligned)
