@@ -91,6 +91,11 @@ def maps_section(view, seed: int) -> None:
         st.warning(t(P + "unknown_words", words=WORDS), icon=":material/help:")
     widgets.show_table(cached(figures.cross_table, view, lang), key="ed_cross_table", filename="cross_attention.csv",
                        caption=t(P + "cross_table_caption"))  # fmt: skip
+    if box := _numbers_box("ed_self_numbers"):
+        with box:
+            widgets.show_table(
+                cached(figures.self_table, view, lang), key="ed_self_table", filename="self_attention.csv"
+            )
     box = st.expander(t(P + "how_learned"), icon=":material/school:", on_change="rerun", key="ed_learned")
     if box.open:
         with box:
@@ -98,6 +103,9 @@ def maps_section(view, seed: int) -> None:
             st.markdown(t(P + "how_learned_body", first=f"{model.losses[0]:.2f}", last=f"{model.losses[-1]:.4f}",
                           accuracy=f"{100 * model.accuracy:.0f} %", seed=seed))  # fmt: skip
             _show(cached(figures.training_curve, model, lang), key="ed_loss", alt=t(P + "loss_alt"))
+            widgets.show_table(
+                cached(figures.loss_table, model, lang), key="ed_loss_table", filename="training_loss.csv"
+            )
 
 
 @st.fragment
@@ -130,6 +138,8 @@ def bottleneck_section(sentence_length: int) -> None:
                 filename="bottleneck.csv",
                 caption=t(P + "bn_table_caption", n_fit=curves.n_fit, n_test=curves.n_test),
             )
+            widgets.show_table(cached(figures.by_position_table, curves, lang), key="ed_pos_table",
+                               filename="bottleneck_by_position.csv", caption=t(P + "pos_title", T=t_max))  # fmt: skip
     widgets.formula_and_code(
         r"\begin{aligned} C &= h_T \\ C_i &= \textstyle\sum_j \alpha_{ij} h_j,\quad"
         r" \alpha_{ii} = \dfrac{e^{g}}{e^{g} + T - 1} \\ R^2 &= 1 - \frac{\sum (y - \hat y)^2}{\sum (y - \bar y)^2}"

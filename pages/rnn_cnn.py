@@ -166,6 +166,11 @@ def cost_section() -> None:
     cheaper = "attention" if costs.cheaper_than_rnn else ("equal" if d == T else "rnn")
     st.markdown(t(P + f"cost_reading_{cheaper}", T=f"{T:,}", d=f"{d:,}", att=f"{costs.self_attention:,}",
                   rnn=f"{costs.rnn:,}"))  # fmt: skip
+    if box := _numbers_box("rc_cost_numbers"):
+        with box:
+            widgets.show_table(cached(figures.cost_table, curves, lang), key="rc_cost_table", filename="cost.csv",
+                               decimals=None, number_format="%.4g",
+                               caption=t(P + "cost_table_caption", d=f"{d:,}"))  # fmt: skip
     st.markdown(t(P + "t1_intro"))
     widgets.show_table(cached(figures.complexity_frame, cached(complexity_table, T, d, k, r), lang),
                        key="rc_table1", filename="table_1.csv", decimals=None,

@@ -131,6 +131,18 @@ def cross_table(view: EncoderDecoderView, lang: str) -> pd.DataFrame:
     return table  # fmt: skip
 
 
+def self_table(view: EncoderDecoderView, lang: str) -> pd.DataFrame:
+    """The self-attention weights of the English sentence, one row per word (each sums to 1)."""
+    words = [f"{j + 1} · {w}" for j, w in enumerate(view.pair.source)]
+    index = pd.Index(words, name=t("before_self_attention.source_query_axis", lang))
+    return pd.DataFrame(view.self_source.weights, index=index, columns=words)
+
+
+def loss_table(model: TranslationModel, lang: str) -> pd.DataFrame:
+    steps = pd.Index(np.arange(1, model.losses.size + 1), name=t("before_self_attention.loss_x", lang))
+    return pd.DataFrame({t("before_self_attention.loss", lang): model.losses}, index=steps)
+
+
 def training_curve(model: TranslationModel, lang: str) -> go.Figure:
     """The loss of the training run that learned the weights, with log 24 (guessing) for scale."""
     steps = np.arange(1, model.losses.size + 1)
@@ -209,6 +221,14 @@ def bottleneck_table(curves: BottleneckCurves, lang: str) -> pd.DataFrame:
          t(p + "bn_ceiling", lang): curves.ceiling, t(p + "col_aligned_weight", lang): curves.aligned_weight},
         index=pd.Index(curves.T_values, name=t(p + "bn_x", lang)),
     )  # fmt: skip
+
+
+def by_position_table(curves: BottleneckCurves, lang: str) -> pd.DataFrame:
+    p = "before_self_attention."
+    return pd.DataFrame(
+        {t(p + "bn_fixed", lang): curves.fixed_by_position, t(p + "bn_per_step", lang): curves.per_step_by_position},
+        index=pd.Index(curves.T_values, name=t(p + "pos_x", lang)),
+    )
 
 
 # --- shapes ---------------------------------------------------------------------------------------

@@ -291,6 +291,14 @@ def cost_figure(curves: CostCurves, T: int, lang: str) -> go.Figure:
     return go.Figure(data=data, layout=layout)
 
 
+def cost_table(curves: CostCurves, lang: str) -> pd.DataFrame:
+    """The four lines of the cost chart, one row per length: multiply-adds per layer."""
+    kinds = ("self_attention", "rnn", "cnn", "truncated")
+    columns = {t(P + f"cost_{kind}", lang, k=curves.k, r=curves.r): getattr(curves, kind) for kind in kinds}
+    return pd.DataFrame({k: _significant(v) for k, v in columns.items()},
+                        index=pd.Index(curves.T_values, name=t(P + "cost_x", lang)))  # fmt: skip
+
+
 def complexity_frame(rows: tuple[ComplexityRow, ...], lang: str) -> pd.DataFrame:
     """Table 1 of "Attention Is All You Need" as printed, each entry beside its value here."""
     return pd.DataFrame(

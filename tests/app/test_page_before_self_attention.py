@@ -245,3 +245,10 @@ def test_a_pair_with_nothing_to_align_says_so():
     assert t("before_self_attention.agreement_none", lang="en") in texts(at)
     aligned = open_page(PAGE)
     assert t("before_self_attention.agreement_some", lang="en", share="100 %") in texts(aligned)
+
+
+def test_every_figure_has_its_numbers_one_click_away():
+    at = open_numbers(open_page(PAGE), "ed_self_numbers", "ed_bn_numbers", "ed_learned")
+    assert not at.exception
+    assert len(at.dataframe) == 6  # cross, self, bottleneck by length and by position, shapes, training loss
+    assert set(figures(at)) == FIGURES | {"ed_loss"}

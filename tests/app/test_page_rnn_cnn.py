@@ -257,3 +257,11 @@ def test_check_yourself():
     assert at.success
     at.number_input(key="rc_check_products").set_value(5_120_000.0).run()
     assert len(at.success) == 2
+
+
+def test_every_figure_has_its_numbers_one_click_away():
+    at = open_numbers(open_page(PAGE), "rc_see_numbers", "rc_long_numbers", "rc_parallel_numbers",
+                      "rc_cost_numbers", "rc_picture_numbers")  # fmt: skip
+    assert not at.exception
+    assert len(at.dataframe) == 6  # five figures' tables and Table 1
+    assert len([b for b in at.get("download_button")]) == 6

@@ -93,3 +93,15 @@ def test_training_curve_is_the_models_losses():
     fig = figs.training_curve(model, "zh")
     np.testing.assert_allclose(np.array(fig.data[0].y, dtype=float), model.losses, rtol=1e-6)
     assert fig.layout.yaxis.type == "log"
+
+
+def test_every_figure_has_its_numbers(view, curves):
+    """CSV behind every figure: the self-attention map, the words read back by position, the loss."""
+    self_weights = figs.self_table(view, "en")
+    assert self_weights.index.name == t("before_self_attention.source_query_axis", "en")
+    np.testing.assert_allclose(self_weights.to_numpy(), view.self_source.weights)
+    by_position = figs.by_position_table(curves, "zh")
+    assert by_position.index.name == t("before_self_attention.pos_x", "zh") and len(by_position) == 8
+    np.testing.assert_allclose(by_position[t("before_self_attention.bn_fixed", "zh")], curves.fixed_by_position)
+    losses = figs.loss_table(trained_model(0), "en")
+    assert list(losses.index[:2]) == [1, 2] and len(losses) == 200

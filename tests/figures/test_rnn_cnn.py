@@ -115,3 +115,11 @@ def test_picture_figure_and_table():
     assert (
         table.iloc[view.query][t("rnn_cnn.col_place", "en")] == f"({view.query_cell[0] + 1}, {view.query_cell[1] + 1})"
     )
+
+
+def test_cost_table_is_the_charts_lines():
+    curves = cost_curves(np.array([1, 10, 100]), 8, 3, 5)
+    table = figs.cost_table(curves, "en")
+    assert table.index.name == t("rnn_cnn.cost_x", "en") and list(table.index) == [1, 10, 100]
+    assert list(table.iloc[:, 0]) == [8.0, 800.0, 80000.0]  # T² d
+    assert list(table.iloc[:, 1]) == [64.0, 640.0, 6400.0]  # T d²
