@@ -39,10 +39,10 @@ def test_page_opens_and_a_slider_step_redraws_its_section(context, app_url, name
     before = chart(page, chart_key)
     page.locator(f".st-key-{slider_key} input[type=range]").first.focus()
     page.keyboard.press("ArrowRight")
-    deadline = 40
-    while chart(page, chart_key) == before and deadline:
+    tries = 240  # 60 s: a cold server computes the new curves first, and a busy machine is slow
+    while chart(page, chart_key) == before and tries:
         page.wait_for_timeout(250)
-        deadline -= 1
+        tries -= 1
     assert chart(page, chart_key) != before, f"moving {slider_key} did not redraw {chart_key}"
     wait_until_idle(page)
     assert exceptions(page) == []
