@@ -92,16 +92,12 @@ def bottleneck_curves(
     # its states on the first T words are exactly its states on a sentence of T words.
     a = rng.standard_normal((n_fit + n_test, T_max, d_token))  # [N, T_max, d_token]
     h = rnn_forward(a, w.w_xh, w.w_hh, w.b_h).h  # [N, T_max, d]
-    running = np.cumsum(h, axis=1)  # [N, T_max, d]  Σ_{j<=T} h_j for every T
     T_values = np.arange(1, T_max + 1)  # [n]
     fixed, per_step, aligned = (np.zeros(T_max) for _ in range(3))  # [n] each
     fixed_by_position = per_step_by_position = np.zeros(0)
     for T in T_values:
-        # α_i = softmax(score_gap·[j = i]): p on the aligned state, q on each of the T - 1 others.
-        p = 1.0 / (1.0 + (T - 1) * np.exp(-score_gap))
-        q = (1.0 - p) / (T - 1) if T > 1 else 0.0
-        contexts = q * running[:, T - 1 : T, :] + (p - q) * h[:, :T, :]  # [N, T, d]  C_i = Σ_j α_ij h_j
-        r2_fixed = _shared_readout_r2(h[:, T - 1, :], a[:, :T, :], n_fit)  # [T]  every a_j from C = h_T
+        contexts, p = per_step_contexts(h, int(T), score_gap)  # [N, T, d], α_ii
+        r2_fixed = _shared_readout_r2(fixed_context(h, int(T)), a[:, :T, :], n_fit)  # [T]  every a_j from C = h_T
         r2_step = _readout_r2(contexts, a[:, :T, :], n_fit)  # [T]  a_i from C_i
         fixed[T - 1], per_step[T - 1], aligned[T - 1] = r2_fixed.mean(), r2_step.mean(), p
         if T_max == T:
@@ -123,13 +119,36 @@ def bottleneck_curves(
     )
 
 
+def fixed_context(h: np.ndarray, T: int) -> np.ndarray:
+    """C = h_T, the encoder's last state.  h: [N, T_max, d] -> [N, d]"""
+    return h[:, T - 1, :]  # [N, d]
+
+
+def per_step_contexts(h: np.ndarray, T: int, score_gap: float) -> tuple[np.ndarray, float]:
+    """C_i = Σ_j α_ij h_j, α_i = softmax(score_gap · [j = i]): set, not learned.
+    h: [N, T_max, d] -> contexts [N, T, d], α_ii"""
+    p = 1.0 / (1.0 + (T - 1) * np.exp(-score_gap))  # α_ii
+    q = (1.0 - p) / (T - 1) if T > 1 else 0.0  # α_ij, j ≠ i
+    total = h[:, :T, :].sum(axis=1, keepdims=True)  # [N, 1, d]  Σ_j h_j
+    return q * total + (p - q) * h[:, :T, :], p  # [N, T, d]  q Σ_j h_j + (p - q) h_i
+
+
+def held_out_r2(x: np.ndarray, y: np.ndarray, n_fit: int) -> np.ndarray:
+    """Fit y ≈ [x, 1] @ B on the first n_fit rows, score the others: R² per column of y.
+    x: [N, f], y: [N, m] -> [m] (a read-out that learned nothing scores about 0)."""
+    coef = _fit(x[:n_fit], y[:n_fit])  # [f + 1, m]
+    resid = y[n_fit:] - (x[n_fit:] @ coef[:-1] + coef[-1])  # [n_test, m]  y - ŷ
+    spread = y[n_fit:] - y[n_fit:].mean(axis=0)  # [n_test, m]  y - ȳ
+    return 1.0 - (resid**2).sum(axis=0) / (spread**2).sum(axis=0)  # [m]
+
+
 def _shared_readout_r2(features: np.ndarray, targets: np.ndarray, n_fit: int) -> np.ndarray:
     """R² of every position's vector read from one shared feature vector (the fixed C): one
     least-squares read-out per target number, all fitted at once.
     features: [N, d], targets: [N, T, d_token] -> [T]"""
     N, T, d_token = targets.shape
     y = targets.reshape(N, T * d_token)  # [N, T·d_token]
-    r2 = _fit_r2(features, y, n_fit)  # [T·d_token]
+    r2 = held_out_r2(features, y, n_fit)  # [T·d_token]
     return np.maximum(r2.reshape(T, d_token).mean(axis=-1), 0.0)  # [T]
 
 
@@ -144,16 +163,6 @@ def _readout_r2(features: np.ndarray, targets: np.ndarray, n_fit: int) -> np.nda
     y = targets[n_fit:]  # [n_test, T, d_token]
     r2 = 1.0 - ((y - pred) ** 2).sum(axis=0) / ((y - y.mean(axis=0)) ** 2).sum(axis=0)  # [T, d_token]
     return np.maximum(r2.mean(axis=-1), 0.0)  # [T]
-
-
-def _fit_r2(x: np.ndarray, y: np.ndarray, n_fit: int) -> np.ndarray:
-    """Fit y ≈ [x, 1] @ B on the first n_fit rows, return R² of each column on the other rows.
-    x: [N, f], y: [N, m] -> [m]. Held out, a read-out that learned nothing scores a little below
-    0; the callers count that as 0."""
-    coef = _fit(x[:n_fit], y[:n_fit])  # [f + 1, m]
-    resid = y[n_fit:] - (x[n_fit:] @ coef[:-1] + coef[-1])  # [n_test, m]
-    spread = y[n_fit:] - y[n_fit:].mean(axis=0)  # [n_test, m]
-    return 1.0 - (resid**2).sum(axis=0) / (spread**2).sum(axis=0)  # [m]
 
 
 def _fit(x: np.ndarray, y: np.ndarray) -> np.ndarray:

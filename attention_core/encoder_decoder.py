@@ -22,6 +22,7 @@ itself, so that the map reads word against word.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import unicodedata
 from dataclasses import dataclass
@@ -71,6 +72,9 @@ class SentencePair:
     alignment: np.ndarray  # True where target word i translates source word j    [T_target, T_source] bool
     known_source: np.ndarray  # the word is in LEXICON (the model was trained on it) [T_source] bool
     known_target: np.ndarray  #                                                       [T_target] bool
+    source_total: int  # words typed on the source side (more than T_source when cut)
+    target_total: int  # words typed on the target side
+    replaced: tuple[str, ...] = ()  # sides ("source", "target") left empty and filled with the articles' sentence
 
 
 def split_target(text: str) -> list[str]:
@@ -92,21 +96,24 @@ def split_target(text: str) -> list[str]:
     return words
 
 
-def sentence_pair(source_text: str, target_text: str, max_tokens: int = MAX_TOKENS) -> SentencePair:
+def sentence_pair(source_text: str, target_text: str, max_tokens: int = MAX_TOKENS, cut: bool = False) -> SentencePair:
     """Split both sentences and align them with the dictionary: target word i is aligned to source
     word j when LEXICON translates j to i (case ignored). A word outside the dictionary is kept,
-    marked unknown and aligned to nothing. ValueError for an empty side or more than max_tokens
-    words on a side; the two sides may differ in length."""
+    marked unknown and aligned to nothing. ValueError for an empty side, and for more than
+    max_tokens words on a side unless cut=True, which keeps the first max_tokens (source_total and
+    target_total say how many were typed). The two sides may differ in length."""
     max_tokens = _positive_int(max_tokens, "max_tokens")
     source = tuple(split_tokens(source_text or ""))
     target = tuple(split_target(target_text or ""))
     for name, words in (("source (English)", source), ("target (Chinese)", target)):
         if not words:
             raise ValueError(f"the {name} sentence has no words; type at least one.")
-        if len(words) > max_tokens:
+        if len(words) > max_tokens and not cut:
             raise ValueError(
                 f"the {name} sentence has {len(words)} words; a map shows at most {max_tokens}, so shorten it."
             )
+    totals = len(source), len(target)
+    source, target = source[:max_tokens], target[:max_tokens]
     translated = [_TRANSLATION.get(w.lower()) for w in source]  # T_source x (str | None)
     alignment = np.array([[t is not None and t == zh for t in translated] for zh in target])  # [T_target, T_source]
     return SentencePair(
@@ -115,7 +122,25 @@ def sentence_pair(source_text: str, target_text: str, max_tokens: int = MAX_TOKE
         alignment=alignment.reshape(len(target), len(source)),  # [T_target, T_source]
         known_source=np.array([w.lower() in _TRANSLATION for w in source]),  # [T_source]
         known_target=np.array([w in TARGET_WORDS for w in target]),  # [T_target]
+        source_total=totals[0],
+        target_total=totals[1],
     )
+
+
+def typed_pair(source_text: str, target_text: str, max_tokens: int = MAX_TOKENS) -> SentencePair:
+    """What a page makes of two typed sentences, never an error: a side with no words takes the
+    source articles' sentence (named in `replaced`, so the page can say so), a side longer than
+    max_tokens words is cut to its first max_tokens."""
+    default_source, default_target = EXAMPLE_PAIRS["machine_learning"]
+    replaced = []
+    if not split_tokens(source_text or ""):
+        source_text = default_source
+        replaced.append("source")
+    if not split_target(target_text or ""):
+        target_text = default_target
+        replaced.append("target")
+    pair = sentence_pair(source_text, target_text, max_tokens, cut=True)
+    return dataclasses.replace(pair, replaced=tuple(replaced))
 
 
 def example_pair(example_id: str) -> SentencePair:
@@ -164,6 +189,18 @@ def cross_attention(target_x, source_x, w_q, w_k, w_v) -> CrossAttentionResult:
     differ), w_q, w_k: [d_model, d_k], w_v: [d_model, d_v]. With target_x = source_x this is
     self-attention.
     """
+    target_x, source_x, w_q, w_k, w_v = _check_cross(target_x, source_x, w_q, w_k, w_v)
+    q = target_x @ w_q  # [T_target, d_k]    queries from the target
+    k = source_x @ w_k  # [T_source, d_k]    keys from the source
+    v = source_x @ w_v  # [T_source, d_v]    values from the source
+    att = scaled_dot_product_attention(q, k, v)  # weights [T_target, T_source], output [T_target, d_v]
+    return CrossAttentionResult(
+        q=q, k=k, v=v, scores=att.scores, weights=att.weights, output=att.output, scale=att.scale
+    )
+
+
+def _check_cross(target_x, source_x, w_q, w_k, w_v) -> tuple[np.ndarray, ...]:
+    """cross_attention's arguments as float arrays, or a ValueError that says what is wrong."""
     target_x = _table(target_x, "target_x")  # [T_target, d_model]
     source_x = _table(source_x, "source_x")  # [T_source, d_model]
     if target_x.shape[1] != source_x.shape[1]:
@@ -176,13 +213,7 @@ def cross_attention(target_x, source_x, w_q, w_k, w_v) -> CrossAttentionResult:
         raise ValueError(
             f"w_q gives queries of {w_q.shape[1]} components and w_k keys of {w_k.shape[1]}; they must match."
         )
-    q = target_x @ w_q  # [T_target, d_k]
-    k = source_x @ w_k  # [T_source, d_k]
-    v = source_x @ w_v  # [T_source, d_v]
-    att = scaled_dot_product_attention(q, k, v)  # weights [T_target, T_source]
-    return CrossAttentionResult(
-        q=q, k=k, v=v, scores=att.scores, weights=att.weights, output=att.output, scale=att.scale
-    )
+    return target_x, source_x, w_q, w_k, w_v
 
 
 # --- learning the weights -----------------------------------------------------------------------------

@@ -24,6 +24,12 @@ from attention_core.attention import _non_negative_int, _positive_int, softmax
 
 PICTURE_FILE = Path(__file__).resolve().parent / "data" / "picture_house.npy"  # [48, 48, 3] uint8
 SMALLEST_PATCH = 4  # smaller patches are legal but make a grid too dense to draw
+# Places in the shipped picture a page can ask from, as (row, column) of one pixel inside them:
+# the asking patch is the patch holding that pixel, whatever the patch size.
+LANDMARKS: dict[str, tuple[int, int]] = {
+    "grass": (44, 4), "sky": (3, 30), "cloud": (6, 9), "sun": (7, 40), "roof": (15, 18), "wall": (35, 12),
+    "window": (29, 13), "door": (36, 18), "tree": (25, 39), "trunk": (38, 39),
+}  # fmt: skip
 
 
 @functools.lru_cache(maxsize=1)
@@ -160,3 +166,56 @@ def _patch_index(query, n: int) -> int:
     if query >= n:
         raise ValueError(f"query={query} is not a patch: the picture has patches 0..{n - 1}.")
     return query
+
+
+@dataclass(frozen=True)
+class PictureView:
+    """One patch of the shipped picture: where its attention goes, and where a CNN's would."""
+
+    picture: np.ndarray  # the picture, values 0..1                        [H, W, 3]
+    patches: Patches  # the picture cut into patch vectors                 vectors [n, patch·patch·3]
+    attention: PatchAttention  # every patch over every other              weights [n, n]
+    query: int  # the patch that asks, numbered row by row from 0
+    query_cell: tuple[int, int]  # its (row, column) in the grid
+    weights: np.ndarray  # the query's weights laid out as the picture     [rows, cols]
+    field: np.ndarray  # the CNN's receptive field of the query            [rows, cols] bool
+    weight_outside_field: float  # attention the query sends where the CNN cannot look
+    k: int  # the CNN's kernel, in patches
+    n_layers: int  # stacked CNN layers
+
+
+def landmark_patch(landmark: str, patch: int, width: int = 48) -> int:
+    """The number of the patch that holds a LANDMARKS place, patches numbered row by row."""
+    if landmark not in LANDMARKS:
+        raise ValueError(f"no place {landmark!r} in the picture; choose one of {', '.join(LANDMARKS)}.")
+    row, col = LANDMARKS[landmark]
+    patch = _positive_int(patch, "patch")
+    return (row // patch) * (width // patch) + col // patch
+
+
+def picture_view(
+    patch: int, query: int | str, sharpness: float = 10.0, k: int = 3, n_layers: int = 1, exclude_self: bool = False
+) -> PictureView:
+    """The shipped picture cut into patch x patch squares; patch `query`'s attention over all
+    patches (patch_attention) beside the receptive field of a CNN with k x k kernels over the
+    same grid after n_layers layers (receptive_field). query: a patch number, or a LANDMARKS place."""
+    picture = load_picture()  # [H, W, 3]
+    patches = patchify(picture, patch)
+    if isinstance(query, str):
+        query = landmark_patch(query, patch, picture.shape[1])
+    attention = patch_attention(patches, sharpness, exclude_self)
+    query = _patch_index(query, patches.vectors.shape[0])
+    weights = attention.weights_on_grid(query)  # [rows, cols]
+    field = receptive_field(patches.grid, query, k, n_layers)  # [rows, cols]
+    return PictureView(
+        picture=picture,
+        patches=patches,
+        attention=attention,
+        query=query,
+        query_cell=divmod(query, patches.grid[1]),
+        weights=weights,
+        field=field,
+        weight_outside_field=float(weights[~field].sum()),
+        k=int(k),
+        n_layers=int(n_layers),
+    )

@@ -16,6 +16,7 @@ The projections x @ W (T d² each) are the same for every kind and left out, as 
 
 from __future__ import annotations
 
+import datetime
 import math
 import os
 import time
@@ -73,6 +74,43 @@ def layer_costs(T: int, d: int, k: int = 3, r: int = 3) -> LayerCosts:
         crossover_T=d,
         cheaper_than_rnn=d > T,
     )
+
+
+@dataclass(frozen=True)
+class CostCurves:
+    """layer_costs along a range of lengths, for one d, k and r: the curves of a cost chart."""
+
+    T_values: np.ndarray  # sequence lengths                       [n]
+    self_attention: np.ndarray  # T² d                              [n]
+    rnn: np.ndarray  # T d²                                         [n]
+    cnn: np.ndarray  # k T d²                                       [n]
+    truncated: np.ndarray  # min(r, T) T d                          [n]
+    d: int
+    k: int
+    r: int
+    crossover_T: int  # d: where T² d = T d²
+
+
+def cost_axis(T: int, d: int, n_points: int = 61) -> np.ndarray:
+    """The lengths a chart of layer costs spans: from 1 to ten times the larger of T and d (at most
+    MAX_T), log-spaced, with T and d themselves among them so that both can be marked."""
+    T, d = _bounded(T, "T", MAX_T), _bounded(d, "d", MAX_D)
+    top = min(MAX_T, 10 * max(T, d, 10))
+    grid = np.unique(np.round(np.geomspace(1, top, n_points)).astype(np.int64))  # [<= n_points]
+    return np.unique(np.concatenate([grid, [T, min(d, MAX_T)]]))  # [n]
+
+
+def cost_curves(T_values, d: int, k: int = 3, r: int = 3) -> CostCurves:
+    """Operations per layer of each kind for every T in T_values (floats: T² d passes 2^63 at
+    T = 10^6, d = 10^5)."""
+    T_values = np.asarray(T_values)
+    if T_values.ndim != 1 or T_values.size == 0 or not np.issubdtype(T_values.dtype, np.integer):
+        raise ValueError("T_values must be a non-empty list of whole numbers, e.g. [1, 10, 100].")
+    costs = [layer_costs(int(T), d, k, r) for T in T_values]
+    column = {name: np.array([float(getattr(c, name)) for c in costs]) for name in ("self_attention", "rnn", "cnn",
+                                                                                     "truncated")}  # fmt: skip
+    return CostCurves(T_values=T_values.copy(), **column, d=costs[0].d, k=costs[0].k, r=_positive_int(r, "r"),
+                      crossover_T=costs[0].crossover_T)  # fmt: skip
 
 
 def exact_attention_products(mask_sum: int, d: int) -> int:
@@ -142,6 +180,7 @@ class Timing:
     d: int  # width of inputs and states
     repeats: int  # runs per length; the median is kept
     cpu_count: int  # logical CPUs this process may use
+    measured_at: str  # when, in UTC, e.g. "2025-06-01 14:03 UTC": a timing is true of its moment
 
 
 def time_rnn_vs_attention(T_values, d: int = 256, repeats: int = 5, seed: int = 0) -> Timing:
@@ -186,6 +225,7 @@ def time_rnn_vs_attention(T_values, d: int = 256, repeats: int = 5, seed: int = 
         d=d,
         repeats=repeats,
         cpu_count=cpus,
+        measured_at=datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
     )
 
 

@@ -88,6 +88,45 @@ def visibility(kind: str, T: int, k: int = 3, window: int = 1, n_layers: int = 1
     return Visibility(kind, mask, steps, reach=reach, n_layers=n_layers)
 
 
+@dataclass(frozen=True)
+class VisibilityComparison:
+    """The five kinds of layer side by side over the same T inputs; a CNN of kernel k and
+    truncated self-attention with window (k - 1)/2, i.e. r = k keys per query, draw the same mask."""
+
+    kinds: tuple[str, ...]  # KINDS
+    masks: np.ndarray  # True where b_i depends on a_j, per kind               [5, T, T] bool
+    steps: np.ndarray  # sequential steps from a_j to b_i (0: not visible)      [5, T, T] int
+    first_seen: np.ndarray  # the first input b_i sees, 0-based                 [5, T] int
+    last_seen: np.ndarray  # the last input b_i sees, 0-based                   [5, T] int
+    seen: np.ndarray  # how many inputs b_i sees                                [5, T] int
+    k: int  # the CNN's kernel width
+    window: int  # truncated attention's half-width, (k - 1)/2
+    r: int  # keys per query of truncated attention: 2·window + 1 = k
+    n_layers: int  # stacked CNN / truncated layers
+
+
+def compare_visibility(T: int, k: int = 3, n_layers: int = 1) -> VisibilityComparison:
+    """visibility() for every kind in KINDS, with truncated attention's window set to the CNN's
+    half-width so that the two pictures match. Every kind sees a contiguous run of inputs, so
+    first_seen..last_seen says exactly which."""
+    window = kernel_half_width(k)
+    views = [visibility(kind, T, k=k, window=window, n_layers=n_layers) for kind in KINDS]
+    masks = np.stack([v.mask for v in views])  # [5, T, T]
+    T = masks.shape[-1]
+    return VisibilityComparison(
+        kinds=KINDS,
+        masks=masks,
+        steps=np.stack([v.steps for v in views]),  # [5, T, T]
+        first_seen=np.argmax(masks, axis=-1),  # [5, T]
+        last_seen=T - 1 - np.argmax(masks[..., ::-1], axis=-1),  # [5, T]
+        seen=masks.sum(axis=-1),  # [5, T]
+        k=int(k),
+        window=window,
+        r=keys_per_query(window),
+        n_layers=int(n_layers),
+    )
+
+
 def kernel_half_width(k: int) -> int:
     """(k - 1) / 2: how many neighbours a centred kernel of width k sees on each side.
     An even k has no centre, so it is refused."""
@@ -303,7 +342,7 @@ class LongRangeCurves:
 
 
 def long_range_influence(
-    T_values, d: int, rng: np.random.Generator, radius: float = 0.9, n_trials: int = 8
+    T_values, d: int, rng: np.random.Generator | int = 0, radius: float = 0.9, n_trials: int = 8
 ) -> LongRangeCurves:
     """The influence of input 1 on output T, for a tanh RNN and for self-attention, as T grows.
 
@@ -316,8 +355,10 @@ def long_range_influence(
     divide by the mean influence of all T inputs on b_T: for the RNN it falls towards 0 (a_1 is
     drowned by recent inputs), for self-attention it stays near 1 (a_1 counts like any input).
     Medians over trials, because single draws scatter. d is at most 32: the RNN's Jacobians cost
-    O(T·d³) each; d = 16 with T up to 512 takes about 0.4 s.
+    O(T·d³) each; d = 16 with T up to 512 takes about 0.4 s. rng: a Generator, or a seed for one
+    (a page passes the seed, so that the same call is the same cache entry).
     """
+    rng = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
     T_values = np.asarray(T_values)
     if T_values.ndim != 1 or T_values.size == 0 or not np.issubdtype(T_values.dtype, np.integer):
         raise ValueError("T_values must be a non-empty list of whole numbers, e.g. [1, 2, 4, 8, 16].")

@@ -40,6 +40,16 @@ _ALL = (
         sections=("vectors", "similarity", "map", "sizes", "sequences"),
     ),
     PageInfo(
+        "pages/before_self_attention.py",
+        "before_self_attention",
+        "before_self_attention",
+        ":material/translate:",
+        "app.section_basics",
+        minutes=15,
+        step_prefix="ed",
+        sections=("maps", "bottleneck", "shapes", "check"),
+    ),
+    PageInfo(
         "pages/qkv.py",
         "qkv",
         "qkv",
@@ -79,6 +89,16 @@ _ALL = (
         minutes=15,
         step_prefix="pe",
         sections=("why", "sinusoids", "similarity", "learned", "check"),
+    ),
+    PageInfo(
+        "pages/rnn_cnn.py",
+        "rnn_cnn",
+        "rnn_cnn",
+        ":material/compare_arrows:",
+        "app.section_deeper",
+        minutes=15,
+        step_prefix="rc",
+        sections=("see", "long_range", "parallel", "cost", "images", "check"),
     ),
     PageInfo(
         "pages/scaling.py",

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from attention_core import scaled_dot_product_attention
-from attention_core.bottleneck import bottleneck_curves
+from attention_core.bottleneck import bottleneck_curves, fixed_context, held_out_r2, per_step_contexts
 from attention_core.encoder_decoder import (
     EXAMPLE_PAIRS,
     LEXICON,
@@ -25,6 +25,7 @@ from attention_core.encoder_decoder import (
     train_translation_attention,
     trained_model,
     translation_loss,
+    typed_pair,
     word_vectors,
 )
 
@@ -208,6 +209,27 @@ def test_learned_maps_follow_the_alignment():
         assert (np.argmax(view.self_source.weights, axis=1) == np.arange(len(pair.source))).all(), example_id
 
 
+def test_typed_pair_never_fails():
+    article_source, article_target = EXAMPLE_PAIRS["machine_learning"]
+    empty = typed_pair("", "  ")
+    assert empty.source == tuple(article_source.split()) and empty.target == tuple(article_target.split())
+    assert empty.replaced == ("source", "target")
+    one_side = typed_pair("thank you", "")
+    assert one_side.source == ("thank", "you") and one_side.replaced == ("target",)
+    long = typed_pair("fun " * 1250, "有趣 " * 50)  # 5,000 characters
+    assert len(long.source) == len(long.target) == 40
+    assert (long.source_total, long.target_total) == (1250, 50)
+    assert long.alignment.shape == (40, 40) and long.alignment.all()
+    uneven = typed_pair("thank you very much", "非常 感谢")
+    assert uneven.alignment.shape == (2, 4) and uneven.replaced == ()
+    assert (uneven.source_total, uneven.target_total) == (4, 2)
+    odd = typed_pair("🤖 <b>", "😀")
+    assert not odd.known_source.any() and not odd.known_target.any() and not odd.alignment.any()
+    with pytest.raises(ValueError, match="at most 40"):
+        sentence_pair("fun " * 41, "有趣")  # without cut=True a long side is still refused
+    assert sentence_pair("fun " * 41, "有趣", cut=True).source_total == 41
+
+
 def test_word_vectors_ignore_case():
     np.testing.assert_array_equal(word_vectors(["I"], 4), word_vectors(["i"], 4))
     assert word_vectors(["机器", "machine"], 4).shape == (2, 4)
@@ -249,6 +271,27 @@ def test_bottleneck_numbers_are_r2(T_max, d, d_token):
     for curve in (c.fixed, c.per_step, c.aligned_weight, c.fixed_by_position, c.per_step_by_position):
         assert np.all(np.isfinite(curve)) and np.all((curve >= 0) & (curve <= 1))
     np.testing.assert_allclose(c.ceiling, np.minimum(1, d / (c.T_values * d_token)))
+
+
+def test_the_two_contexts_by_hand():
+    h = np.arange(3 * 2, dtype=float).reshape(1, 3, 2) + np.array([[[0.0, 0.0], [0.0, 0.0], [10.0, 0.0]]])
+    np.testing.assert_array_equal(fixed_context(h, 2), h[:, 1, :])  # C = h_T
+    gap = 2.0
+    contexts, aligned = per_step_contexts(h, 3, gap)
+    alpha = np.exp(gap * np.eye(3)) / np.exp(gap * np.eye(3)).sum(axis=1, keepdims=True)  # softmax per row
+    np.testing.assert_allclose(contexts[0], alpha @ h[0])  # C_i = Σ_j α_ij h_j
+    assert aligned == pytest.approx(alpha[0, 0]) == pytest.approx(np.exp(2) / (np.exp(2) + 2))
+    single, one = per_step_contexts(h, 1, gap)
+    np.testing.assert_array_equal(single[0, 0], h[0, 0])
+    assert one == 1.0
+
+
+def test_held_out_r2_by_hand():
+    x = np.arange(8.0)[:, None]  # [8, 1]
+    perfect = held_out_r2(x, 3 * x - 1, n_fit=4)
+    np.testing.assert_allclose(perfect, [1.0])
+    noise = np.array([[1.0], [-1.0], [1.0], [-1.0], [2.0], [-2.0], [2.0], [-2.0]])  # no line through x fits it
+    assert held_out_r2(x, noise, n_fit=4)[0] < 0.05
 
 
 def test_bottleneck_extremes_and_speed():

@@ -12,6 +12,7 @@ from attention_core.patches import (
     patch_attention,
     patch_choices,
     patchify,
+    picture_view,
     receptive_field,
     receptive_field_mask,
     unpatchify,
@@ -119,3 +120,20 @@ def test_receptive_field_by_hand():
         receptive_field((5, 5), 0, k=2)
     with pytest.raises(ValueError, match=r"patches 0\.\.24"):
         receptive_field((5, 5), 25)
+
+
+def test_picture_view_of_a_grass_patch():
+    v = picture_view(8, 30, exclude_self=True)
+    assert v.patches.grid == (6, 6) and v.query_cell == (5, 0)
+    assert v.weights.shape == (6, 6) and v.weights.sum() == pytest.approx(1.0)
+    assert v.weights[5, 0] == 0.0  # its own cell is masked
+    assert v.weights[5, 1:].sum() > 0.7  # grass attends to grass, along the bottom row
+    assert v.field.sum() == 4 and v.field[4:, :2].all()  # a 3 x 3 kernel at a corner sees 2 x 2 patches
+    assert v.weight_outside_field == pytest.approx(v.weights[~v.field].sum())
+    assert v.weight_outside_field > 0.5  # most of it where a one-layer CNN cannot look
+    wide = picture_view(8, 30, k=3, n_layers=5)
+    assert wide.field.all() and wide.weight_outside_field == 0.0
+    with pytest.raises(ValueError, match="not a patch"):
+        picture_view(24, 4)
+    with pytest.raises(ValueError, match="does not divide"):
+        picture_view(5, 0)

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from attention_core import local_mask, scaled_dot_product_attention
 from attention_core.sequence_costs import (
     complexity_table,
+    cost_curves,
     exact_attention_products,
     layer_costs,
     sequential_steps,
@@ -22,6 +23,7 @@ from attention_core.sequence_models import (
     KINDS,
     attention_influence_of_all,
     attention_input_jacobian,
+    compare_visibility,
     keys_per_query,
     long_range_influence,
     random_rnn_weights,
@@ -78,6 +80,25 @@ def test_masks_match_their_definitions(T, k, window, L):
         assert v.mask.shape == v.steps.shape == (T, T)
         assert v.mask.diagonal().all()  # every output sees its own input
         assert ((v.steps > 0) == v.mask).all()
+
+
+def test_compare_visibility_by_hand_T5():
+    c = compare_visibility(5, k=3)
+    assert c.kinds == KINDS and c.masks.shape == c.steps.shape == (5, 5, 5)
+    assert (c.window, c.r) == (1, 3)
+    rnn, birnn, cnn, truncated, attention = range(5)
+    np.testing.assert_array_equal(c.masks[cnn], c.masks[truncated])  # r = k: the same picture
+    assert c.first_seen[rnn].tolist() == [0] * 5 and c.last_seen[rnn].tolist() == [0, 1, 2, 3, 4]
+    assert c.seen[cnn].tolist() == [2, 3, 3, 3, 2]
+    assert c.first_seen[cnn].tolist() == [0, 0, 1, 2, 3] and c.last_seen[cnn].tolist() == [1, 2, 3, 4, 4]
+    assert c.seen[attention].tolist() == c.seen[birnn].tolist() == [5] * 5
+    assert c.steps[rnn, 4, 0] == 5 and c.steps[attention, 4, 0] == 1 and c.steps[birnn, 0, 4] == 5
+    two = compare_visibility(9, k=3, n_layers=2)
+    assert two.seen[cnn, 4] == 5 and two.steps[cnn, 4, 2] == 2
+    one = compare_visibility(1, k=15)
+    assert one.seen.tolist() == [[1]] * 5
+    with pytest.raises(ValueError, match="no centre"):
+        compare_visibility(5, k=4)
 
 
 def test_keys_per_query():
@@ -306,11 +327,26 @@ def test_timing_returns_positive_numbers():
     assert np.all(np.isfinite(t.attention_seconds)) and np.all(t.attention_seconds > 0)
     assert t.cpu_count >= 1 and t.repeats == 2 and t.d == 4
     assert t.rnn_steps.tolist() == [1, 8] and t.attention_steps.tolist() == [1, 1]
+    assert t.measured_at.endswith("UTC") and t.measured_at[:2] == "20"
     with pytest.raises(ValueError, match="non-empty"):
         time_rnn_vs_attention([])
 
 
 # --- cost model and Table 1 -----------------------------------------------------------------------
+
+
+def test_cost_curves_follow_layer_costs():
+    T = np.array([1, 10, 512, 10**6])
+    c = cost_curves(T, 512, k=3, r=5)
+    for n, t in enumerate(T):
+        one = layer_costs(int(t), 512, 3, 5)
+        assert (c.self_attention[n], c.rnn[n], c.cnn[n], c.truncated[n]) == (
+            one.self_attention, one.rnn, one.cnn, one.truncated)  # fmt: skip
+    assert c.crossover_T == 512 and c.self_attention[2] == c.rnn[2]  # equal at T = d
+    assert c.truncated[0] == 512  # r = 5 keys but T = 1: only one to see
+    assert cost_curves([1], 1).rnn.tolist() == [1.0]
+    with pytest.raises(ValueError, match="non-empty"):
+        cost_curves([], 4)
 
 
 def test_costs_by_hand():

@@ -1,0 +1,322 @@
+"""Figures and tables of the page "from attention to self-attention": core results and a language
+in, go.Figure or DataFrame out, no Streamlit calls. Each builder looks up its own labels.
+
+Positions count from 1 (word 1 is the first), as the page's words do. A word outside the model's
+dictionary is drawn in grey on its axis: the model never saw its vector, so its row or column
+shows untrained behaviour.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from attention_core.bottleneck import BottleneckCurves
+from attention_core.encoder_decoder import EncoderDecoderView, TranslationModel
+from lab_ui.figures.common import QUALITATIVE, SEQUENTIAL, layout_dict, safe_label
+from lab_ui.i18n import t
+
+UNKNOWN_COLOUR = "#9a9a9a"
+TARGET_COLOUR = QUALITATIVE[1]  # orange: what comes from the target (Chinese) side
+SOURCE_COLOUR = QUALITATIVE[0]  # blue: what comes from the source (English) side
+MIXED_COLOUR = QUALITATIVE[3]  # purple: target rows against source columns
+CELL_TEXT_MAX = 10  # words on a side up to which every cell's weight is written in it
+# Legends sit at the bottom of the figure, below the axis title: at the top a legend that wraps
+# (a phone, lecture mode's larger text) would run into the title. LEGEND_MARGIN leaves it room.
+LEGEND = dict(orientation="h", x=0, xanchor="left", y=0, yref="container", yanchor="bottom")
+LEGEND_MARGIN = 105
+# Tall enough for the plot, short enough that in lecture mode the figure is whole on a 1280 x 720
+# projector's first screen, under the title row, the step bar and the folded text.
+HEIGHT = 385
+
+
+def _ticks(words: Sequence[str], known: np.ndarray) -> list[str]:
+    """Tick texts: the word, escaped, and in grey when the model never saw it."""
+    return [safe_label(w) if k else f'<span style="color:{UNKNOWN_COLOUR}">{safe_label(w)}?</span>'
+            for w, k in zip(words, known, strict=True)]  # fmt: skip
+
+
+def _numbered(words: Sequence[str]) -> np.ndarray:
+    return np.array([f"{safe_label(w)} ({i + 1})" for i, w in enumerate(words)], dtype=object)  # [n]
+
+
+def _weights_map(
+    weights: np.ndarray,
+    rows: Sequence[str],
+    cols: Sequence[str],
+    known_rows: np.ndarray,
+    known_cols: np.ndarray,
+    aligned: np.ndarray | None,
+    *,
+    title: str,
+    row_title: str,
+    col_title: str,
+    lang: str,
+) -> go.Figure:
+    """weights [n_rows, n_cols] as a heatmap, rows read as queries; aligned: bool [n_rows, n_cols]
+    cells ringed as the dictionary's translation (None: no rings)."""
+    z = np.asarray(weights, dtype=np.float32)  # [n_rows, n_cols]
+    n_rows, n_cols = z.shape
+    value = t("before_self_attention.weight", lang)
+    hover_rows = np.broadcast_to(_numbered(rows)[:, None], z.shape)  # [n_rows, n_cols]
+    hover_cols = np.broadcast_to(_numbered(cols)[None, :], z.shape)  # [n_rows, n_cols]
+    data = [
+        go.Heatmap(
+            z=z, x=list(range(n_cols)), y=list(range(n_rows)), zmin=0.0, zmax=1.0, colorscale=SEQUENTIAL,
+            customdata=np.stack([hover_rows, hover_cols], axis=-1), xgap=1, ygap=1,
+            texttemplate="%{z:.2f}" if max(n_rows, n_cols) <= CELL_TEXT_MAX else None,
+            hovertemplate=f"{row_title}: %{{customdata[0]}}<br>{col_title}: %{{customdata[1]}}"
+                          f"<br>{value}: %{{z:.4f}}<extra></extra>",
+            colorbar=dict(thickness=10, title=dict(text=value, side="right")),
+        )
+    ]  # fmt: skip
+    if aligned is not None and aligned.any():
+        r, c = np.nonzero(aligned)
+        size = max(8, min(22, 260 // max(n_rows, n_cols)))  # inside a cell, also once lecture mode enlarges it
+        data.append(go.Scatter(
+            x=c, y=r, mode="markers", name=t("before_self_attention.aligned_marker", lang), hoverinfo="skip",
+            marker=dict(symbol="circle-open", size=size, line=dict(width=2, color="#E69F00")),
+            showlegend=False,  # the page's words say what the rings mean; a legend would take a line
+        ))  # fmt: skip
+    row_step, col_step = int(np.ceil(n_rows / 20)), int(np.ceil(n_cols / 20))  # past 20 words, every other one
+    layout = layout_dict(
+        title=title,
+        height=int(np.clip(200 + 40 * n_rows, HEIGHT, 660)),
+        xaxis=dict(title=col_title, tickmode="array", tickvals=list(range(0, n_cols, col_step)),
+                   ticktext=_ticks(cols, known_cols)[::col_step], side="bottom", showgrid=False, zeroline=False,
+                   tickangle=None),  # Plotly slants the labels itself when they would overlap
+        yaxis=dict(title=row_title, tickmode="array", tickvals=list(range(0, n_rows, row_step)),
+                   ticktext=_ticks(rows, known_rows)[::row_step], autorange="reversed", showgrid=False,
+                   zeroline=False),
+    )  # fmt: skip
+    return go.Figure(data=data, layout=layout)
+
+
+def cross_map(view: EncoderDecoderView, lang: str) -> go.Figure:
+    """The learned cross-attention: Chinese words (queries, rows) against English words (keys,
+    columns), the dictionary's alignment ringed.  weights [T_target, T_source]"""
+    pair = view.pair
+    return _weights_map(
+        view.cross.weights, pair.target, pair.source, pair.known_target, pair.known_source, pair.alignment,
+        title=t("before_self_attention.cross_title", lang), row_title=t("before_self_attention.target_axis", lang),
+        col_title=t("before_self_attention.source_axis", lang), lang=lang,
+    )  # fmt: skip
+
+
+def self_map(view: EncoderDecoderView, lang: str) -> go.Figure:
+    """The same learned layer with Target = Source: English against English.  [T_source, T_source]"""
+    pair = view.pair
+    return _weights_map(
+        view.self_source.weights, pair.source, pair.source, pair.known_source, pair.known_source, None,
+        title=t("before_self_attention.self_title", lang), row_title=t("before_self_attention.source_query_axis", lang),
+        col_title=t("before_self_attention.source_axis", lang), lang=lang,
+    )  # fmt: skip
+
+
+def cross_table(view: EncoderDecoderView, lang: str) -> pd.DataFrame:
+    """The cross-attention weights, one row per Chinese word, with the word its C_i reads out."""
+    pair = view.pair
+    index = pd.Index(
+        [f"{i + 1} · {w}" for i, w in enumerate(pair.target)], name=t("before_self_attention.target_axis", lang)
+    )
+    columns = [f"{j + 1} · {w}" for j, w in enumerate(pair.source)]
+    table = pd.DataFrame(view.cross.weights, index=index, columns=columns)
+    table[t("before_self_attention.col_read_out", lang)] = view.predicted
+    table[t("before_self_attention.col_known", lang)] = [
+        t(f"before_self_attention.known_{bool(k)}", lang) for k in pair.known_target
+    ]
+    return table  # fmt: skip
+
+
+def self_table(view: EncoderDecoderView, lang: str) -> pd.DataFrame:
+    """The self-attention weights of the English sentence, one row per word (each sums to 1)."""
+    words = [f"{j + 1} · {w}" for j, w in enumerate(view.pair.source)]
+    index = pd.Index(words, name=t("before_self_attention.source_query_axis", lang))
+    return pd.DataFrame(view.self_source.weights, index=index, columns=words)
+
+
+def loss_table(model: TranslationModel, lang: str) -> pd.DataFrame:
+    steps = pd.Index(np.arange(1, model.losses.size + 1), name=t("before_self_attention.loss_x", lang))
+    return pd.DataFrame({t("before_self_attention.loss", lang): model.losses}, index=steps)
+
+
+def training_curve(model: TranslationModel, lang: str) -> go.Figure:
+    """The loss of the training run that learned the weights, with log 24 (guessing) for scale."""
+    steps = np.arange(1, model.losses.size + 1)
+    guess = float(np.log(24))
+    data = [
+        go.Scatter(x=steps, y=np.asarray(model.losses, dtype=np.float32), mode="lines",
+                   name=t("before_self_attention.loss", lang), line=dict(color=SOURCE_COLOUR, width=2)),
+        go.Scatter(x=[1, steps[-1]], y=[guess, guess], mode="lines", name=t("before_self_attention.loss_guess", lang),
+                   line=dict(color="rgba(90,90,90,0.8)", dash="dash", width=1)),
+    ]  # fmt: skip
+    layout = layout_dict(
+        title=t("before_self_attention.loss_title", lang), height=340,
+        xaxis=dict(title=t("before_self_attention.loss_x", lang)),
+        yaxis=dict(title=t("before_self_attention.loss_y", lang), type="log"),
+        legend=LEGEND,
+    )  # fmt: skip
+    layout["margin"]["b"] = LEGEND_MARGIN
+    return go.Figure(data=data, layout=layout)
+
+
+# --- the bottleneck -------------------------------------------------------------------------------
+
+
+def bottleneck_figure(curves: BottleneckCurves, sentence_length: int, lang: str) -> go.Figure:
+    """R² of the source read back from one fixed C and from each C_i, against the source's length,
+    with the ceiling no linear read-out of C can pass, and the student's sentence length marked."""
+    T = curves.T_values
+    p = "before_self_attention."
+    data = [
+        go.Scatter(x=T, y=curves.per_step.astype(np.float32), mode="lines+markers", name=t(p + "bn_per_step", lang),
+                   line=dict(color=TARGET_COLOUR, width=3), marker=dict(symbol="square", size=6)),
+        go.Scatter(x=T, y=curves.fixed.astype(np.float32), mode="lines+markers", name=t(p + "bn_fixed", lang),
+                   line=dict(color=SOURCE_COLOUR, width=3), marker=dict(symbol="circle", size=6)),
+        go.Scatter(x=T, y=curves.ceiling.astype(np.float32), mode="lines", name=t(p + "bn_ceiling", lang),
+                   line=dict(color="rgba(90,90,90,0.8)", dash="dash", width=2)),
+    ]  # fmt: skip
+    shapes, annotations = [], []
+    if 1 <= sentence_length <= T[-1]:
+        shapes.append(dict(type="line", x0=sentence_length, x1=sentence_length, y0=0, y1=1, yref="paper",
+                           line=dict(color="rgba(120,120,120,0.7)", dash="dot", width=2)))  # fmt: skip
+        annotations.append(dict(x=sentence_length, y=0, yref="paper", yanchor="bottom", xanchor="left", showarrow=False,
+                                text=t(p + "bn_your_sentence", lang, T=sentence_length)))  # fmt: skip
+    layout = layout_dict(
+        title=t(p + "bn_title", lang, d=curves.d, d_token=curves.d_token), height=HEIGHT,
+        xaxis=dict(title=t(p + "bn_x", lang), range=[0.5, T[-1] + 0.5]),
+        yaxis=dict(title=t(p + "bn_y", lang), range=[0, 1.05]),
+        legend=LEGEND, shapes=shapes, annotations=annotations,
+    )  # fmt: skip
+    layout["margin"]["b"] = LEGEND_MARGIN
+    return go.Figure(data=data, layout=layout)
+
+
+def by_position_figure(curves: BottleneckCurves, lang: str) -> go.Figure:
+    """At the longest length: how well each source word is read back, from C and from its C_i."""
+    T = curves.T_values
+    p = "before_self_attention."
+    data = [
+        go.Bar(x=T, y=curves.per_step_by_position.astype(np.float32), name=t(p + "bn_per_step", lang),
+               marker_color=TARGET_COLOUR),
+        go.Bar(x=T, y=curves.fixed_by_position.astype(np.float32), name=t(p + "bn_fixed", lang),
+               marker_color=SOURCE_COLOUR),
+    ]  # fmt: skip
+    layout = layout_dict(
+        title=t(p + "pos_title", lang, T=int(T[-1])), height=HEIGHT - 20, barmode="group",
+        xaxis=dict(title=t(p + "pos_x", lang)), yaxis=dict(title=t(p + "bn_y", lang), range=[0, 1.05]),
+        legend=LEGEND,
+    )  # fmt: skip
+    layout["margin"]["b"] = LEGEND_MARGIN
+    return go.Figure(data=data, layout=layout)
+
+
+def bottleneck_table(curves: BottleneckCurves, lang: str) -> pd.DataFrame:
+    p = "before_self_attention."
+    return pd.DataFrame(
+        {t(p + "bn_fixed", lang): curves.fixed, t(p + "bn_per_step", lang): curves.per_step,
+         t(p + "bn_ceiling", lang): curves.ceiling, t(p + "col_aligned_weight", lang): curves.aligned_weight},
+        index=pd.Index(curves.T_values, name=t(p + "bn_x", lang)),
+    )  # fmt: skip
+
+
+def by_position_table(curves: BottleneckCurves, lang: str) -> pd.DataFrame:
+    p = "before_self_attention."
+    return pd.DataFrame(
+        {t(p + "bn_fixed", lang): curves.fixed_by_position, t(p + "bn_per_step", lang): curves.per_step_by_position},
+        index=pd.Index(curves.T_values, name=t(p + "pos_x", lang)),
+    )
+
+
+# --- shapes ---------------------------------------------------------------------------------------
+
+
+def shapes(view: EncoderDecoderView, target_is_source: bool) -> tuple[tuple[str, int, int, str], ...]:
+    """(name, rows, columns, side) of every matrix of one cross-attention (or, with Target =
+    Source, self-attention) layer; side says where its rows come from: target, source or both."""
+    result = view.self_source if target_is_source else view.cross
+    rows = "source" if target_is_source else "target"
+    x_rows = view.source_x if target_is_source else view.target_x
+    return (
+        ("X_query", *x_rows.shape, rows),
+        ("X_source", *view.source_x.shape, "source"),
+        ("Q", *result.q.shape, rows),
+        ("K", *result.k.shape, "source"),
+        ("V", *result.v.shape, "source"),
+        ("A'", *result.weights.shape, "both" if not target_is_source else "source"),
+        ("C", *result.output.shape, rows),
+    )
+
+
+_FORMULA = {"X_query": "X_query", "X_source": "X_source", "Q": "X_query W_q", "K": "X_source W_k",
+            "V": "X_source W_v", "A'": "softmax(Q Kᵀ / √d_k)", "C": "A' V"}  # fmt: skip
+
+
+def shapes_table(view: EncoderDecoderView, target_is_source: bool, lang: str) -> pd.DataFrame:
+    """One row per matrix: how it is computed, its shape in symbols and in numbers."""
+    p = "before_self_attention."
+    t_rows = "T_source" if target_is_source else "T_target"
+    symbolic = {"X_query": f"[{t_rows}, d_model]", "X_source": "[T_source, d_model]", "Q": f"[{t_rows}, d_k]",
+                "K": "[T_source, d_k]", "V": "[T_source, d_v]", "A'": f"[{t_rows}, T_source]",
+                "C": f"[{t_rows}, d_v]"}  # fmt: skip
+    rows = shapes(view, target_is_source)
+    return pd.DataFrame(
+        {t(p + "col_formula", lang): [_FORMULA[name] for name, *_ in rows],
+         t(p + "col_shape", lang): [symbolic[name] for name, *_ in rows],
+         t(p + "col_numbers", lang): [f"[{r}, {c}]" for _, r, c, _ in rows],
+         t(p + "col_side", lang): [t(p + f"side_{side}", lang) for *_, side in rows]},
+        index=pd.Index([name for name, *_ in rows], name=t(p + "col_matrix", lang)),
+    )  # fmt: skip
+
+
+def shapes_figure(view: EncoderDecoderView, target_is_source: bool, lang: str) -> go.Figure:
+    """Q · Kᵀ = A', A' · V = C as blocks drawn to scale (one square per number), coloured by the
+    side their rows come from: the shapes can be read off the picture."""
+    rows = {name: (r, c, side) for name, r, c, side in shapes(view, target_is_source)}
+    colour = {"target": TARGET_COLOUR, "source": SOURCE_COLOUR, "both": MIXED_COLOUR}
+    t_q, d_k = rows["Q"][:2]
+    t_s, d_v = rows["V"][:2]
+    blocks = [("Q", t_q, d_k, rows["Q"][2]), ("Kᵀ", d_k, t_s, "source"), ("A'", t_q, t_s, rows["A'"][2]),
+              ("V", t_s, d_v, "source"), ("C", t_q, d_v, rows["C"][2])]  # fmt: skip
+    operators = ["·", "=", "·", "="]
+    gap = max(3.0, 0.12 * sum(c for _, _, c, _ in blocks))
+    x, fills, labels, shapes_text = 0.0, {}, [], []
+    for n, (name, r, c, side) in enumerate(blocks):
+        xs, ys = fills.setdefault(side, ([], []))
+        xs += [x, x + c, x + c, x, x, None]
+        ys += [0, 0, -r, -r, 0, None]
+        labels.append((x + c / 2, 0.0, f"<b>{name}</b>"))
+        shapes_text.append((x + c / 2, -r, f"{r} × {c}"))
+        x += c
+        if n < len(operators):
+            labels.append((x + gap / 2, -min(r, t_q) / 2 - 1.2, f"<b>{operators[n]}</b>"))
+            x += gap
+    data = [
+        go.Scatter(x=xs, y=ys, fill="toself", mode="lines", line=dict(color=colour[side], width=1),
+                   fillcolor=colour[side], opacity=0.55, hoverinfo="skip",
+                   name=t(f"before_self_attention.side_{side}", lang))
+        for side, (xs, ys) in fills.items()
+    ]  # fmt: skip
+    data.append(go.Scatter(x=[a for a, _, _ in labels], y=[b for _, b, _ in labels], mode="text",
+                           text=[s for _, _, s in labels], textposition="top center", hoverinfo="skip",
+                           showlegend=False, textfont=dict(size=18)))  # fmt: skip
+    data.append(go.Scatter(x=[a for a, _, _ in shapes_text], y=[b for _, b, _ in shapes_text], mode="text",
+                           text=[s for _, _, s in shapes_text], textposition="bottom center", hoverinfo="skip",
+                           showlegend=False))  # fmt: skip
+    tallest = max(r for _, r, _, _ in blocks)
+    layout = layout_dict(
+        title=t("before_self_attention.shapes_title", lang), height=int(np.clip(140 + 8 * tallest, 240, HEIGHT)),
+        xaxis=dict(visible=False, range=[-1, x + 1]),
+        yaxis=dict(visible=False, range=[-tallest - 4, 4], scaleanchor="x", scaleratio=1),
+        legend=LEGEND,
+    )  # fmt: skip
+    layout["margin"]["b"] = LEGEND_MARGIN
+    return go.Figure(data=data, layout=layout)
+
+
+def shorter(fig: go.Figure, height: int) -> go.Figure:
+    """A copy no taller than `height` pixels (the original may sit in a cache)."""
+    return go.Figure(fig).update_layout(height=min(fig.layout.height or height, height))

@@ -1,0 +1,254 @@
+"""The page "from attention to self-attention" in AppTest: move the controls, then check what the
+figures and tables hold against the core, computed here independently of the page."""
+
+import numpy as np
+import pytest
+from app_harness import figures, open_page, plotly_array
+
+from attention_core.bottleneck import bottleneck_curves
+from attention_core.encoder_decoder import EXAMPLE_PAIRS, encoder_decoder_view, sentence_pair
+from lab_ui.i18n import t
+
+PAGE = "pages/before_self_attention.py"
+FIGURES = {"ed_cross", "ed_self", "ed_bottleneck", "ed_positions", "ed_shapes"}
+ARTICLE_EN, ARTICLE_ZH = EXAMPLE_PAIRS["machine_learning"]
+
+
+def heatmap_z(at, key: str) -> np.ndarray:
+    return plotly_array(figures(at)[key]["data"][0]["z"])
+
+
+def rings(at) -> set[tuple[int, int]]:
+    """(row, column) of every cell ringed as the dictionary's translation."""
+    traces = [tr for tr in figures(at)["ed_cross"]["data"] if tr.get("mode") == "markers"]
+    if not traces:
+        return set()
+    ys, xs = plotly_array(traces[0]["y"]), plotly_array(traces[0]["x"])
+    return {(int(r), int(c)) for r, c in zip(ys, xs, strict=True)}
+
+
+def texts(at) -> str:
+    parts = [*at.markdown, *at.caption, *at.info, *at.warning, *at.success, *at.error]
+    return "\n".join(p.value for p in parts)
+
+
+def table(at, column: str):
+    return next(d.value for d in at.dataframe if column in list(d.value.columns))
+
+
+def open_numbers(at, *keys: str):
+    """Open the closed boxes that hold a figure's numbers (their tables are built only when open)."""
+    for key in keys:
+        at.session_state[key] = True
+    return at.run()
+
+
+def cross_weights(source: str, target: str, seed: int = 0) -> np.ndarray:
+    return encoder_decoder_view(sentence_pair(source, target), seed).cross.weights
+
+
+# --- what the page shows ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_opens_in_both_languages_with_its_figures(lang):
+    at = open_page(PAGE, lang=lang)
+    assert not at.exception
+    assert at.title[0].value == t("before_self_attention.title", lang=lang)
+    assert set(figures(at)) == FIGURES
+    assert figures(at)["ed_cross"]["layout"]["title"]["text"] == t("before_self_attention.cross_title", lang=lang)
+
+
+def test_cross_map_is_the_learned_layer_with_target_rows_and_source_columns():
+    at = open_page(PAGE)
+    z = heatmap_z(at, "ed_cross")
+    np.testing.assert_allclose(z, cross_weights(ARTICLE_EN, ARTICLE_ZH), atol=1e-6)
+    np.testing.assert_allclose(z.sum(axis=1), 1.0, atol=1e-5)
+    assert np.all(np.argmax(z, axis=1) == np.arange(4))  # each Chinese word looks hardest at its translation
+    layout = figures(at)["ed_cross"]["layout"]
+    assert layout["yaxis"]["ticktext"] == ARTICLE_ZH.split() and layout["xaxis"]["ticktext"] == ARTICLE_EN.split()
+    assert rings(at) == {(i, i) for i in range(4)}
+    self_z = heatmap_z(at, "ed_self")
+    pair = sentence_pair(ARTICLE_EN, ARTICLE_ZH)
+    np.testing.assert_allclose(self_z, encoder_decoder_view(pair).self_source.weights, atol=1e-6)
+    weights = table(at, "1 · machine")
+    assert weights.index.name == t("before_self_attention.target_axis", lang="en")
+    assert list(weights[t("before_self_attention.col_read_out", lang="en")]) == ARTICLE_ZH.split()
+
+
+def test_the_page_says_where_the_weights_come_from_and_what_is_simplified():
+    words = texts(open_page(PAGE))
+    assert "Where the weights come from: learned." in words
+    assert "One simplification:" in words and "vector of the Chinese word itself" in words
+    assert "**set, not learned**" in words  # the bottleneck's C_i attention
+    assert t("before_self_attention.kind_learned", lang="en") in words
+
+
+def test_an_uneven_pair_gives_a_map_that_is_not_square():
+    at = open_page(PAGE)
+    at.button(key="before_self_attention_preset_uneven").click().run()
+    assert at.query_params["ed_src"] == "thank you very much"
+    z = heatmap_z(at, "ed_cross")
+    assert z.shape == (2, 4)
+    np.testing.assert_allclose(z, cross_weights("thank you very much", "非常 感谢"), atol=1e-6)
+    assert rings(at) == {(0, 2), (0, 3), (1, 0)}  # 非常 ← very, much; 感谢 ← thank; "you" untranslated
+    shapes = table(at, t("before_self_attention.col_numbers", lang="en"))
+    assert shapes.loc["A'", t("before_self_attention.col_numbers", lang="en")] == "[2, 4]"
+    assert shapes.loc["Q", t("before_self_attention.col_numbers", lang="en")] == "[2, 8]"
+    assert shapes.loc["K", t("before_self_attention.col_numbers", lang="en")] == "[4, 8]"
+
+
+def test_target_equals_source_makes_the_shapes_square():
+    at = open_page(PAGE, ed_src="thank you very much", ed_tgt="非常 感谢")
+    at.toggle(key="ed_same").set_value(True).run()
+    shapes = table(at, t("before_self_attention.col_numbers", lang="en"))
+    here = t("before_self_attention.col_numbers", lang="en")
+    assert shapes.loc["A'", here] == "[4, 4]" and shapes.loc["C", here] == "[4, 16]"
+    blocks = [tr for tr in figures(at)["ed_shapes"]["data"] if tr.get("mode") == "text"][1]
+    assert "4 × 4" in blocks["text"]
+
+
+def test_unknown_words_are_grey_and_explained():
+    at = open_page(PAGE, ed_src="machine learning is cool", ed_tgt="机器 学习 很 酷")
+    ticks = figures(at)["ed_cross"]["layout"]["xaxis"]["ticktext"]
+    assert ticks[:3] == ["machine", "learning", "is"] and "color:#9a9a9a" in ticks[3] and "cool?" in ticks[3]
+    assert "color:#9a9a9a" in figures(at)["ed_cross"]["layout"]["yaxis"]["ticktext"][3]
+    assert any(t("before_self_attention.unknown_words", lang="en", words="")[:40] in w.value for w in at.warning)
+    known = table(at, t("before_self_attention.col_known", lang="en"))[t("before_self_attention.col_known", lang="en")]
+    assert list(known) == ["yes", "yes", "yes", t("before_self_attention.known_False", lang="en")]
+
+
+# --- the bottleneck --------------------------------------------------------------------------------
+
+
+def test_bottleneck_curves_are_the_cores_and_follow_the_controls():
+    at = open_page(PAGE)
+    curves = bottleneck_curves(24, 8, None, 2)
+    data = figures(at)["ed_bottleneck"]["data"]
+    np.testing.assert_allclose(plotly_array(data[0]["y"]), curves.per_step, atol=1e-6)
+    np.testing.assert_allclose(plotly_array(data[1]["y"]), curves.fixed, atol=1e-6)
+    np.testing.assert_allclose(plotly_array(data[2]["y"]), curves.ceiling, atol=1e-6)
+    marker = figures(at)["ed_bottleneck"]["layout"]["shapes"][0]
+    assert marker["x0"] == 4  # the sentence has 4 words
+    at.select_slider(key="ed_d").set_value(16).run()
+    at.select_slider(key="ed_tmax").set_value(8).run()
+    wider = bottleneck_curves(8, 16, None, 2)
+    data = figures(at)["ed_bottleneck"]["data"]
+    np.testing.assert_allclose(plotly_array(data[1]["y"]), wider.fixed, atol=1e-6)
+    assert plotly_array(data[1]["x"]).tolist() == list(range(1, 9))
+    bars = figures(at)["ed_positions"]["data"]
+    np.testing.assert_allclose(plotly_array(bars[1]["y"]), wider.fixed_by_position, atol=1e-6)
+    assert not any(t("before_self_attention.bn_ceiling", lang="en") in d.value.columns for d in at.dataframe)
+    numbers = table(open_numbers(at, "ed_bn_numbers"), t("before_self_attention.bn_ceiling", lang="en"))
+    assert numbers.index.name == t("before_self_attention.bn_x", lang="en")
+    np.testing.assert_allclose(numbers[t("before_self_attention.bn_fixed", lang="en")], wider.fixed)
+
+
+def test_the_fixed_context_keeps_less_than_the_per_step_contexts_as_the_sentence_grows():
+    at = open_page(PAGE, ed_tmax="64")
+    data = figures(at)["ed_bottleneck"]["data"]
+    per_step, fixed = plotly_array(data[0]["y"]), plotly_array(data[1]["y"])
+    assert fixed[-1] < 0.1 < 0.8 < per_step[-1]
+    assert fixed[0] == pytest.approx(per_step[0], abs=1e-6)
+
+
+# --- bad input ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("source", "target"),
+    [
+        ("", ""),
+        ("   ", "机器"),
+        ("fun " * 1250, "有趣"),  # 5,000 characters
+        ("🤖 <b>bold</b> learning", "😀 <script>x</script>"),
+        ("machine learning is fun", "机器学习很有趣"),  # no spaces: split by the dictionary
+        ("I", "我 在 家 看 书 呢 吧"),  # 1 word against 7
+    ],
+)
+def test_awkward_text_never_breaks_the_page(source, target):
+    at = open_page(PAGE, ed_src=source, ed_tgt=target)
+    assert not at.exception
+    z = heatmap_z(at, "ed_cross")
+    np.testing.assert_allclose(z.sum(axis=1), 1.0, atol=1e-5)
+    assert at.text_input(key="ed_src").value == source  # what was typed stays in the box
+    if not source.strip():
+        assert t("before_self_attention.empty_source", lang="en") in texts(at)
+        assert figures(at)["ed_cross"]["layout"]["xaxis"]["ticktext"] == ARTICLE_EN.split()
+    if len(source) > 1000:
+        assert z.shape[1] == 40 and t("before_self_attention.cut_source", lang="en", total=1250, shown=40) in texts(at)
+    labels = (
+        figures(at)["ed_cross"]["layout"]["xaxis"]["ticktext"] + figures(at)["ed_cross"]["layout"]["yaxis"]["ticktext"]
+    )
+    assert not any("<b>" in s or "<script" in s for s in labels)  # escaped: shown as text
+
+
+def test_a_chinese_sentence_without_spaces_is_split_into_dictionary_words():
+    at = open_page(PAGE, ed_tgt="机器学习很有趣")
+    assert figures(at)["ed_cross"]["layout"]["yaxis"]["ticktext"] == ["机器", "学习", "很", "有趣"]
+
+
+def test_another_seed_trains_another_model_that_still_aligns():
+    at = open_page(PAGE, ed_seed="3")
+    z = heatmap_z(at, "ed_cross")
+    np.testing.assert_allclose(z, cross_weights(ARTICLE_EN, ARTICLE_ZH, seed=3), atol=1e-6)
+    assert not np.allclose(z, cross_weights(ARTICLE_EN, ARTICLE_ZH, seed=0), atol=1e-3)
+
+
+@pytest.mark.parametrize(
+    ("params", "key", "fallback"),
+    [
+        ({"ed_d": "3"}, "ed_d", 8),
+        ({"ed_d": "1e309"}, "ed_d", 8),
+        ({"ed_tmax": "9e999"}, "ed_tmax", 24),
+        ({"ed_dtok": "-1e309"}, "ed_dtok", 2),
+        ({"ed_seed": "1e-400"}, "ed_seed", 0),
+        ({"ed_same": "maybe"}, "ed_same", False),
+        ({"ed_step": "9"}, "ed_step", 1),
+    ],
+)
+def test_bad_link_values_fall_back_with_a_notice(params, key, fallback):
+    at = open_page(PAGE, ed_src="thank you very much", ed_tgt="非常 感谢", **params)
+    assert not at.exception and not at.error
+    assert at.toast and key in at.toast[0].value
+    assert at.session_state[key] == fallback
+    assert heatmap_z(at, "ed_cross").shape == (2, 4)  # the rest of the link still counts
+
+
+# --- lecture mode, check yourself ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("step", "shown"), [(1, {"ed_cross", "ed_self"}), (2, {"ed_bottleneck", "ed_positions"}),
+                                             (3, {"ed_shapes"}), (4, set())])  # fmt: skip
+def test_lecture_mode_shows_one_step_at_a_time(step, shown):
+    at = open_page(PAGE, lecture="1", ed_step=str(step))
+    assert not at.exception
+    assert set(figures(at)) == shown
+    for spec in figures(at).values():
+        assert spec["layout"]["height"] <= 430 and spec["layout"]["font"]["size"] >= 20
+
+
+def test_check_yourself():
+    at = open_page(PAGE)
+    at.radio(key="ed_check_shape").set_value("6x3").run()
+    assert at.error and not at.success
+    at.radio(key="ed_check_shape").set_value("3x6").run()
+    assert at.success
+    at.number_input(key="ed_check_ceiling").set_value(0.25).run()
+    assert len(at.success) == 2
+    assert "ed_check_shape" not in at.query_params  # answers stay out of the link
+
+
+def test_a_pair_with_nothing_to_align_says_so():
+    at = open_page(PAGE, ed_src="cat likes fish", ed_tgt="机器 学习")
+    assert not at.exception and not rings(at)
+    assert t("before_self_attention.agreement_none", lang="en") in texts(at)
+    aligned = open_page(PAGE)
+    assert t("before_self_attention.agreement_some", lang="en", share="100 %") in texts(aligned)
+
+
+def test_every_figure_has_its_numbers_one_click_away():
+    at = open_numbers(open_page(PAGE), "ed_self_numbers", "ed_bn_numbers", "ed_learned")
+    assert not at.exception
+    assert len(at.dataframe) == 6  # cross, self, bottleneck by length and by position, shapes, training loss
+    assert set(figures(at)) == FIGURES | {"ed_loss"}

@@ -1,0 +1,107 @@
+"""The figures and tables of "from attention to self-attention": the arrays they are given are the
+arrays they draw, unknown words are grey, labels are escaped, and both languages have their words."""
+
+import numpy as np
+import pytest
+
+from attention_core.bottleneck import bottleneck_curves
+from attention_core.encoder_decoder import encoder_decoder_view, sentence_pair, trained_model
+from lab_ui.figures import before_self_attention as figs
+from lab_ui.figures.common import LECTURE_FIGURE_MAX_PX
+from lab_ui.i18n import t
+
+
+@pytest.fixture(scope="module")
+def view():
+    return encoder_decoder_view(sentence_pair("thank you very much", "非常 感谢 😀"))
+
+
+@pytest.fixture(scope="module")
+def curves():
+    return bottleneck_curves(T_max=8, d=4, d_token=2, n_fit=60, n_test=60)
+
+
+def test_cross_map_draws_the_weights_with_rings_on_the_alignment(view):
+    fig = figs.cross_map(view, "en")
+    heat, rings = fig.data
+    np.testing.assert_allclose(np.array(heat.z, dtype=float), view.cross.weights, atol=1e-6)
+    assert np.array(heat.z).shape == (3, 4)  # target rows, source columns
+    assert sorted(zip(rings.y, rings.x, strict=True)) == [(0, 2), (0, 3), (1, 0)]  # 非常 ← very, much; 感谢 ← thank
+    assert fig.layout.title.text == t("before_self_attention.cross_title", "en")
+
+
+def test_unknown_words_are_grey_and_html_is_escaped(view):
+    fig = figs.cross_map(view, "en")
+    x, y = fig.layout.xaxis.ticktext, fig.layout.yaxis.ticktext
+    assert x == ("thank", "you", "very", "much")
+    assert y[:2] == ("非常", "感谢") and figs.UNKNOWN_COLOUR in y[2] and "😀?" in y[2]
+    grey = figs._ticks(["<b>x</b>", "fun"], np.array([False, True]))
+    assert "&lt;b&gt;x&lt;/b&gt;?" in grey[0] and figs.UNKNOWN_COLOUR in grey[0] and grey[1] == "fun"
+
+
+def test_self_map_is_square_and_has_no_rings(view):
+    fig = figs.self_map(view, "zh")
+    assert len(fig.data) == 1
+    np.testing.assert_allclose(np.array(fig.data[0].z, dtype=float), view.self_source.weights, atol=1e-6)
+    assert fig.layout.title.text == t("before_self_attention.self_title", "zh")
+
+
+def test_cross_table_has_a_named_index_and_the_read_out(view):
+    table = figs.cross_table(view, "zh")
+    assert table.index.name == t("before_self_attention.target_axis", "zh")
+    assert list(table.index) == ["1 · 非常", "2 · 感谢", "3 · 😀"]
+    np.testing.assert_allclose(table.iloc[:, :4].to_numpy(dtype=float), view.cross.weights)
+    assert list(table[t("before_self_attention.col_read_out", "zh")]) == list(view.predicted)
+
+
+def test_bottleneck_figure_draws_the_three_curves_and_marks_the_sentence(curves):
+    fig = figs.bottleneck_figure(curves, 3, "en")
+    per_step, fixed, ceiling = fig.data
+    np.testing.assert_allclose(np.array(per_step.y, dtype=float), curves.per_step, atol=1e-6)
+    np.testing.assert_allclose(np.array(fixed.y, dtype=float), curves.fixed, atol=1e-6)
+    np.testing.assert_allclose(np.array(ceiling.y, dtype=float), curves.ceiling, atol=1e-6)
+    assert fig.layout.shapes[0].x0 == 3
+    assert not figs.bottleneck_figure(curves, 20, "en").layout.shapes  # longer than the chart: no mark
+    assert fig.layout.height <= LECTURE_FIGURE_MAX_PX
+
+
+def test_by_position_and_table(curves):
+    fig = figs.by_position_figure(curves, "en")
+    np.testing.assert_allclose(np.array(fig.data[1].y, dtype=float), curves.fixed_by_position, atol=1e-6)
+    table = figs.bottleneck_table(curves, "zh")
+    assert table.index.name == t("before_self_attention.bn_x", "zh") and list(table.index) == list(range(1, 9))
+
+
+@pytest.mark.parametrize("same", [False, True])
+def test_shapes_are_spelled_out_from_the_arrays(view, same):
+    rows = {name: (r, c) for name, r, c, _ in figs.shapes(view, same)}
+    t_rows = 4 if same else 3
+    assert rows["Q"] == (t_rows, 8) and rows["K"] == (4, 8) and rows["V"] == (4, 16)
+    assert rows["A'"] == (t_rows, 4) and rows["C"] == (t_rows, 16)
+    table = figs.shapes_table(view, same, "en")
+    assert table.loc["A'", t("before_self_attention.col_numbers", "en")] == f"[{t_rows}, 4]"
+    assert table.loc["A'", t("before_self_attention.col_shape", "en")] == (
+        "[T_source, T_source]" if same else "[T_target, T_source]"
+    )
+    fig = figs.shapes_figure(view, same, "en")
+    sizes = [tr for tr in fig.data if tr.mode == "text"][1].text
+    assert sizes == (f"{t_rows} × 8", "8 × 4", f"{t_rows} × 4", "4 × 16", f"{t_rows} × 16")
+
+
+def test_training_curve_is_the_models_losses():
+    model = trained_model(0)
+    fig = figs.training_curve(model, "zh")
+    np.testing.assert_allclose(np.array(fig.data[0].y, dtype=float), model.losses, rtol=1e-6)
+    assert fig.layout.yaxis.type == "log"
+
+
+def test_every_figure_has_its_numbers(view, curves):
+    """CSV behind every figure: the self-attention map, the words read back by position, the loss."""
+    self_weights = figs.self_table(view, "en")
+    assert self_weights.index.name == t("before_self_attention.source_query_axis", "en")
+    np.testing.assert_allclose(self_weights.to_numpy(), view.self_source.weights)
+    by_position = figs.by_position_table(curves, "zh")
+    assert by_position.index.name == t("before_self_attention.pos_x", "zh") and len(by_position) == 8
+    np.testing.assert_allclose(by_position[t("before_self_attention.bn_fixed", "zh")], curves.fixed_by_position)
+    losses = figs.loss_table(trained_model(0), "en")
+    assert list(losses.index[:2]) == [1, 2] and len(losses) == 200

@@ -1,0 +1,125 @@
+"""The figures and tables of "self-attention, RNN and CNN": the arrays they are given are the arrays
+they draw, log axes get no zeros, a timing is labelled with its machine and moment."""
+
+import numpy as np
+import pytest
+
+from attention_core.patches import picture_view
+from attention_core.sequence_costs import Timing, complexity_table, cost_axis, cost_curves
+from attention_core.sequence_models import compare_visibility, long_range_influence
+from lab_ui.figures import rnn_cnn as figs
+from lab_ui.figures.common import LECTURE_FIGURE_MAX_PX
+from lab_ui.i18n import t
+
+
+@pytest.fixture(scope="module")
+def comp():
+    return compare_visibility(6, k=3, n_layers=1)
+
+
+@pytest.mark.parametrize("per_row", [3, 5])
+def test_visibility_draws_steps_where_visible_and_nothing_elsewhere(comp, per_row):
+    fig = figs.visibility_figure(comp, "en", per_row)
+    assert len(fig.data) == 5
+    for m, trace in enumerate(fig.data):
+        z = np.array(trace.z, dtype=float)
+        np.testing.assert_array_equal(~np.isnan(z), comp.masks[m])
+        np.testing.assert_array_equal(np.nan_to_num(z), comp.steps[m])
+        assert list(trace.x) == [1, 2, 3, 4, 5, 6]  # counted from 1, as the articles count
+    rows = {tuple(fig.layout[f"yaxis{'' if m == 0 else m + 1}"].domain) for m in range(5)}
+    assert len(rows) == (1 if per_row == 5 else 2)
+    titles = [a.text for a in fig.layout.annotations]
+    assert "<b>CNN, k = 3</b>" in titles and "<b>Truncated, r = 3</b>" in titles
+
+
+def test_visibility_table_names_what_each_output_sees(comp):
+    table = figs.visibility_table(comp, "en")
+    assert table.index.name == t("rnn_cnn.output_axis", "en") and list(table.index)[:2] == ["b1", "b2"]
+    assert table.loc["b3", "RNN: sees"] == "a1…a3" and table.loc["b3", "Self-attention: sees"] == "a1…a6"
+    steps = table["CNN, k = 3: steps from a1"]
+    assert steps["b2"] == 1 and np.isnan(steps["b4"])  # a1 is out of the CNN's sight from b4
+
+
+def test_long_range_relative_and_absolute():
+    curves = long_range_influence((1, 2, 4, 8), 4, 0, 0.5, n_trials=2)
+    rel = figs.long_range_figure(curves, True, "en")
+    np.testing.assert_allclose(np.array(rel.data[0].y, dtype=float), curves.rnn_relative)
+    assert rel.layout.yaxis.type == "log" and rel.layout.xaxis.type == "log"
+    assert list(rel.layout.xaxis.tickvals) == [1, 2, 4, 8]
+    absolute = figs.long_range_figure(curves, False, "zh")
+    assert len(absolute.data) == 5
+    np.testing.assert_allclose(np.array(absolute.data[3].y, dtype=float), curves.attention_weight)
+    assert rel.layout.height <= LECTURE_FIGURE_MAX_PX
+
+
+def test_long_range_leaves_zeros_out_of_a_log_axis():
+    curves = long_range_influence((1, 2, 4, 8, 1024), 2, 0, 0.3, n_trials=2)
+    assert curves.rnn[-1] == 0.0  # 0.3^1023 underflows
+    fig = figs.long_range_figure(curves, False, "en")
+    assert np.isnan(np.array(fig.data[0].y, dtype=float)[-1])
+    table = figs.long_range_table(curves, "en")
+    assert table.index.name == t("rnn_cnn.lr_x", "en")
+    shown = table[t("rnn_cnn.lr_att", "en")].to_numpy()
+    np.testing.assert_array_equal(shown, [float(f"{x:.3e}") for x in curves.attention])  # as the table shows it
+
+
+def _timing() -> Timing:
+    T = np.array([16, 32])
+    return Timing(T_values=T, rnn_seconds=np.array([0.001, 0.002]), attention_seconds=np.array([0.0005, 0.003]),
+                  rnn_steps=T, attention_steps=np.ones_like(T), d=64, repeats=5, cpu_count=2,
+                  measured_at="2030-01-02 03:04 UTC")  # fmt: skip
+
+
+def test_parallel_figure_before_and_after_measuring():
+    T = np.array([16, 32])
+    before = figs.parallel_figure(T, None, "en")
+    assert len(before.data) == 2
+    np.testing.assert_array_equal(np.array(before.data[0].y), [16, 32])
+    assert any(a.text == t("rnn_cnn.par_press", "en") for a in before.layout.annotations)
+    after = figs.parallel_figure(T, _timing(), "zh")
+    assert len(after.data) == 4
+    np.testing.assert_allclose(np.array(after.data[2].y), [1.0, 2.0])  # milliseconds
+    labels = " ".join(a.text for a in after.layout.annotations)
+    assert "2030-01-02 03:04 UTC" in labels and "2 个 CPU" in labels
+    assert after.layout.shapes[0].x0 == 64  # T = d
+    table = figs.parallel_table(T, _timing(), "en")
+    assert list(table[t("rnn_cnn.col_ms_att", "en")]) == [0.5, 3.0]
+
+
+def test_cost_figure_marks_the_students_T_and_the_crossover():
+    curves = cost_curves(cost_axis(100, 512), 512, 3, 5)
+    fig = figs.cost_figure(curves, 100, "en")
+    assert len(fig.data) == 5
+    marks = fig.data[-1]
+    assert list(marks.x) == [100.0] * 4 and marks.y[0] == 100 * 100 * 512
+    assert fig.layout.shapes[0].x0 == 512
+    assert fig.layout.xaxis.type == "log" and fig.layout.yaxis.type == "log"
+
+
+def test_table_1_as_printed_with_numbers():
+    table = figs.complexity_frame(complexity_table(10, 4, 3, 3), "zh")
+    assert table.index.name == t("rnn_cnn.t1_layer", "zh") and len(table) == 4
+    assert list(table[t("rnn_cnn.t1_complexity_value", "zh")]) == [400, 160, 480, 120]
+    assert list(table[t("rnn_cnn.t1_path", "zh")]) == ["O(1)", "O(n)", "O(log_k(n))", "O(n/r)"]
+
+
+def test_picture_figure_and_table():
+    view = picture_view(12, "sky", 10.0, 3, 1, True)
+    fig = figs.picture_figure(view, "en")
+    assert [tr.type for tr in fig.data] == ["image", "image", "image", "heatmap", "heatmap"]
+    np.testing.assert_allclose(np.array(fig.data[3].z, dtype=float), view.weights, atol=1e-6)
+    np.testing.assert_array_equal(np.isnan(np.array(fig.data[4].z, dtype=float)), view.field)
+    assert np.array(fig.data[0].z).shape == (48, 48, 3)
+    table = figs.picture_table(view, "en")
+    assert len(table) == 16 and table.index.name == t("rnn_cnn.img_patch", "en")
+    assert (
+        table.iloc[view.query][t("rnn_cnn.col_place", "en")] == f"({view.query_cell[0] + 1}, {view.query_cell[1] + 1})"
+    )
+
+
+def test_cost_table_is_the_charts_lines():
+    curves = cost_curves(np.array([1, 10, 100]), 8, 3, 5)
+    table = figs.cost_table(curves, "en")
+    assert table.index.name == t("rnn_cnn.cost_x", "en") and list(table.index) == [1, 10, 100]
+    assert list(table.iloc[:, 0]) == [8.0, 800.0, 80000.0]  # T² d
+    assert list(table.iloc[:, 1]) == [64.0, 640.0, 6400.0]  # T d²
