@@ -21,22 +21,24 @@ from lab_ui.registry import HOME, PAGES, PageInfo
 # The check-yourself boxes of each page, by widget key (lab_ui.widgets.check_number/check_choice).
 CHECKS: dict[str, tuple[str, ...]] = {
     "one_hot": ("oh_q_cos", "oh_q_frames"),
+    "before_self_attention": ("ed_check_shape", "ed_check_ceiling"),
     "qkv": ("qkv_check",),
     "heatmap": ("hm_check",),
     "multi_head": ("mh_check", "mh_choice"),
     "positional": ("pe_q_swap", "pe_q_value", "pe_q_offset"),
+    "rnn_cnn": ("rc_check_cheaper", "rc_check_products"),
     "scaling": ("sc_check",),
     "real_model": ("rm_check", "rm_num"),
 }
 QUIZ_SIZE = 4  # questions at the end of each concept page (lab_ui.quiz_bank has them)
 
-# Append only (see the module's docstring).
+# Append only (see the module's docstring): a saved code's n-th bit is the n-th item here.
 ITEMS: tuple[str, ...] = (
-    *(f"page:{ns}" for ns in ("one_hot", "qkv", "heatmap", "multi_head", "positional", "scaling", "real_model")),
+    "page:one_hot", "page:before_self_attention", "page:qkv", "page:heatmap", "page:multi_head",
+    "page:positional", "page:rnn_cnn", "page:scaling", "page:real_model", "page:quiz",
     *(key for keys in CHECKS.values() for key in keys),
     *(f"quiz:{ns}:{i}" for ns in CHECKS for i in range(1, QUIZ_SIZE + 1)),
-    "page:quiz",
-)
+)  # fmt: skip
 
 
 def course_pages() -> tuple[PageInfo, ...]:

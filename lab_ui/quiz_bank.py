@@ -12,6 +12,7 @@ from attention_core import local_mask, one_hot, sinusoidal_positional_encoding, 
 from attention_core.head_stats import head_size, multi_head_cost
 from attention_core.positional import pair_frequencies
 from attention_core.saturation import scale_factor
+from attention_core.sequence_costs import layer_costs, sequential_steps
 from attention_core.sequences import frame_count
 from lab_ui.quiz import Question, Task
 
@@ -49,6 +50,28 @@ def embedding_table_size(rng: np.random.Generator) -> Task:
 def sound_vectors(rng: np.random.Generator) -> Task:
     seconds = int(rng.integers(2, 10))
     return Task({"seconds": seconds}, float(frame_count(seconds * 1000)), tolerance=1.0)
+
+
+# --- before_self_attention ------------------------------------------------------------------------
+
+
+def cross_shape(rng: np.random.Generator) -> Task:
+    T_target, T_source = int(rng.integers(2, 9)), int(rng.integers(2, 9))
+    # The map has one row per query (a target word) and one column per key (a source word).
+    return Task({"T_target": T_target, "T_source": T_source}, float(T_target * T_source))
+
+
+# --- rnn_cnn ---------------------------------------------------------------------------------------
+
+
+def rnn_steps(rng: np.random.Generator) -> Task:
+    T = int(rng.integers(10, 500))
+    return Task({"T": T}, float(sequential_steps(T)["rnn"]))
+
+
+def attention_products(rng: np.random.Generator) -> Task:
+    T, d = int(rng.choice([8, 16, 32, 100])), int(rng.choice([16, 64, 128]))
+    return Task({"T": T, "d": d}, float(layer_costs(T, d).self_attention))
 
 
 # --- qkv -------------------------------------------------------------------------------------------
@@ -135,6 +158,12 @@ BANK: dict[str, list[Question]] = {
         Question("quiz:one_hot:3", "one_hot", None, embedding_table_size),
         Question("quiz:one_hot:4", "one_hot", None, sound_vectors),
     ],
+    "before_self_attention": [
+        Question("quiz:before_self_attention:1", "before_self_attention", None, _choice("one", "each", "none")),
+        Question("quiz:before_self_attention:2", "before_self_attention", None, cross_shape),
+        Question("quiz:before_self_attention:3", "before_self_attention", None, _choice("target", "source", "both")),
+        Question("quiz:before_self_attention:4", "before_self_attention", None, _choice("same", "reversed", "none")),
+    ],
     "qkv": [
         Question("quiz:qkv:1", "qkv", None, dot_score),
         Question("quiz:qkv:2", "qkv", None, softmax_weight),
@@ -158,6 +187,12 @@ BANK: dict[str, list[Question]] = {
         Question("quiz:positional:2", "positional", None, pe_value),
         Question("quiz:positional:3", "positional", None, _choice("offset", "sum", "both")),
         Question("quiz:positional:4", "positional", None, fastest_period),
+    ],
+    "rnn_cnn": [
+        Question("quiz:rnn_cnn:1", "rnn_cnn", None, _choice("left", "all", "window")),
+        Question("quiz:rnn_cnn:2", "rnn_cnn", None, rnn_steps),
+        Question("quiz:rnn_cnn:3", "rnn_cnn", None, attention_products),
+        Question("quiz:rnn_cnn:4", "rnn_cnn", None, _choice("shorter", "longer", "never")),
     ],
     "scaling": [
         Question("quiz:scaling:1", "scaling", None, score_variance),
