@@ -2,6 +2,7 @@
 #   make run    creates .venv if missing, installs requirements.txt and the real model, starts the
 #               app on localhost:8501
 #   make test   the same venv plus requirements-dev.txt and the real model, then ruff and pytest
+#   make serve  for a class: one Streamlit worker per core behind HAProxy on HOST:PORT (WORKERS=N)
 # A second run reinstalls nothing: the stamps below only go stale when a requirements file or the
 # model's version changes. Without the model (no network, say) run, serve and test go on with the
 # shipped example sentences and try again next time; `make real-model` insists on it.
@@ -23,14 +24,17 @@ MODEL_STAMP := $(VENV)/.installed-model-$(MINILM_VERSION)
 run: $(RUN_STAMP) $(MODEL_STAMP)
 	$(BIN)/streamlit run app.py --server.address localhost --server.port 8501
 
-# Production start for a classroom server: headless (no browser opened), no file watcher (no
-# reruns when files change, no inotify cost), no usage statistics. HOST=0.0.0.0 to serve the
-# room's network; the default stays on this machine.
+# Production start for a classroom server (scripts/serve.py): WORKERS Streamlit processes (default:
+# one per core; one process runs every session's script under one GIL), each headless, without
+# file watcher or usage statistics, on a loopback port, behind HAProxy on HOST:PORT with sticky
+# sessions; a worker that dies is started again. WORKERS=1 runs Streamlit alone on HOST:PORT and
+# needs no HAProxy. HOST=0.0.0.0 serves the room's network; the default stays on this machine.
+# One Ctrl-C stops everything it started.
 HOST ?= localhost
 PORT ?= 8501
+WORKERS ?=
 serve: $(RUN_STAMP) $(MODEL_STAMP)
-	$(BIN)/streamlit run app.py --server.headless true --server.fileWatcherType none \
-		--browser.gatherUsageStats false --server.address $(HOST) --server.port $(PORT)
+	$(BIN)/python scripts/serve.py --host $(HOST) --port $(PORT) $(if $(WORKERS),--workers $(WORKERS))
 
 test: $(DEV_STAMP) $(MODEL_STAMP)
 	$(BIN)/ruff check .
