@@ -654,7 +654,7 @@ async def run_hall(args, base: str, servers: Servers, label: str) -> Result:
         await asyncio.sleep(0.1)
     await asyncio.sleep(args.idle)  # everyone has the page and looks at it
     rss_idle = servers.rss()
-    per_worker = Counter(s.worker for s in sessions if s.worker) if servers.balanced else Counter()
+    per_worker = Counter(s.cookies[WORKER_COOKIE] for s in sessions if WORKER_COOKIE in s.cookies)
 
     servers.start_cpu()
     client_start = time.process_time()
@@ -689,8 +689,9 @@ async def run_hall(args, base: str, servers: Servers, label: str) -> Result:
     return Result(
         label, n, end - start, len(hall.move_ms), hall.move_ms, hall.load_ms, hall.errors, hall.late,
         rss_none, rss_idle, servers.rss(), series, worker_cpu, wall, client_cpu,
-        haproxy_cpu if servers.balanced else None, max(1, len(servers.workers())), slider.describe(), hall.runs,
-        hall.largest, per_worker, kill, os.getloadavg(), hall.interrupted,
+        haproxy_cpu=haproxy_cpu if servers.balanced else None, workers=max(1, len(servers.workers())),
+        slider=slider.describe(), runs=hall.runs, largest=hall.largest, per_worker=per_worker, kill=kill,
+        interrupted=hall.interrupted, load=os.getloadavg(),
     )  # fmt: skip
 
 
