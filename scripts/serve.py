@@ -335,6 +335,9 @@ def _serve(args: argparse.Namespace, balanced: bool, haproxy: str | None, run_di
         return 0
 
     env = dict(os.environ)
+    if args.no_balancer and SECRET_ENV not in env:
+        log(f"warning: {SECRET_ENV} is not set, so these workers get a secret of their own; workers on "
+            "several machines behind one HAProxy must share one (docs/deploy.md)")  # fmt: skip
     env.setdefault(SECRET_ENV, secrets.token_hex(32))
     children = [
         Child(name, worker_argv(args.app, address, port, args.streamlit_args), env, _health(address, port),
