@@ -101,10 +101,12 @@ def render_config(template: str, bind: str, servers: list[tuple[str, str]], run_
 
 
 def _die_with_parent() -> None:
-    """In the child, before exec: receive SIGTERM when serve.py dies, even by SIGKILL, so that
-    no worker outlives it holding its port (Linux; elsewhere a no-op)."""
+    """In the child, before exec: die when serve.py dies, even by SIGKILL, so that no worker
+    outlives it holding its port (Linux; elsewhere a no-op). SIGKILL, not SIGTERM: a Streamlit
+    worker whose output pipe has closed with serve.py fails in its own SIGTERM handler (it prints
+    "Stopping...") and stays up."""
     with contextlib.suppress(Exception):
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
 
 
 def _describe(code: int) -> str:
