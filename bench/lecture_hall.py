@@ -808,9 +808,10 @@ def serve(workers: int, script: str, flags: list[str], timeout: float = 120) -> 
             proc.kill()
             proc.wait()
         log.close()
-        for line in (run_dir / "serve.log").read_text().splitlines():  # what serve.py saw of a worker dying
-            if line.startswith("[serve]") and ("died" in line or "again" in line):
-                print(f"  {line}")
+        # What serve.py and HAProxy saw of a worker dying or failing its health checks.
+        seen = [line for line in (run_dir / "serve.log").read_text().splitlines() if "is DOWN" in line
+                or (line.startswith("[serve]") and ("died" in line or "again" in line))]  # fmt: skip
+        print("\n".join(f"  {line}" for line in seen) or "  (no worker died or failed its health checks)")
         for path in run_dir.iterdir():
             path.unlink()
         run_dir.rmdir()
