@@ -316,6 +316,7 @@ class Session:
         self.reconnecting: asyncio.Task | None = None
         self.worker_at_kill = ""
         self.back_s: float | None = None  # seconds from the kill until the page was back
+        self.reconnected_s: float | None = None  # seconds from the kill until the websocket was open again
         self.last_kind = "full"  # the kind of run the last rerun() was: "full" or "fragment"
 
     @property
@@ -383,13 +384,16 @@ class Session:
                 await asyncio.sleep(min(60.0, delay))
         else:
             return
+        victim = self.hall.killed_at is not None and self.worker_at_kill == self.hall.killed
+        if victim and self.reconnected_s is None:
+            self.reconnected_s = time.perf_counter() - self.hall.killed_at
         if interrupted or self.last_run_fragment or self.auto_reruns:
             try:
                 await self.rerun()
             except RunFailed as e:
                 self.error(f"after reconnecting: {e}")
                 return
-        if self.hall.killed_at is not None and self.worker_at_kill == self.hall.killed and self.back_s is None:
+        if victim and self.back_s is None:
             self.back_s = time.perf_counter() - self.hall.killed_at
 
     def _on_message(self, msg: ForwardMsg) -> None:
@@ -611,6 +615,7 @@ def _kill_report(sessions: list[Session], hall: Hall, limit: float) -> dict:
         "killed": hall.killed,
         "victims": len(victims),
         "back": back,
+        "reconnected": [s.reconnected_s for s in victims if s.reconnected_s is not None],
         "late": sum(1 for b in back if b > limit),
         "never": len(victims) - len(back),
         "victim_errors": sum((s.errors for s in victims), Counter()),
@@ -738,13 +743,14 @@ def report(r: Result) -> None:
     print(f"CPU           {cpu}this client {r.client_cpu * 100:.0f}% of a core")
     if r.kill:
         k = r.kill
-        back = k["back"]
+        back, again = k["back"], k["reconnected"]
         times = f"median {statistics.median(back):.1f} s, max {max(back):.1f} s" if back else "none back"
+        opened = f"median {statistics.median(again):.1f} s, max {max(again):.1f} s" if again else "never"
         moved = ", ".join(f"{w}: {n}" for w, n in sorted(k["moved_to"].items()))
         print(
-            f"killed        {k['killed']}: {k['victims']} sessions; page back after {times} "
-            f"({k['late']} later than {k['limit']:.0f} s, {k['never']} never); now on {moved}; "
-            f"their errors {_errors(k['victim_errors'])}"
+            f"killed        {k['killed']}: {k['victims']} sessions; websocket open again after {opened}; "
+            f"page back (its run finished) after {times} ({k['late']} later than {k['limit']:.0f} s, "
+            f"{k['never']} never); now on {moved}; their errors {_errors(k['victim_errors'])}"
         )
         print(f"              the other {k['others']} sessions: errors {_errors(k['other_errors'])}")
 
