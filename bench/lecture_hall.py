@@ -72,6 +72,7 @@ import time
 import urllib.request
 from collections import Counter
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import parse_qsl, urlencode, urlparse
@@ -627,6 +628,10 @@ def _kill_report(sessions: list[Session], hall: Hall, limit: float) -> dict:
 
 
 async def run_hall(args, base: str, servers: Servers, label: str) -> Result:
+    # The HTTP requests before a websocket (fetch_cookies) run in threads. asyncio's default pool
+    # has min(32, cores + 4) of them, 6 here: when a killed worker's 100 sessions reconnect at
+    # once, they would queue for it, which no browser does. One thread per session instead.
+    asyncio.get_running_loop().set_default_executor(ThreadPoolExecutor(max_workers=args.sessions + 8))
     rng = random.Random(args.seed)
     hall = Hall(base, args.page, args.lang, args.interval, args.slider, args.timeout, rng, args.reruns)
 
