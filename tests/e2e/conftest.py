@@ -98,3 +98,15 @@ def context(browser):
     ctx = browser.new_context(viewport={"width": 1280, "height": 720}, locale="en-US")
     yield ctx
     ctx.close()
+
+
+@pytest.fixture(scope="session")
+def haproxy() -> str:
+    """HAProxy, which `make serve` puts in front of its workers (tests/e2e/test_balancer.py);
+    missing, it skips the test, or fails it under CI=true."""
+    from scripts.serve import INSTALL_HINT, find_haproxy
+
+    path = find_haproxy()
+    if path is None:
+        _missing(f"HAProxy not found (install it with: {INSTALL_HINT})")
+    return path
