@@ -22,6 +22,7 @@ from attention_core.speech import SpeechCost
 from lab_ui.figures.common import (
     DIVERGING,
     FONT_FAMILY,
+    LECTURE_TEXT_PX,
     MASKED_COLOUR,
     NO_TEMPLATE,
     QUALITATIVE,
@@ -42,6 +43,11 @@ CELL_TEXT_MAX_COMPONENTS = 6
 CELL_TEXT_MAX_ROWS = 24  # rows below ~25 px: the text would touch the next row's
 CROSSES_MAX = 32  # past 32 rows or columns a × in every masked cell is noise; grey alone marks them
 LABEL_EVERY_MAX = 32  # past 32 tokens every other one is labelled, or the labels overlap
+# A projector's rows: the lecture figure (LECTURE_HEIGHT) leaves the map about 280 px under its title
+# and slanted key labels, and a 20 px label needs about 22 px, so past 12 rows every other one is
+# labelled; the row sums (Σ) shrink with the rows instead, since each row's sum is the point.
+LECTURE_LABEL_ROWS = 12
+LECTURE_MAP_PX = 230  # Σ text size in lecture mode: this over T, at most the lecture text size
 # Plotly's toolbar keeps zoom, reset and download: three buttons at the top right, which leave a
 # phone's 350 px figure room for a title that starts at the left.
 MODEBAR = dict(remove=["zoomin", "zoomout", "autoscale", "pan", "select", "lasso"])
@@ -224,10 +230,12 @@ def weights_heatmap(view: HeatmapView, lang: str, lecture: bool = False) -> go.F
         # column is narrower than "1.00" and centred text would run into the last key's cells.
         x=["Σ"] * T, y=labels, mode="text", name=row_sum, text=[f"{s:.2f}" for s in view.row_sums],
         textposition="middle right",
-        textfont=dict(size=max(8, 300 // T)) if T > 24 else None,  # else the figure's font, larger in lecture mode
+        # else the figure's font, larger in lecture mode while the rows are tall enough for it
+        textfont=dict(size=max(8, min(LECTURE_TEXT_PX, LECTURE_MAP_PX // T))) if lecture
+        else dict(size=max(8, 300 // T)) if T > 24 else None,
         hovertemplate=f"{query}: %{{y}}<br>{row_sum}: %{{text}}<extra></extra>", showlegend=False, cliponaxis=False,
     ))  # fmt: skip
-    tickvals, ticktext = _ticks(labels, view.tokens)
+    tickvals, ticktext = _ticks(labels, view.tokens, most=LECTURE_LABEL_ROWS if lecture else LABEL_EVERY_MAX)
     x_vals, x_text = _ticks(labels, view.tokens, "Σ")
     axis = dict(type="category", showgrid=False, zeroline=False, automargin=True, tickmode="array")
     settings = _settings(view, lang)

@@ -139,6 +139,9 @@ def head_map(numbers: HeadNumbers, view: ModelView, lang: str, lecture: bool = F
         colorbar=dict(title=dict(text=weight, side="right"), thickness=14),
     )  # fmt: skip
     every = int(np.ceil(max(rows, cols) / (20 if lecture else 40)))  # labels would overlap past 40 (20 at 20 px)
+    # A projector's rows are shorter than its columns are wide: the 400 px figure leaves the map about
+    # 270 px under the slanted keys, room for 12 labels at 20 px, so the rows are thinned sooner.
+    y_every = int(np.ceil(rows / 12)) if lecture else every
     x_tick = [*x[: cols - 1 : every], x[-1]] if cols > rows else x[::every]  # the "rest" column always labelled
     # automargin: the slanted labels push the plot down instead of being cut at the figure's edge.
     axis = dict(type="category", tickmode="array", showgrid=False, zeroline=False, automargin=True)
@@ -148,7 +151,7 @@ def head_map(numbers: HeadNumbers, view: ModelView, lang: str, lecture: bool = F
         # (the step's title names the map), so the rows keep their height.
         xaxis=dict(axis, tickvals=x_tick, ticktext=x_tick, side="top", title=dict(text=None if lecture else key),
                    tickangle=-45 if len(x_tick) <= (24 if lecture else 12) else -90),
-        yaxis=dict(axis, tickvals=y[::every], ticktext=y[::every], autorange="reversed", title=dict(text=query)),
+        yaxis=dict(axis, tickvals=y[::y_every], ticktext=y[::y_every], autorange="reversed", title=dict(text=query)),
         font=dict(family=FONT_FAMILY), hoverlabel=dict(font=dict(family=FONT_FAMILY)), modebar=MODEBAR,
         margin=dict(l=10, r=10, t=20, b=10), template=go.layout.Template(),
         height=LECTURE_HEIGHT if lecture else int(np.clip(18 * rows + 220, 420, 800)),

@@ -137,6 +137,19 @@ def test_cells_carry_numbers_only_while_they_are_wide_enough():
     assert crowded.layout.xaxis.automargin and crowded.layout.yaxis.automargin  # slanted labels are not cut
 
 
+def test_a_projected_map_labels_rows_only_as_densely_as_its_20_px_text_allows():
+    tokens = tuple(f"w{i}" for i in range(16))
+    view = random_view(tokens, 4, 0)
+    desk, lecture = figs.weights_heatmap(view, "en"), figs.weights_heatmap(view, "en", lecture=True)
+    assert list(desk.layout.yaxis.ticktext) == list(tokens)  # a desktop's rows are tall enough for every label
+    assert list(lecture.layout.yaxis.ticktext) == list(tokens[::2])  # 16 rows in ~280 px: every other one
+    assert len(lecture.layout.xaxis.ticktext) == 17  # the columns are wide: every key, and Σ
+    sums = _trace(lecture, type="scatter", mode="text")
+    assert sums.textfont.size < figs.LECTURE_TEXT_PX and len(sums.text) == 16  # every row's sum, smaller
+    small = figs.weights_heatmap(random_view(TOKENS, 4, 0), "en", lecture=True)
+    assert list(small.layout.yaxis.ticktext) == list(figs.safe_label(s) for s in TOKENS)
+
+
 def test_weighted_sum_numbers_have_a_fixed_size_and_stop_when_crowded_or_projected():
     narrow = random_view(TOKENS, 4, 0)
     heat = figs.weighted_sum(narrow, query_row(narrow, 0), "en").data[0]

@@ -91,6 +91,14 @@ def test_head_map_rows_and_columns():
     assert figs.head_map(head_numbers(v, 0, 0), v, "en", lecture=True).layout.height <= figs.LECTURE_HEIGHT
 
 
+def test_a_projected_head_map_thins_its_row_labels_sooner_than_its_columns():
+    tokens = ("[CLS]", *(f"w{i}" for i in range(14)), "[SEP]")
+    v = view(maps(T=16), tokens)
+    fig = figs.head_map(head_numbers(v, 0, 0), v, "en", lecture=True)
+    assert len(fig.layout.yaxis.ticktext) == 8  # 16 rows in ~270 px at 20 px: every other one
+    assert len(fig.layout.xaxis.ticktext) == 16  # the slanted keys have room for all
+
+
 def test_head_map_with_a_rest_column():
     tokens = tuple(f"w{i}" for i in range(8))
     v = view(maps(T=8), tokens)
