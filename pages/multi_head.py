@@ -169,7 +169,7 @@ def maps_section(view) -> None:
     numbers("mh_num_maps", lambda: widgets.show_table(cached(figs.maps_table, view, lang), key="mh_maps_table",
             filename="attention_maps.csv", caption=t("multi_head.maps_table")))  # fmt: skip
     if view.layer is not None:
-        st.markdown(t("multi_head.sum_check", n_heads=n_heads, gap=f"{cached(hv.scores_gap, view):.1e}"))
+        st.markdown(t("multi_head.sum_check", n_heads=n_heads, gap=figs.gap_text(cached(hv.scores_gap, view))))
     st.markdown(f"**{t('multi_head.mistake_title')}**\n\n{t('multi_head.mistake_body', d_head=d_head)}")
     if view.layer is None:
         st.info(t("multi_head.need_encoder"), icon=":material/info:")
@@ -192,7 +192,7 @@ def join_section(view) -> None:
         widgets.show_figure(cached(figs.concat_figure, view, lang, lecture), key="mh_concat",
                             alt=t("multi_head.concat_alt", **sizes), numbers_on_phones=False)  # fmt: skip
     st.markdown(f"`{t('multi_head.shapes_concat', **sizes)}`")
-    st.caption(t("multi_head.concat_check", gap=f"{cached(hv.concat_gap, view):.1e}"))
+    st.caption(t("multi_head.concat_check", gap=figs.gap_text(cached(hv.concat_gap, view))))
     numbers("mh_num_concat", lambda: widgets.show_table(cached(figs.joined_table, view, lang), key="mh_concat_table",
             filename="heads_joined.csv", caption=t("multi_head.concat_table")))  # fmt: skip
     widgets.formula_and_code(figs.FORMULAS["join"], merge_heads)

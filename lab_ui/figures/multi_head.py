@@ -68,6 +68,12 @@ FORMULAS = {
 }
 
 
+def gap_text(gap: float) -> str:
+    """A difference that should be nothing, as a student reads it: 0 when it is exactly 0 (not
+    "0.0e+00"), else its size in e-notation (8.5e-14: rounding, not a real difference)."""
+    return "0" if gap == 0 else f"{gap:.1e}"
+
+
 def head_colour(i: int) -> str:
     """Head i's colour (0-based); after eight heads the colours repeat, the labels do not."""
     return QUALITATIVE[i % len(QUALITATIVE)]

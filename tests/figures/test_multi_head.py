@@ -177,3 +177,8 @@ def test_differences_text_names_the_pairs_and_the_jobs(shipped):
     assert all(f"head {j.head + 1}: " in text for j in diff.jobs)
     one = hv.head_differences(shipped.weights[:1])
     assert t("multi_head.one_head_only", "en") in figs.differences_text(one, "en")
+
+
+def test_a_difference_that_should_be_nothing_reads_as_0_or_as_rounding():
+    assert figs.gap_text(0.0) == "0"  # not "0.0e+00"
+    assert figs.gap_text(8.5e-14) == "8.5e-14"
