@@ -26,14 +26,21 @@ IMAGE_FORMATS = ("png", "svg")
 IMAGE_FORMAT_KEY = "img"
 
 
+# Plotly's buttons left out of every figure's modebar: drag zooms and a double click resets, so
+# these only crowd it; zoom, reset and download stay.
+MODEBAR_REMOVED = ["lasso2d", "select2d", "pan2d", "zoomIn2d", "zoomOut2d", "autoScale2d"]
+
+
 def plotly_config(filename: str) -> dict:
     """Plotly's modebar: its camera button downloads the figure as PNG or SVG (the format chosen
-    in the sidebar, image_format_picker), named after the figure; no Plotly logo."""
+    in the sidebar, image_format_picker), named after the figure; no Plotly logo. Three buttons
+    stay (download, zoom, reset): the whole default row covered the start of a long title on a
+    phone's 350 px figure (the multi-head page's "all-MiniLM-L6-v2 layer 1: trained heads")."""
     image_format = st.session_state.get(IMAGE_FORMAT_KEY, "png")
     return {
         "displaylogo": False,
         "toImageButtonOptions": {"format": image_format, "filename": filename, "scale": 2},
-        "modeBarButtonsToRemove": ["lasso2d", "select2d"],
+        "modeBarButtonsToRemove": MODEBAR_REMOVED,
     }
 
 
