@@ -199,7 +199,7 @@ def similarity_section(n: int, d: int, base: float) -> None:
 @st.fragment
 def rotation_part(n: int, d: int, base: float) -> None:
     """A fragment of its own inside section 3: moving k or the pair reruns the rotation alone."""
-    st.subheader(t("positional.rotation_title"), anchor="positional-rotation")
+    st.markdown(f"#### {t('positional.rotation_title')}")  # a part of section 3, not a section of its own
     page.prose(t("positional.rotation_body"))
     if d < 2:
         st.info(t("positional.no_pairs"), icon=":material/info:")
