@@ -224,7 +224,8 @@ def cost_section(view) -> None:
     cost = cached(hv.cost_comparison, d_model, n_heads, T)
     with words(t("multi_head.s5_body")):
         widgets.show_table(cached(figs.cost_table, cost, lang), key="mh_cost", filename="multi_head_cost.csv",
-                           decimals=None, caption=t("multi_head.cost_table", **sizes))  # fmt: skip
+                           decimals=None, number_format="localized",  # 589,824 as the text below writes it
+                           caption=t("multi_head.cost_table", **sizes))  # fmt: skip
     if n_heads == 1:
         st.caption(t("multi_head.cost_single"))
     elif cost.same_parameters:

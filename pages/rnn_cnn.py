@@ -173,7 +173,7 @@ def cost_section() -> None:
                                caption=t(P + "cost_table_caption", d=f"{d:,}"))  # fmt: skip
     st.markdown(t(P + "t1_intro"))
     widgets.show_table(cached(figures.complexity_frame, cached(complexity_table, T, d, k, r), lang),
-                       key="rc_table1", filename="table_1.csv", decimals=None,
+                       key="rc_table1", filename="table_1.csv", decimals=None, number_format="localized",
                        caption=t(P + "t1_caption", T=f"{T:,}", d=f"{d:,}", k=k, r=costs.r))  # fmt: skip
     names = tuple(t(P + f"kind_{kind}") for kind in ("self_attention", "rnn", "cnn", "truncated"))
     latex = r"\begin{aligned} \text{%s} &: T^2 d \\ \text{%s} &: T d^2 \\ \text{%s} &: k\,T d^2 \\ \text{%s} &: r\,T d"
