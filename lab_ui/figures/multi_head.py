@@ -174,7 +174,8 @@ def _stack(parts: list[_Part], view: HeadsView, lang: str, scales: dict[str, flo
     whole figure is LECTURE_HEIGHT_PX tall, its rows as high as that leaves."""
     T, n = view.T, len(parts)
     token, value, head = t("multi_head.label_token", lang), t("multi_head.label_value", lang), _head_name(lang)
-    top_m, bottom_m, gap_h = (64, 30, 58.0) if lecture else (66, 34, 62.0)  # gap: head names, next part's title
+    # gap: the head names under a part, then the next part's title (a projector's 32 px tags need 66)
+    top_m, bottom_m, gap_h = (64, 30, 66.0) if lecture else (66, 34, 62.0)
     if lecture:
         cell_h = (LECTURE_HEIGHT_PX - top_m - bottom_m - (n - 1) * gap_h) / (n * max(T, 1))
     else:
@@ -184,7 +185,8 @@ def _stack(parts: list[_Part], view: HeadsView, lang: str, scales: dict[str, flo
     tick_text = [safe_label(tok) for tok in view.tokens]
     rows = [f"{p}: {tok}" for p, tok in enumerate(tick_text)]  # unique categories: repeated tokens stay apart
     every = _label_step(cell_h, lecture)
-    show_text = all(np.count_nonzero(~np.isnan(p.z)) <= MAX_TEXT_CELLS for p in parts)
+    # Numbers in the cells while they fit: a projector's 18 px numbers need rows of 24 px at least
+    show_text = (not lecture or cell_h >= 24) and all(np.count_nonzero(~np.isnan(p.z)) <= MAX_TEXT_CELLS for p in parts)
     domains = [(max(0.0, top - part_h / plot_h), top) for top in (1 - k * (part_h + gap_h) / plot_h for k in range(n))]
     traces, shapes, notes = [], [], []
     layout: dict = {
@@ -200,9 +202,11 @@ def _stack(parts: list[_Part], view: HeadsView, lang: str, scales: dict[str, flo
             zeroline=False,
         )  # fmt: skip
         layout[ya.replace("y", "yaxis")] = dict(
+            # A fixed range, first token at the top: autorange would also make room for the head tags
+            # under the part, which squeezed a projector's 60 px part into 23 px of rows.
             anchor=xa, domain=[bottom, top], type="category", categoryorder="array", categoryarray=rows,
-            autorange="reversed", tickmode="array", tickvals=rows[::every], ticktext=tick_text[::every],
-            showgrid=False, zeroline=False,
+            range=[T - 0.5, -0.5], autorange=False, tickmode="array", tickvals=rows[::every],
+            ticktext=tick_text[::every], showgrid=False, zeroline=False,
         )  # fmt: skip
         traces.append(dict(
             type="heatmap", z=p.z, x=np.arange(p.width), y=rows, xaxis=xa, yaxis=ya, coloraxis=p.coloraxis,

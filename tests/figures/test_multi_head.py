@@ -182,3 +182,13 @@ def test_differences_text_names_the_pairs_and_the_jobs(shipped):
 def test_a_difference_that_should_be_nothing_reads_as_0_or_as_rounding():
     assert figs.gap_text(0.0) == "0"  # not "0.0e+00"
     assert figs.gap_text(8.5e-14) == "8.5e-14"
+
+
+def test_stacked_parts_keep_their_rows_and_a_projector_drops_numbers_that_would_overlap(small):
+    for lecture in (False, True):
+        fig = figs.concat_figure(small, "en", lecture=lecture)
+        for axis in ("yaxis", "yaxis2", "yaxis3"):  # fixed: the head tags under a part must not squeeze its rows
+            assert tuple(fig.layout[axis].range) == (3.5, -0.5) and fig.layout[axis].autorange is False
+    assert fig.data[0].texttemplate is None  # 3 parts of 4 rows in a 390 px figure: rows too low for 18 px numbers
+    assert figs.concat_figure(small, "en").data[0].texttemplate == "%{z:.2f}"
+    assert figs.split_figure(small, "Q", "en", lecture=True).data[0].texttemplate == "%{z:.2f}"  # 2 parts: room
