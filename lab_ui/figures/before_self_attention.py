@@ -28,6 +28,7 @@ CELL_TEXT_MAX = 10  # words on a side up to which every cell's weight is written
 # (a phone, lecture mode's larger text) would run into the title. LEGEND_MARGIN leaves it room.
 LEGEND = dict(orientation="h", x=0, xanchor="left", y=0, yref="container", yanchor="bottom")
 LEGEND_MARGIN = 105
+SHAPES_LEGEND_MARGIN = 60  # the shapes drawing has no axis labels: its legend's row (two on a phone)
 # Tall enough for the plot, short enough that in lecture mode the figure is whole on a 1280 x 720
 # projector's first screen, under the title row, the step bar and the folded text.
 HEIGHT = 385
@@ -307,13 +308,17 @@ def shapes_figure(view: EncoderDecoderView, target_is_source: bool, lang: str) -
                            text=[s for _, _, s in shapes_text], textposition="bottom center", hoverinfo="skip",
                            showlegend=False))  # fmt: skip
     tallest = max(r for _, r, _, _ in blocks)
+    # About 11 px a number, so the blocks are read off a projector too: the drawing (tallest + 8 units
+    # high, with its labels) under the title, a legend row below; the axes are hidden, so the legend
+    # needs only its own row, not the LEGEND_MARGIN kept for axis labels in the other figures.
     layout = layout_dict(
-        title=t("before_self_attention.shapes_title", lang), height=int(np.clip(140 + 8 * tallest, 240, HEIGHT)),
+        title=t("before_self_attention.shapes_title", lang),
+        height=int(np.clip(11 * (tallest + 8) + 50 + SHAPES_LEGEND_MARGIN, 240, HEIGHT)),
         xaxis=dict(visible=False, range=[-1, x + 1]),
         yaxis=dict(visible=False, range=[-tallest - 4, 4], scaleanchor="x", scaleratio=1),
         legend=LEGEND,
     )  # fmt: skip
-    layout["margin"]["b"] = LEGEND_MARGIN
+    layout["margin"]["b"] = SHAPES_LEGEND_MARGIN
     return go.Figure(data=data, layout=layout)
 
 
