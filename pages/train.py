@@ -105,6 +105,14 @@ def _result(fn, *args, name: str, asked: bool, label=lambda p: ""):
     return kept[1] if kept is not None and _same(kept[0], args) else None
 
 
+def _button(name: str, label: str, **kwargs) -> bool:
+    """A run's button. The press is noted by its callback and taken here once: the app shell may
+    rerun the script before the page is reached, which would lose a plain button's True."""
+    key = "tr_train" if name == "train" else f"tr_run_{name}"
+    st.button(label, key=key, on_click=st.session_state.__setitem__, args=(f"_tr_asked_{name}", True), **kwargs)
+    return st.session_state.pop(f"_tr_asked_{name}", False)
+
+
 def _same(a: tuple, b: tuple) -> bool:
     """The same settings (a task is compared by identity: one cached object per server)."""
     return len(a) == len(b) and all(x is y if isinstance(x, Task) else x == y for x, y in zip(a, b, strict=True))
@@ -124,7 +132,7 @@ def train_section(auto: bool):
     frame.heading("train")
     page.prose(t(P + "train_body"))
     hit, _ = lookup(live._publishing, fit, *settings)
-    asked = st.button(t(P + "train"), key="tr_train", type="primary", icon=":material/model_training:")
+    asked = _button("train", t(P + "train"), type="primary", icon=":material/model_training:")
     result = _result(fit, *settings, name="train", asked=asked or auto)
     if result is None:
         _show(cached(figures.curves, None, steps, lang), key="tr_curves", alt=t(P + "curves_empty_alt"))
@@ -186,7 +194,7 @@ def tag_section(result) -> None:
 
 def _comparison(name: str, fn, args: tuple, ceiling: float, kind: str) -> None:
     """A comparison's Run button, progress, figure, table and reading (its heading drawn already)."""
-    asked = st.button(t(P + f"run_{name}"), key=f"tr_run_{name}", icon=":material/play_arrow:")
+    asked = _button(name, t(P + f"run_{name}"), icon=":material/play_arrow:")
     comp = _result(fn, *args, name=name, asked=asked, label=lambda p: f"{p.run + 1}/{p.runs} · ")
     if comp is None:
         st.info(t(P + "press_run", steps=steps), icon=":material/play_arrow:")
