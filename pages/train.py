@@ -28,7 +28,7 @@ P = "train."
 LECTURE_PX = 350  # the height a figure gets on a 1280 x 720 projector (lecture mode)
 MODELS, POSITIONS, SCALES = ("word", "window", "attention"), ("sinusoidal", "learned", "none"), ("sqrt", "d", "none")
 D_VALUES, HEADS = (4, 8, 16, 32, 64, 128), (1, 2, 4, 8)
-RATES = (0.0003, 0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1.0, 10.0, 1000.0)
+RATES = (0.0003, 0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1, 10, 1000)  # as the link writes them: 1000, not 1000.0
 STEPS = (10, 20, 50, 100, 200, 300, 500, 1000, 2000)
 SCALING_RATES = (0.001, 0.003, 0.01)
 EXAMPLE = "I saw a saw ."
@@ -50,7 +50,7 @@ with frame.controls(), page.section_controls():  # every section uses the model 
                                     format_func=lambda p: t(P + f"pos_{p}"))  # fmt: skip
     scale = controls.segmented(t(P + "scale"), SCALES, key="tr_scale", format_func=lambda s: t(P + f"scale_{s}"))
     window = controls.slider(t(P + "window"), 0, 4, 1, key="tr_window", help=t(P + "window_help"))
-    lr = controls.select_slider(t(P + "lr"), RATES, 0.01, key="tr_lr", format_func=lambda r: f"{r:g}")
+    lr = controls.select_slider(t(P + "lr"), RATES, 0.01, key="tr_lr")
     steps = controls.select_slider(t(P + "steps"), STEPS, 300, key="tr_steps")
     seed = widgets.seed_input(key="tr_seed")
 config = Config(model=model, d_model=d_model, heads=heads, window=window, positional=positional, scale=scale)
