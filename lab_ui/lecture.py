@@ -4,8 +4,6 @@ at a time with next / previous buttons whose step is part of the link."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import streamlit as st
 
 from lab_ui import controls
@@ -49,39 +47,3 @@ def lecture_requested() -> bool:
 
 def is_lecture() -> bool:
     return bool(st.session_state.get(KEY, False))
-
-
-def stepper(key: str, titles: list[str]) -> Callable[[int], bool]:
-    """Split a page into numbered steps. Returns visible(i) for step i (1-based).
-
-    Normally every step is visible. In lecture mode only the current step is, with previous /
-    next buttons; the step rides in the URL as `key` (e.g. qkv_step=3) so a slide can link to it.
-    """
-    n = len(titles)
-
-    def parse(raw: list[str]) -> int:
-        step = int(raw[0]) if len(raw) == 1 and raw[0].isdigit() else 0
-        if not 1 <= step <= n:
-            raise ValueError(raw)
-        return step
-
-    controls.restore_from_url(key, 1, parse)
-    current = min(max(int(st.session_state[key]), 1), n)
-    controls.publish_to_url(key, current, 1)
-    if not is_lecture():
-        return lambda i: True
-
-    def go(step: int) -> None:
-        st.session_state[key] = step
-
-    prev_col, label_col, next_col = st.columns([1.4, 3.2, 1.4], vertical_alignment="center")
-    prev_col.button(
-        t("common.previous_step"), key=f"{key}_prev", disabled=current == 1, on_click=go, args=(current - 1,),
-        icon=":material/arrow_back:", width="stretch",
-    )  # fmt: skip
-    label_col.markdown(f"**{t('common.step_of', i=current, n=n)}** · {titles[current - 1]}")
-    next_col.button(
-        t("common.next_step"), key=f"{key}_next", disabled=current == n, on_click=go, args=(current + 1,),
-        icon=":material/arrow_forward:", width="stretch",
-    )  # fmt: skip
-    return lambda i: i == current

@@ -21,7 +21,6 @@ from lab_ui.cache import cached
 from lab_ui.figures.common import LECTURE_FIGURE_MAX_PX, LECTURE_TEXT_PX, LECTURE_TITLE_PX
 from lab_ui.i18n import t
 from lab_ui.lecture import is_lecture
-from lab_ui.shell import require_app_shell
 
 IMAGE_FORMATS = ("png", "svg")
 IMAGE_FORMAT_KEY = "img"
@@ -49,18 +48,6 @@ def image_format_picker() -> None:
 def escape_markdown(text: str) -> str:
     """User text shown through st.markdown must stay text: no **bold**, links, $maths$ or HTML."""
     return re.sub(r"([\\`*_{}\[\]()#+\-.!|$<>~])", r"\\\1", text)
-
-
-def page_header(ns: str) -> None:
-    """Title and the short intuition, from the page's catalog (keys ns.title, ns.intro). Every
-    page calls this first; it also makes sure app.py ran (lab_ui.shell explains why)."""
-    require_app_shell()
-    st.title(t(f"{ns}.title"))
-    if is_lecture():  # on a projector the figure needs the first screen; the lecturer tells the intro
-        with st.expander(t("common.introduction")):
-            st.markdown(t(f"{ns}.intro"))
-    else:
-        st.markdown(t(f"{ns}.intro"))
 
 
 def show_figure(fig: go.Figure, *, key: str, alt: str, numbers_on_phones: bool = True) -> None:
@@ -266,26 +253,3 @@ def seed_input(*, key: str, value: int = 0) -> int:
     return controls.number_input(
         t("common.seed"), key=key, value=value, min_value=0, max_value=2**31 - 1, step=1, help=t("common.seed_help")
     )
-
-
-def presets(options: dict[str, dict], *, key: str, format_func: Callable[[str], str]) -> None:
-    """A row of buttons, each setting several controls at once (e.g. "the articles' example").
-    `options` maps a preset id to {control key: value}; the values land in the URL like any
-    other change, so a preset view is a link too."""
-
-    def apply(values: dict) -> None:
-        for control_key, value in values.items():
-            st.session_state[control_key] = value
-            controls.write_url_if_unbound(control_key, value)
-
-    if is_lecture():  # on a projector: one small button, the presets with their full names inside it
-        with st.popover(t("common.presets_button"), icon=":material/tune:"):
-            for preset_id, values in options.items():
-                st.button(
-                    format_func(preset_id), key=f"{key}_{preset_id}", on_click=apply, args=(values,), width="stretch"
-                )
-        return
-    st.caption(t("common.presets"))
-    columns = st.columns(len(options))
-    for column, (preset_id, values) in zip(columns, options.items(), strict=True):
-        column.button(format_func(preset_id), key=f"{key}_{preset_id}", on_click=apply, args=(values,), width="stretch")

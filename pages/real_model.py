@@ -174,6 +174,7 @@ def sink_section(v: av.ModelView) -> None:
 def jobs_section(v: av.ModelView, animal: bool) -> None:
     frame.heading("jobs")
     page.prose(t("real_model.jobs_body"))
+    widgets.formula_and_code(figs.LATEX_JOBS, av.pattern_shares, av.job_targets)  # the measure, then who does it
     weak = []
     for job in v.jobs:
         found = t(f"real_model.found_{job.pattern}", layer=job.layer + 1, head=job.head + 1, share=f"{job.share:.2f}")
@@ -187,7 +188,6 @@ def jobs_section(v: av.ModelView, animal: bool) -> None:
         token = widgets.escape_markdown(v.tokens[a.first])
         job_line(t("real_model.found_apart", token=token, i=a.first, j=a.second, layer=a.layer + 1, head=a.head + 1,
                    apart=f"{a.distance:.2f}"), a.layer, a.head, "rm_go_apart")  # fmt: skip
-    widgets.formula_and_code(figs.LATEX_JOBS, av.pattern_shares, av.job_targets)
     st.markdown(f"**{t('real_model.find_title')}**")  # which head links this word to that one most strongly?
     words = list(av.word_positions(v))
     default_q, default_k = (A_IT, A_NOUN) if animal else av.default_link(v)  # the page's key effect: "it" -> "animal"

@@ -5,6 +5,7 @@ rerun. Checked against bench/fragment_app.py, a page with one of each, on a serv
 from __future__ import annotations
 
 import asyncio
+from concurrent.futures import ThreadPoolExecutor
 from types import SimpleNamespace
 
 import pytest
@@ -24,7 +25,10 @@ def _hall(server, slider: str):
         page="", lang="en", sessions=3, interval=0.2, duration=2.0, reruns=None, ramp=0.5, idle=0.5,
         slider=slider, timeout=30.0, sample=0.5, seed=0, kill_worker_at=None, back_within=10.0,
     )  # fmt: skip
-    return asyncio.run(run_hall(args, server.url, Servers(pid=server.pid), slider))
+    # A thread of its own: in a pytest worker that also runs the browser tests, Playwright's event
+    # loop is running in this thread, and asyncio.run() refuses to start a second one there.
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, run_hall(args, server.url, Servers(pid=server.pid), slider)).result()
 
 
 @pytest.mark.parametrize(("slider", "kind"), [("section", "fragment"), ("section_x", "fragment"), ("page", "full")])

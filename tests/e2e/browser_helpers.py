@@ -59,3 +59,31 @@ def exceptions(page) -> list[str]:
 
 def as_json(text: str):
     return json.loads(text)
+
+
+def copied_link(page, lang: str) -> str:
+    """Open the page's copy-link popover (its button, not a mention of it in the text) and read
+    the address it offers."""
+    from lab_ui.i18n import t
+
+    page.locator("[data-testid=stPopoverButton]", has_text=t("common.copy_link", lang=lang)).first.click()
+    return page.locator("[data-testid=stPopoverBody] code, [data-testid=stPopover] code").first.inner_text()
+
+
+def settled(page, script: str, timeout_s: float = 30) -> dict:
+    """What `script` measures once the page has stopped moving: its charts drawn and two readings
+    half a second apart equal. On a busy machine Plotly draws after the run has ended, and the
+    elements of a step a run left behind leave the page a moment later."""
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('[data-testid=stPlotlyChart]')].every(c => c.querySelector('.main-svg'))",
+        timeout=timeout_s * 1000,
+    )
+    deadline = time.monotonic() + timeout_s
+    before = page.evaluate(script)
+    while time.monotonic() < deadline:
+        page.wait_for_timeout(500)
+        now = page.evaluate(script)
+        if now == before:
+            return now
+        before = now
+    return before

@@ -7,8 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from browser_helpers import open_page
+from browser_helpers import open_page, settled
 
+from lab_ui.course import concept_pages
 from lab_ui.registry import HOME, PAGES
 
 LOW_CONTRAST_JS = (Path(__file__).parent / "low_contrast_text.js").read_text(encoding="utf-8")
@@ -20,7 +21,7 @@ ALL = (HOME, *PAGES)
 def test_text_contrast(browser, app_url, info, scheme):
     context = browser.new_context(viewport={"width": 1280, "height": 2400}, color_scheme=scheme)
     page = context.new_page()
-    open_page(page, f"{app_url}/{info.url_path}?lang=en", charts=info is not HOME)
+    open_page(page, f"{app_url}/{info.url_path}?lang=en", charts=info in concept_pages())
     background = page.evaluate("getComputedStyle(document.querySelector('[data-testid=stApp]')).backgroundColor")
     assert (background == "rgb(255, 255, 255)") == (scheme == "light"), "the app did not follow the system theme"
     low = page.evaluate(LOW_CONTRAST_JS)
@@ -32,7 +33,7 @@ def test_text_contrast(browser, app_url, info, scheme):
 def test_phone_width_has_no_sideways_scrolling(browser, app_url, info):
     context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
     page = context.new_page()
-    open_page(page, f"{app_url}/{info.url_path}?lang=zh", charts=info is not HOME)
+    open_page(page, f"{app_url}/{info.url_path}?lang=zh", charts=info in concept_pages())
     widths = page.evaluate(
         "() => { const m = document.querySelector('[data-testid=stMain]');"
         " return [document.documentElement.scrollWidth, m.scrollWidth, m.clientWidth]; }"
@@ -60,7 +61,9 @@ def test_lecture_mode_enlarges_text_and_chart_fonts(context, app_url, info):
         page = context.new_page()
         open_page(page, f"{app_url}/{info.url_path}?lang=en&lecture={lecture}")
         sizes[lecture] = page.evaluate(
-            "() => parseFloat(getComputedStyle(document.querySelector('[data-testid=stMain] p')).fontSize)"
+            # the page's prose (st.markdown), not a button's label or a caption
+            "() => parseFloat(getComputedStyle("
+            "document.querySelector('[data-testid=stMain] [data-testid=stMarkdown] p')).fontSize)"
         )
         if lecture == "1":
             fonts = page.evaluate(
@@ -80,19 +83,22 @@ LECTURE_STEPS = [(info, i) for info in PAGES for i in range(1, len(info.sections
 def test_every_lecture_step_shows_its_figure_whole_on_a_projectors_first_screen(browser, app_url, info, step):
     """At 1280 x 720 in lecture mode the sidebar starts folded away (the copy-link button moves into
     it: tests/app/test_lecture.py), the title is not under the header, and the step's figure (its
-    first chart, or on a step of formulas its first displayed formula) is whole on the first screen."""
+    first chart, or on a step of numbers its first table, or on a step of formulas its first displayed
+    formula) is whole on the first screen."""
     context = browser.new_context(viewport={"width": 1280, "height": 720})
     page = context.new_page()
     page.goto(f"{app_url}/{info.url_path}?lang=zh&lecture=1&{info.step_key}={step}", timeout=60000)
     open_page(page, page.url, charts=False)
-    layout = page.evaluate(
+    layout = settled(
+        page,
         "() => { const box = s => { const e = document.querySelector(s);"
         "  return e ? e.getBoundingClientRect() : null; };"
         " const figure = box('[data-testid=stMain] [data-testid=stPlotlyChart]')"
+        "  || box('[data-testid=stMain] [data-testid=stTable], [data-testid=stMain] [data-testid=stDataFrame]')"
         "  || box('[data-testid=stMain] .katex-display');"
         " return {mainLeft: box('[data-testid=stMain]').left, header: box('[data-testid=stHeader]').bottom,"
         "  title: box('[data-testid=stMain] h1').top,"
-        "  figureTop: figure ? figure.top : null, figureBottom: figure ? figure.bottom : null}; }"
+        "  figureTop: figure ? figure.top : null, figureBottom: figure ? figure.bottom : null}; }",
     )
     context.close()
     assert layout["mainLeft"] < 50, layout  # the page starts at the left edge: no sidebar beside it

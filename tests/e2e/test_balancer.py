@@ -26,7 +26,7 @@ from lab_ui.i18n import t
 
 # Settings a student would have in the address: the seeds' sentence, d = 4, in Chinese (URL keys of
 # pages/heatmap.py: hm_text is the sentence, hm_d the vectors' size).
-QUERY = "lang=zh&hm_text=I+saw+a+saw&hm_d=4"
+QUERY = "lang=zh&hm_src=random&hm_text=I+saw+a+saw&hm_d=4"
 COOKIE = "lab_worker"  # deploy/haproxy.cfg: the cookie naming the worker a browser sticks to
 RECONNECT_S = 10
 
@@ -138,6 +138,8 @@ def test_a_page_comes_back_after_its_worker_dies(browser, balanced):
     assert now != name, "HAProxy's cookie still names the dead worker"
 
     # The CSV behind the table, from the worker that now holds this session.
+    page.get_by_text(t("heatmap.table_box", lang="zh")).first.click()  # the numbers, built when opened
+    page.get_by_text(t("common.download_csv", lang="zh")).first.wait_for(timeout=20000)
     with page.expect_download() as download:
         page.get_by_text(t("common.download_csv", lang="zh")).first.click()
     data = Path(download.value.path()).read_bytes()

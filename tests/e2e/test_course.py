@@ -4,7 +4,7 @@ kept on the home page; a link copied from a page carries no progress."""
 
 from __future__ import annotations
 
-from browser_helpers import exceptions, open_page, wait_until_idle
+from browser_helpers import copied_link, exceptions, open_page, wait_until_idle
 
 from lab_ui import course
 from lab_ui.i18n import t
@@ -45,6 +45,5 @@ def test_a_student_follows_the_path_reloads_and_keeps_the_progress(context, app_
         assert t("course.status_visited", lang="en", passed=1, total=total) in body, info.ns
     assert exceptions(page) == []
 
-    page.get_by_text(t("common.copy_link", lang="en")).click()
-    copied = page.locator("[data-testid=stPopoverBody] code").first.inner_text()
+    copied = copied_link(page, "en")
     assert "progress=" not in copied and "lang=en" in copied

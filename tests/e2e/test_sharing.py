@@ -10,17 +10,17 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
 import pytest
-from browser_helpers import chart_data, exceptions, open_page, wait_for_change, wait_until_idle
+from browser_helpers import chart_data, copied_link, exceptions, open_page, wait_for_change, wait_until_idle
 
+from lab_ui.course import concept_pages
 from lab_ui.i18n import t
-from lab_ui.registry import PAGES
 
 
 def _query(url: str) -> dict:
     return {k: sorted(v) for k, v in parse_qs(urlparse(url).query, keep_blank_values=True).items()}
 
 
-@pytest.mark.parametrize("info", PAGES, ids=[p.ns for p in PAGES])
+@pytest.mark.parametrize("info", concept_pages(), ids=[p.ns for p in concept_pages()])
 def test_a_copied_link_reproduces_the_view_in_a_fresh_browser(browser, app_url, info):
     first = browser.new_context(viewport={"width": 1280, "height": 1600})
     page = first.new_page()
@@ -35,9 +35,9 @@ def test_a_copied_link_reproduces_the_view_in_a_fresh_browser(browser, app_url, 
     url, shown = page.url, chart_data(page)
     assert "lang=zh" in url
 
-    page.get_by_text(t("common.copy_link", lang="zh")).click()
-    copied = page.locator("[data-testid=stPopoverBody] code, [data-testid=stPopover] code").first.inner_text()
-    assert _query(copied) == _query(url), (copied, url)
+    copied = copied_link(page, "zh")
+    # The view, not the student's progress: a copied link carries no progress code.
+    assert _query(copied) == {k: v for k, v in _query(url).items() if k != "progress"}, (copied, url)
     first.close()
 
     second = browser.new_context(viewport={"width": 1280, "height": 1600})
@@ -46,6 +46,28 @@ def test_a_copied_link_reproduces_the_view_in_a_fresh_browser(browser, app_url, 
     assert exceptions(fresh) == []
     assert t(f"{info.ns}.title", lang="zh") in fresh.locator("h1").first.inner_text()
     assert chart_data(fresh) == shown
+    second.close()
+
+
+def test_a_copied_quiz_link_asks_the_same_questions(browser, app_url):
+    """The final quiz has no chart: its attempt number rides in the link, and with it the
+    questions and their numbers."""
+    first = browser.new_context(viewport={"width": 1280, "height": 1600})
+    page = first.new_page()
+    open_page(page, f"{app_url}/quiz?lang=zh", charts=False)
+    page.get_by_text(t("quiz.new_attempt", lang="zh")).click()
+    page.wait_for_function("() => location.search.includes('qz_seed=2')", timeout=30000)
+    wait_until_idle(page)
+    asked = page.locator("[data-testid=stMain] [data-testid=stMarkdownContainer]").all_inner_texts()
+    copied = copied_link(page, "zh")
+    assert "qz_seed=2" in copied, copied
+    first.close()
+
+    second = browser.new_context(viewport={"width": 1280, "height": 1600})
+    fresh = second.new_page()
+    open_page(fresh, copied.strip(), charts=False)
+    assert exceptions(fresh) == []
+    assert fresh.locator("[data-testid=stMain] [data-testid=stMarkdownContainer]").all_inner_texts() == asked
     second.close()
 
 
