@@ -105,6 +105,13 @@ def _result(fn, *args, name: str, asked: bool, label=lambda p: ""):
     return kept[1] if kept is not None and _same(kept[0], args) else None
 
 
+def _slots():
+    """(figure, controls) containers of a section: in lecture mode the figure comes first, so that
+    a projector's first screen holds it, and its controls sit under it; else controls first."""
+    first, second = st.container(), st.container()
+    return (first, second) if big else (second, first)
+
+
 def _button(name: str, label: str, **kwargs) -> bool:
     """A run's button. The press is noted by its callback and taken here once: the app shell may
     rerun the script before the page is reached, which would lose a plain button's True."""
@@ -162,10 +169,13 @@ def frames_section(result) -> None:
         st.info(t(P + ("frames_none" if result is None else "frames_no_attention")), icon=":material/info:")
         return
     n_heads = result.attention_frames.shape[2]
+    figure_box, controls_box = _slots()
     page.choice_keep_valid("tr_head", list(range(1, n_heads + 1)), 1)
-    head = controls.segmented(t(P + "head"), list(range(1, n_heads + 1)), key="tr_head", default=1) - 1
-    _show(cached(figures.frames, result, head, lang, LECTURE_PX if big else figures.HEIGHT + 60), key="tr_frames",
-          alt=t(P + "frames_alt", head=head + 1, steps=result.steps_run))  # fmt: skip
+    with controls_box:
+        head = controls.segmented(t(P + "head"), list(range(1, n_heads + 1)), key="tr_head", default=1) - 1
+    with figure_box:
+        _show(cached(figures.frames, result, head, lang, LECTURE_PX if big else figures.HEIGHT + 60), key="tr_frames",
+              alt=t(P + "frames_alt", head=head + 1, steps=result.steps_run))  # fmt: skip
     st.caption(t(P + "frames_hint"))
     if box := _numbers("tr_frames_numbers"):
         with box:
@@ -177,18 +187,22 @@ def frames_section(result) -> None:
 def tag_section(result) -> None:
     frame.heading("tag")
     page.prose(t(P + "tag_body"))
-    words = widgets.sentence_tokens(t(P + "text"), EXAMPLE, key="tr_text", max_tokens=task.max_len)
-    with st.expander(t(P + "vocabulary_box"), icon=":material/menu_book:"):
-        st.markdown(widgets.escape_markdown(" · ".join(task.vocab[2:])))
+    figure_box, controls_box = _slots()
+    with controls_box:
+        words = widgets.sentence_tokens(t(P + "text"), EXAMPLE, key="tr_text", max_tokens=task.max_len)
+        with st.expander(t(P + "vocabulary_box"), icon=":material/menu_book:"):
+            st.markdown(widgets.escape_markdown(" · ".join(task.vocab[2:])))
     if result is None:
         st.info(t(P + "frames_none"), icon=":material/info:")
         return
     pred = cached(predict, result.params, result.config, task, tuple(words))
-    if pred.unknown:
-        st.warning(t(P + "unknown_words", words=widgets.escape_markdown(", ".join(pred.unknown))), icon="⚠️")
-    if len(words) > 7:
-        st.caption(t(P + "long_sentence", n=len(words)))
-    _show(cached(figures.tags, pred, lang), key="tr_tags", alt=t(P + "tags_alt", n=len(words)))
+    with controls_box:
+        if pred.unknown:
+            st.warning(t(P + "unknown_words", words=widgets.escape_markdown(", ".join(pred.unknown))), icon="⚠️")
+        if len(words) > 7:
+            st.caption(t(P + "long_sentence", n=len(words)))
+    with figure_box:
+        _show(cached(figures.tags, pred, lang), key="tr_tags", alt=t(P + "tags_alt", n=len(words)))
     widgets.show_table(cached(figures.tags_table, pred, lang), key="tr_tags_table", filename="tags.csv", decimals=1)
 
 
