@@ -174,7 +174,7 @@ def frames_section(result) -> None:
     with controls_box:
         head = controls.segmented(t(P + "head"), list(range(1, n_heads + 1)), key="tr_head", default=1) - 1
     with figure_box:
-        _show(cached(figures.frames, result, head, lang, LECTURE_PX if big else figures.HEIGHT + 60), key="tr_frames",
+        _show(cached(figures.frames, result, head, lang, big), key="tr_frames",
               alt=t(P + "frames_alt", head=head + 1, steps=result.steps_run))  # fmt: skip
     st.caption(t(P + "frames_hint"))
     if box := _numbers("tr_frames_numbers"):

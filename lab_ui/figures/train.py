@@ -21,6 +21,7 @@ CURVES = ("train", "test", "ambiguous")
 COLOUR = {"loss": QUALITATIVE[7], "train": QUALITATIVE[4], "test": QUALITATIVE[0], "ambiguous": QUALITATIVE[5]}
 ROW_COLOUR = (QUALITATIVE[1], QUALITATIVE[2], QUALITATIVE[0])
 SCALING_STEPS = (25, 50, 100, 200, 300)
+FRAMES_LECTURE_PX = 390  # the frames' height on a projector: whole under the title row and the step bar
 
 
 def _curves(run: Fit | Progress) -> tuple[np.ndarray, ...]:
@@ -70,9 +71,11 @@ def curves_table(fit: Fit, lang: str) -> pd.DataFrame:
 # --- the attention of "I saw a saw ." over training ---------------------------------------------------
 
 
-def frames(fit: Fit, head: int, lang: str, height: int = HEIGHT + 60) -> go.Figure:
+def frames(fit: Fit, head: int, lang: str, big: bool = False) -> go.Figure:
     """One head's attention map of the recorded sentence, one Plotly frame per snapshot, played in
-    the browser (play / pause and a step slider in the figure: no rerun per frame)."""
+    the browser (play / pause and a step slider in the figure: no rerun per frame). `big` (a
+    projector, FRAMES_LECTURE_PX tall with 20 px text): cells
+    wider than tall so their numbers fit; the buttons and the slider get their room in pixels."""
     maps = np.asarray(fit.attention_frames[:, 0, head], dtype=np.float32)  # [n_frames, T, T]
     words = list(fit.frame_words)
     labels = [f"{safe_label(w)} ({i + 1})" for i, w in enumerate(words)]
@@ -92,22 +95,31 @@ def frames(fit: Fit, head: int, lang: str, height: int = HEIGHT + 60) -> go.Figu
     names = [str(int(s)) for s in fit.frame_steps]
     still = {"frame": {"duration": 0, "redraw": True}, "mode": "immediate", "transition": {"duration": 0}}
     playing = {"frame": {"duration": 350, "redraw": True}, "fromcurrent": True, "transition": {"duration": 0}}
+    text = 20 if big else 13  # px of the largest text: lecture mode's, or Plotly's default here
+    height = FRAMES_LECTURE_PX if big else HEIGHT + 80
+    top = 2 * text + 24  # the keys and their axis title above the map (no figure title: it would meet them)
+    button_h = text + 16
+    slider_at = 10 + button_h + 6  # px below the map: the buttons, then the slider's rail
+    bottom = slider_at + 2 * text + 30
+    plot = height - top - bottom
+    label_every = max(1, len(names) // 10)
     layout = layout_dict(
-        title=t(P + "frames_title", lang, head=head + 1), height=height,
+        height=height,
         xaxis=dict(tickmode="array", tickvals=ticks, ticktext=labels, side="top", title=t(P + "key", lang),
                    showgrid=False, zeroline=False, constrain="domain"),
         yaxis=dict(tickmode="array", tickvals=ticks, ticktext=labels, autorange="reversed", showgrid=False,
-                   zeroline=False, title=t(P + "query", lang), scaleanchor="x"),
-        updatemenus=[dict(type="buttons", direction="left", x=0, y=-0.04, xanchor="left", yanchor="top",
+                   zeroline=False, title=t(P + "query", lang), scaleanchor=None if big else "x"),
+        updatemenus=[dict(type="buttons", direction="left", x=0, y=-10 / plot, xanchor="left", yanchor="top",
                           showactive=False, pad=dict(t=0, r=0, b=0, l=0), buttons=[
                               dict(label="▶ " + t(P + "play", lang), method="animate", args=[None, playing]),
                               dict(label="❚❚ " + t(P + "pause", lang), method="animate", args=[[None], still])])],
-        sliders=[dict(active=start, x=0, len=1, y=-0.16, xanchor="left", yanchor="top", pad=dict(t=0, r=0, b=0, l=0),
-                      currentvalue=dict(prefix=t(P + "frames_slider", lang), xanchor="right"),
-                      steps=[dict(label=n, method="animate", args=[[n], still]) for n in names])],
+        sliders=[dict(active=start, x=0, len=1, y=-slider_at / plot, xanchor="left", yanchor="top",
+                      pad=dict(t=0, r=0, b=0, l=0), currentvalue=dict(prefix=t(P + "frames_slider", lang),
+                                                                      xanchor="right", offset=4),
+                      steps=[dict(label=n if k % label_every == 0 else "", method="animate", args=[[n], still])
+                             for k, n in enumerate(names)])],
     )  # fmt: skip
-    layout["margin"].update(t=110, b=120)
-    layout["title"]["y"] = 0.98
+    layout["margin"].update(t=top, b=bottom)
     figure_frames = [go.Frame(name=n, data=[cells(k)], traces=[0]) for k, n in enumerate(names)]
     return go.Figure(data=[heat], layout=layout, frames=figure_frames)
 
