@@ -51,11 +51,17 @@ def running(fn: Callable, *args) -> bool:
         return _run_key(fn, args) in _running
 
 
+def finished(fn: Callable, *args) -> tuple[bool, Any]:
+    """(True, result) when fn(*args) has been computed to the end by some session, else (False,
+    None); never starts it."""
+    return cache.lookup(_publishing, fn, *args)
+
+
 def run(fn: Callable, *args, draw: Callable[[Any], None] | None = None) -> Any:
     """fn(*args, on_progress=...), cached and shared; `draw` sees its progress (see the module)."""
     key = _run_key(fn, args)
     while True:  # follow a run of the same arguments in another session, if there is one
-        hit, value = cache.lookup(_publishing, fn, *args)
+        hit, value = finished(fn, *args)
         if hit:
             return value
         with _lock:

@@ -19,7 +19,7 @@ from attention_core.train import (
 )
 from attention_core.train_views import word_ceiling
 from lab_ui import controls, live, page, widgets
-from lab_ui.cache import cached, lookup
+from lab_ui.cache import cached
 from lab_ui.figures import train as figures
 from lab_ui.i18n import current_lang, t
 from lab_ui.lecture import is_lecture
@@ -96,7 +96,7 @@ def _watch(fn, *args, name: str, label=lambda p: ""):
 def _result(fn, *args, name: str, asked: bool, label=lambda p: ""):
     """The finished result of fn(*args) if any session computed it, else the one trained now if
     asked, else this session's stopped one, else None."""
-    hit, value = lookup(live._publishing, fn, *args)
+    hit, value = live.finished(fn, *args)
     if hit:
         return value
     if asked:
@@ -138,7 +138,7 @@ def _explain(result) -> None:
 def train_section(auto: bool):
     frame.heading("train")
     page.prose(t(P + "train_body"))
-    hit, _ = lookup(live._publishing, fit, *settings)
+    hit, _ = live.finished(fit, *settings)
     asked = _button("train", t(P + "train"), type="primary", icon=":material/model_training:")
     result = _result(fit, *settings, name="train", asked=asked or auto)
     if result is None:
@@ -258,7 +258,7 @@ def check_section() -> None:
 # A fresh visitor gets the article's example trained (about 2 s once per server, then shared by
 # every session and every reload), so every section has a model to show; any other settings train
 # only when asked: a large model costs minutes, and a hall must not start 200 of them by opening a link.
-auto = settings == (Config(), task, 300, 0.01, 0) and not lookup(live._publishing, fit, *settings)[0]
+auto = settings == (Config(), task, 300, 0.01, 0) and not live.finished(fit, *settings)[0]
 trained = train_section(auto) if frame.shows("train") else _result(fit, *settings, name="train", asked=auto)
 if frame.shows("frames"):
     frames_section(trained)

@@ -152,7 +152,7 @@ def test_a_stopped_run_keeps_and_explains_what_it_learned(monkeypatch):
     assert len(y) == k and np.all(np.isfinite(y))
     assert "tr_frames" in figures(at) and "tr_tags" in figures(at)  # the stopped model is used below
     assert not live.running(core.fit, Config(d_model=8), saw_task(), 2000, 0.01, 0)
-    assert cache.lookup(live._publishing, core.fit, Config(d_model=8), saw_task(), 2000, 0.01, 0)[0] is False
+    assert live.finished(core.fit, Config(d_model=8), saw_task(), 2000, 0.01, 0)[0] is False
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
