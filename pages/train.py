@@ -4,11 +4,11 @@ sentence of your own, and compare the three taggers, positions against none, and
 1/d_k against 1/sqrt(d_k). Every run is cached by its settings and shared between sessions."""
 
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from attention_core.train import (
     SCALING_LEARNING_RATE,
     Config,
-    Task,
     compare_models,
     compare_positions,
     compare_scaling,
@@ -75,18 +75,21 @@ def _watch(fn, *args, name: str, label=lambda p: ""):
     stop_slot, bar, chart = st.empty(), st.progress(0.0, text=t(P + "starting")), st.empty()
     stop_slot.button(t(P + "stop"), key=f"tr_stop_{name}", icon=":material/stop_circle:")
 
+    drawn = []
+
     def draw(p) -> None:
+        drawn.append(p)  # each drawing's chart gets a key of its own: two equal ones would clash
         bar.progress(min(p.fraction, 1.0), text=t(P + "progress", label=label(p), step=p.step, steps=p.steps,
                                                   loss=f"{p.loss:.4f}", seconds=f"{p.seconds:.1f}"))  # fmt: skip
         if name == "train":
             with chart:
                 st.plotly_chart(widgets.lecture_styled(figures.curves(p, p.steps, lang)) if big else
-                                figures.curves(p, p.steps, lang), config=widgets.plotly_config("train"))  # fmt: skip
+                                figures.curves(p, p.steps, lang), config=widgets.plotly_config("train"),
+                                key=f"tr_live_{len(drawn)}")  # fmt: skip
 
     try:
-        result = live.run(fn, *args, draw=draw)
-    except live.Interrupted as stop:
-        st.session_state[f"_tr_partial_{name}"] = (args, stop.partial)  # shown, marked stopped, on the rerun
+        result = live.run(fn, *args, draw=draw, owner=_session())
+    except live.Interrupted as stop:  # kept by lab_ui.live for this session: shown, marked stopped, on the rerun
         raise stop.cause from None
     for slot in (stop_slot, bar, chart):
         slot.empty()
@@ -101,8 +104,12 @@ def _result(fn, *args, name: str, asked: bool, label=lambda p: ""):
         return value
     if asked:
         return _watch(fn, *args, name=name, label=label)
-    kept = st.session_state.get(f"_tr_partial_{name}")
-    return kept[1] if kept is not None and _same(kept[0], args) else None
+    return live.stopped(_session(), fn, *args)
+
+
+def _session() -> str:
+    """This browser session's id: whose stopped run is whose."""
+    return get_script_run_ctx().session_id
 
 
 def _slots():
@@ -118,11 +125,6 @@ def _button(name: str, label: str, **kwargs) -> bool:
     key = "tr_train" if name == "train" else f"tr_run_{name}"
     st.button(label, key=key, on_click=st.session_state.__setitem__, args=(f"_tr_asked_{name}", True), **kwargs)
     return st.session_state.pop(f"_tr_asked_{name}", False)
-
-
-def _same(a: tuple, b: tuple) -> bool:
-    """The same settings (a task is compared by identity: one cached object per server)."""
-    return len(a) == len(b) and all(x is y if isinstance(x, Task) else x == y for x, y in zip(a, b, strict=True))
 
 
 def _explain(result) -> None:

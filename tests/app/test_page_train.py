@@ -317,3 +317,29 @@ def test_check_yourself_computes_the_ceiling():
     assert any(t("common.correct", lang="en", answer="50.0000") in s.value for s in at.success)
     at.radio(key="tr_check_order").set_value("same").run()
     assert t("train.q_order_why", lang="en") in texts(at)
+
+
+def test_a_stopped_run_is_kept_for_the_session_that_stopped_it_and_never_cached():
+    """In a browser Stop starts a new script run while the old one is still wrapping up in its own
+    thread, which can no longer write the session's state: the new run asks lab_ui.live."""
+    cache.clear()
+    release = threading.Event()
+
+    def stop_at_once(p):  # the first drawing is at step 1
+        release.wait(1)
+        raise StopException()
+
+    def wrapped():
+        with pytest.raises(live.Interrupted) as stop:
+            live.run(core.fit, Config(d_model=4), saw_task(), 50, 0.01, 0, draw=stop_at_once, owner="A")
+        assert stop.value.partial.stopped and stop.value.partial.steps_run == 1
+
+    old_run = threading.Thread(target=wrapped)
+    old_run.start()
+    time.sleep(0.1)
+    release.set()
+    partial = live.stopped("A", core.fit, Config(d_model=4), saw_task(), 50, 0.01, 0)  # waits for the old run
+    old_run.join(5)
+    assert partial is not None and partial.steps_run == 1
+    assert live.stopped("B", core.fit, Config(d_model=4), saw_task(), 50, 0.01, 0) is None
+    assert live.finished(core.fit, Config(d_model=4), saw_task(), 50, 0.01, 0) == (False, None)
