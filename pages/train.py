@@ -72,8 +72,10 @@ def _numbers(key: str):
 def _watch(fn, *args, name: str, label=lambda p: ""):
     """fn(*args) through lab_ui.live: a progress bar (and live curves for a training run) at most
     every 0.2 s; a click meanwhile (Stop) interrupts it, and what it had done is kept for the rerun."""
-    stop_slot, bar, chart = st.empty(), st.progress(0.0, text=t(P + "starting")), st.empty()
-    stop_slot.button(t(P + "stop"), key=f"tr_stop_{name}", icon=":material/stop_circle:")
+    area = st.empty()  # one place for the button, the bar and the live chart, cleared in one go at the end
+    box = area.container()
+    box.button(t(P + "stop"), key=f"tr_stop_{name}", icon=":material/stop_circle:")
+    bar, chart = box.progress(0.0, text=t(P + "starting")), box.empty()
 
     drawn = []
 
@@ -91,8 +93,7 @@ def _watch(fn, *args, name: str, label=lambda p: ""):
         result = live.run(fn, *args, draw=draw, owner=_session())
     except live.Interrupted as stop:  # kept by lab_ui.live for this session: shown, marked stopped, on the rerun
         raise stop.cause from None
-    for slot in (stop_slot, bar, chart):
-        slot.empty()
+    area.empty()
     return result
 
 
