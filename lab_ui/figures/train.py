@@ -207,7 +207,7 @@ def comparison_table(comp: Comparison, kind: str, lang: str) -> pd.DataFrame:
         {t(P + "col_ambiguous_accuracy", lang): [100 * r.ambiguous_accuracy for r in comp.rows],
          t(P + "col_test_accuracy", lang): [100 * r.test_accuracy for r in comp.rows],
          t(P + "col_final_loss", lang): [r.final_loss for r in comp.rows],
-         t(P + "col_steps_run", lang): [r.fit.steps_run for r in comp.rows],
+         t(P + "col_steps_run", lang): [str(r.fit.steps_run) for r in comp.rows],  # a count: no decimals
          t(P + "col_diverged", lang): [t(P + f"yes_{r.diverged}", lang) for r in comp.rows]},
         index=pd.Index([row_name(r, kind, lang) for r in comp.rows], name=t(P + f"{kind}_row", lang)),
     )  # fmt: skip
@@ -250,7 +250,7 @@ def scaling_table(comp: Comparison, lang: str) -> pd.DataFrame:
             **{t(P + "col_loss_at", lang, step=s): (fit.losses[s - 1] if s <= len(fit.losses) else np.nan)
                for s in SCALING_STEPS if s <= comp.steps},
             t(P + "col_ambiguous_accuracy", lang): 100 * row.ambiguous_accuracy,
-            t(P + "col_first_90", lang): np.nan if first is None else first,
+            t(P + "col_first_90", lang): np.nan if first is None else str(first),  # a step: no decimals
             t(P + "col_entropy_start", lang): entropy[0],
             t(P + "col_entropy_end", lang): entropy[-1],
         }  # fmt: skip
