@@ -1,12 +1,13 @@
 """Every benchmark, one after the other, with its defaults (what `make bench` runs):
 
-    .venv/bin/python -m bench                         # all four
+    .venv/bin/python -m bench                         # all five
     .venv/bin/python -m bench rerun cold_start        # some of them
 
     rerun            in-process rerun time per page, defaults and maxima   (bench/rerun.py)
     browser_latency  keyboard step to redrawn chart in Chromium, vs floor  (bench/browser_latency.py)
     lecture_hall     200 websocket sessions moving sliders on one page     (bench/lecture_hall.py)
     cold_start       server start until the first page is drawn            (bench/cold_start.py)
+    train            training speed of the live-training page's core        (bench/train.py)
 
 Each runs in its own process (AppTest, Playwright and asyncio each want the process to
 themselves) and prints its own figures; each also runs alone, with --help for its options.
@@ -22,7 +23,7 @@ import time
 
 from bench.common import ROOT
 
-BENCHMARKS = ("rerun", "browser_latency", "lecture_hall", "cold_start")
+BENCHMARKS = ("rerun", "browser_latency", "lecture_hall", "cold_start", "train")
 
 
 def main() -> None:

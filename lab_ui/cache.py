@@ -87,6 +87,21 @@ def cached(fn: Callable[..., T], *args, **kwargs) -> T:
             _pending.pop(key).set()
 
 
+def lookup(fn: Callable, *args, **kwargs) -> tuple[bool, Any]:
+    """(True, value) when cached(fn, *args, **kwargs) would return at once, else (False, None);
+    never computes. A page that must not start a long computation on its own (a training run)
+    shows a result somebody already paid for, or a button."""
+    global _hits
+    key = (id(fn), _key(args), _key(tuple(sorted(kwargs.items()))))
+    with _lock:
+        entry = _entries.get(key)
+        if entry is None:
+            return False, None
+        _entries.move_to_end(key)
+        _hits += 1
+        return True, entry.value
+
+
 def clear() -> None:
     """Forget everything (tests; a developer who edited a core function without restarting)."""
     global _bytes, _hits, _misses

@@ -19,7 +19,8 @@ from lab_ui.i18n import t
 from lab_ui.registry import HOME, PAGES, PageInfo
 
 # The check-yourself boxes of each page, by widget key (lab_ui.widgets.check_number/check_choice).
-CHECKS: dict[str, tuple[str, ...]] = {
+# The checks of the first saved codes, frozen: ITEMS below is built from them in this order.
+_CHECKS_V1: dict[str, tuple[str, ...]] = {
     "one_hot": ("oh_q_cos", "oh_q_frames"),
     "before_self_attention": ("ed_check_shape", "ed_check_ceiling"),
     "qkv": ("qkv_check",),
@@ -30,14 +31,19 @@ CHECKS: dict[str, tuple[str, ...]] = {
     "scaling": ("sc_check",),
     "real_model": ("rm_check", "rm_num"),
 }
+CHECKS: dict[str, tuple[str, ...]] = {**_CHECKS_V1, "train": ("tr_check_ceiling", "tr_check_order")}
 QUIZ_SIZE = 4  # questions at the end of each concept page (lab_ui.quiz_bank has them)
 
 # Append only (see the module's docstring): a saved code's n-th bit is the n-th item here.
+# A page added later appends its own items at the end (the frozen _CHECKS_V1 keeps the order of
+# the first part): "page:<ns>", its checks, then its quiz questions.
 ITEMS: tuple[str, ...] = (
     "page:one_hot", "page:before_self_attention", "page:qkv", "page:heatmap", "page:multi_head",
     "page:positional", "page:rnn_cnn", "page:scaling", "page:real_model", "page:quiz",
-    *(key for keys in CHECKS.values() for key in keys),
-    *(f"quiz:{ns}:{i}" for ns in CHECKS for i in range(1, QUIZ_SIZE + 1)),
+    *(key for keys in _CHECKS_V1.values() for key in keys),
+    *(f"quiz:{ns}:{i}" for ns in _CHECKS_V1 for i in range(1, QUIZ_SIZE + 1)),
+    # the live-training page (issue 14)
+    "page:train", *CHECKS["train"], *(f"quiz:train:{i}" for i in range(1, QUIZ_SIZE + 1)),
 )  # fmt: skip
 
 

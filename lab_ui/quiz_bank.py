@@ -6,6 +6,8 @@ and explanation are in lab_ui/locales/quiz.toml under quiz.<ns>_<n>.
 
 from __future__ import annotations
 
+from functools import cache
+
 import numpy as np
 
 from attention_core import local_mask, one_hot, sinusoidal_positional_encoding, softmax
@@ -14,6 +16,8 @@ from attention_core.positional import pair_frequencies
 from attention_core.saturation import scale_factor
 from attention_core.sequence_costs import layer_costs, sequential_steps
 from attention_core.sequences import frame_count
+from attention_core.train import Config, init_params, saw_task
+from attention_core.train_views import per_word_ceiling
 from lab_ui.quiz import Question, Task
 
 
@@ -151,6 +155,26 @@ def model_maps(rng: np.random.Generator) -> Task:
     return Task({"layers": layers, "heads": heads}, float(layers * heads))
 
 
+# --- train ---------------------------------------------------------------------------------------
+
+
+def word_model_ceiling(rng: np.random.Generator) -> Task:
+    """Two ambiguous words with their noun and verb counts: a one-word tagger's best accuracy (%)."""
+    counts = rng.integers(1, 20, size=(2, 2))  # [words, tags]: noun, verb
+    values = {"n1": int(counts[0, 0]), "v1": int(counts[0, 1]), "n2": int(counts[1, 0]), "v2": int(counts[1, 1])}
+    return Task(values, 100 * per_word_ceiling(counts), tolerance=0.1)
+
+
+def window_inputs(rng: np.random.Generator) -> Task:
+    """How many numbers the window model's tagging layer reads per word: its weight matrix's rows."""
+    w, d = int(rng.integers(0, 5)), int(rng.choice([4, 8, 16, 32]))
+    rows = init_params(Config(model="window", d_model=d, window=w), _saw_task(), 0)["w_tag"].shape[0]
+    return Task({"w": w, "d": d}, float(rows))
+
+
+_saw_task = cache(saw_task)  # its vocabulary and tags size the weights; built once
+
+
 BANK: dict[str, list[Question]] = {
     "one_hot": [
         Question("quiz:one_hot:1", "one_hot", None, one_hot_dot),
@@ -205,5 +229,11 @@ BANK: dict[str, list[Question]] = {
         Question("quiz:real_model:2", "real_model", None, _choice("park", "meaning", "error")),
         Question("quiz:real_model:3", "real_model", None, _choice("learned", "sinusoid", "none")),
         Question("quiz:real_model:4", "real_model", None, _choice("one", "zero", "varies")),
+    ],
+    "train": [
+        Question("quiz:train:1", "train", "compare", word_model_ceiling),
+        Question("quiz:train:2", "train", "order", _choice("same", "swapped", "random")),
+        Question("quiz:train:3", "train", "compare", window_inputs),
+        Question("quiz:train:4", "train", "scale", _choice("slower", "faster", "never")),
     ],
 }

@@ -111,6 +111,16 @@ _ALL = (
         sections=("spread", "softmax", "derivation"),
     ),
     PageInfo(
+        "pages/train.py",
+        "train",
+        "train",
+        ":material/model_training:",
+        "app.section_deeper",
+        minutes=15,
+        step_prefix="tr",
+        sections=("train", "frames", "tag", "compare", "order", "scale", "check"),
+    ),
+    PageInfo(
         "pages/real_model.py",
         "real_model",
         "real_model",

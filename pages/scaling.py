@@ -16,7 +16,7 @@ from attention_core.saturation import (
     softmax_entropy,
     variance_sweep,
 )
-from lab_ui import controls, page, widgets
+from lab_ui import controls, page, registry, widgets
 from lab_ui.cache import cached
 from lab_ui.figures import scaling as figures
 from lab_ui.i18n import current_lang, t
@@ -30,6 +30,7 @@ PRESETS = {
     "long": {"sc_d": 4096, "sc_T": T_MAX},
     "saturation": {"sc_d": 1024, "sc_T": 8},
 }
+TRAIN_SCALE_STEP = registry.info("train").sections.index("scale") + 1  # the train page's article-003 section
 NONE, SQRT, BY_D = (SCALINGS.index(s) for s in ("none", "sqrt", "d"))
 
 frame = page.start("scaling", presets=PRESETS)
@@ -114,6 +115,12 @@ def softmax_section(d_k: int, seed: int) -> None:
     with st.container(border=True):
         st.markdown(f"**{t('scaling.mistake_title')}**\n\n{t('scaling.mistake_body')}")
         st.code(t("scaling.mistake_code"), language="python")
+    st.page_link(
+        "pages/train.py",
+        label=t("scaling.train_link"),
+        icon=":material/model_training:",
+        query_params={"tr_step": TRAIN_SCALE_STEP},
+    )  # lecture mode opens that step; else the page
     top = sat.max_weight  # [n_s, n_d]
     widgets.show_figure(curves, key="scaling_curves",
                         alt=t("scaling.curves_alt", none_first=f"{top[NONE, 0]:.2f}", none_last=f"{top[NONE, -1]:.2f}",

@@ -202,3 +202,30 @@ def test_the_course_knows_every_check_yourself_of_every_page(info):
     at = open_page(info.path, "en")
     drawn = {w.key[: -len("_show")] for w in at.toggle if w.key and w.key.endswith("_show")}
     assert drawn and drawn <= set(course.CHECKS[info.ns])  # some checks appear only under a setting
+
+
+def test_items_keep_the_order_of_the_first_saved_codes_and_new_pages_come_after():
+    """ITEMS as it was defined before the train page (issue 14): a code saved then must read the
+    same now, so these items keep their places and the train page's items come after them."""
+    checks_v1 = {
+        "one_hot": ("oh_q_cos", "oh_q_frames"),
+        "before_self_attention": ("ed_check_shape", "ed_check_ceiling"),
+        "qkv": ("qkv_check",),
+        "heatmap": ("hm_check",),
+        "multi_head": ("mh_check", "mh_choice"),
+        "positional": ("pe_q_swap", "pe_q_value", "pe_q_offset"),
+        "rnn_cnn": ("rc_check_cheaper", "rc_check_products"),
+        "scaling": ("sc_check",),
+        "real_model": ("rm_check", "rm_num"),
+    }
+    old = (
+        "page:one_hot", "page:before_self_attention", "page:qkv", "page:heatmap", "page:multi_head",
+        "page:positional", "page:rnn_cnn", "page:scaling", "page:real_model", "page:quiz",
+        *(key for keys in checks_v1.values() for key in keys),
+        *(f"quiz:{ns}:{i}" for ns in checks_v1 for i in range(1, course.QUIZ_SIZE + 1)),
+    )  # fmt: skip
+    assert ITEMS[: len(old)] == old
+    assert ITEMS[len(old) :] == ("page:train", "tr_check_ceiling", "tr_check_order",
+                                 *(f"quiz:train:{i}" for i in range(1, 5)))  # fmt: skip
+    code = progress.encode({"page:heatmap", "qkv_check", "quiz:real_model:4"}, old)  # saved before the train page
+    assert progress.decode(code, ITEMS) == {"page:heatmap", "qkv_check", "quiz:real_model:4"}

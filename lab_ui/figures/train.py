@@ -1,0 +1,264 @@
+"""Figures and tables of the live-training page: core results (attention_core.train) and a language
+in, go.Figure or DataFrame out, no Streamlit calls. Each builder looks up its own labels.
+
+Accuracies are shown in percent; steps count updates, 0 is the untrained model."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from attention_core.train import Comparison, ComparisonRow, Fit, Prediction, Progress
+from attention_core.train_views import attention_entropy, first_step_at
+from lab_ui.figures.common import QUALITATIVE, SEQUENTIAL, layout_dict, safe_label
+from lab_ui.i18n import t
+
+P = "train."
+HEIGHT = 360  # under a 1280 x 720 projector's title row and step bar, with the slider of the frames
+LEGEND = dict(orientation="h", x=0, xanchor="left", y=0, yref="container", yanchor="bottom")
+CURVES = ("train", "test", "ambiguous")
+COLOUR = {"loss": QUALITATIVE[7], "train": QUALITATIVE[4], "test": QUALITATIVE[0], "ambiguous": QUALITATIVE[5]}
+ROW_COLOUR = (QUALITATIVE[1], QUALITATIVE[2], QUALITATIVE[0])
+SCALING_STEPS = (25, 50, 100, 200, 300)
+FRAMES_LECTURE_PX = 390  # the frames' height on a projector: whole under the title row and the step bar
+
+
+def _curves(run: Fit | Progress) -> tuple[np.ndarray, ...]:
+    """(losses, eval steps, train, test, ambiguous accuracy) of a finished run or a running one."""
+    if isinstance(run, Progress):
+        return run.losses, run.eval_steps, run.train_accuracy, run.test_accuracy, run.ambiguous_accuracy
+    return run.losses, run.eval_steps, run.train_accuracy_curve, run.test_accuracy_curve, run.ambiguous_accuracy_curve
+
+
+def curves(run: Fit | Progress | None, steps: int, lang: str) -> go.Figure:
+    """The loss (left) and the three accuracies (right) against the step; empty axes before a run."""
+    data = []
+    if run is not None:
+        losses, at, *accuracies = _curves(run)
+        data.append(go.Scatter(x=np.arange(len(losses)), y=np.asarray(losses, dtype=np.float32), mode="lines",
+                               name=t(P + "curve_loss", lang), line=dict(color=COLOUR["loss"], width=2),
+                               hovertemplate="%{x}: %{y:.4f}<extra></extra>"))  # fmt: skip
+        for name, curve in zip(CURVES, accuracies, strict=True):
+            data.append(go.Scatter(
+                x=np.asarray(at), y=100 * np.asarray(curve, dtype=np.float32), mode="lines+markers", xaxis="x2",
+                yaxis="y2", name=t(P + f"curve_{name}", lang), line=dict(color=COLOUR[name], width=2,
+                dash="solid" if name == "ambiguous" else "dot"), marker=dict(size=5),
+                hovertemplate="%{x}: %{y:.1f}%<extra></extra>"))  # fmt: skip
+    x_title = t(P + "step", lang)
+    layout = layout_dict(
+        title=t(P + "curves_title", lang), height=HEIGHT, legend=LEGEND, showlegend=True,
+        xaxis=dict(domain=[0, 0.44], title=x_title, range=[0, steps]),
+        yaxis=dict(title=t(P + "curve_loss", lang), rangemode="tozero"),
+        xaxis2=dict(domain=[0.56, 1], title=x_title, range=[0, steps], anchor="y2"),
+        yaxis2=dict(title=t(P + "accuracy", lang), range=[0, 102], anchor="x2"),
+    )  # fmt: skip
+    layout["margin"]["b"] = 95
+    return go.Figure(data=data, layout=layout)
+
+
+def curves_table(fit: Fit, lang: str) -> pd.DataFrame:
+    """One row per evaluated step: the three accuracies (%) and the training loss there."""
+    steps = np.asarray(fit.eval_steps)  # [n_evals]
+    losses = np.append(fit.losses, fit.final_loss)  # [steps_run + 1]: the loss of the weights after each step
+    return pd.DataFrame(
+        {t(P + "curve_loss", lang): losses[np.minimum(steps, len(losses) - 1)],
+         **{t(P + f"curve_{name}", lang): 100 * curve for name, curve in zip(CURVES, _curves(fit)[2:], strict=True)}},
+        index=pd.Index(steps, name=t(P + "step", lang)),
+    )  # fmt: skip
+
+
+# --- the attention of "I saw a saw ." over training ---------------------------------------------------
+
+
+def frames(fit: Fit, head: int, lang: str, big: bool = False) -> go.Figure:
+    """One head's attention map of the recorded sentence, one Plotly frame per snapshot, played in
+    the browser (play / pause and a step slider in the figure: no rerun per frame). `big` (a
+    projector, FRAMES_LECTURE_PX tall with 20 px text): cells
+    wider than tall so their numbers fit; the buttons and the slider get their room in pixels."""
+    maps = np.asarray(fit.attention_frames[:, 0, head], dtype=np.float32)  # [n_frames, T, T]
+    words = list(fit.frame_words)
+    labels = [f"{safe_label(w)} ({i + 1})" for i, w in enumerate(words)]
+    ticks = list(range(len(words)))
+    value = t(P + "weight", lang)
+    start = len(maps) - 1  # the trained map first; play runs it from step 0
+
+    def cells(k: int) -> dict:
+        return {"type": "heatmap", "z": np.round(maps[k], 3).tolist()}
+
+    heat = go.Heatmap(
+        **{k: v for k, v in cells(start).items() if k != "type"}, x=ticks, y=ticks, colorscale=SEQUENTIAL,
+        zmin=0, zmax=1, texttemplate="%{z:.2f}", xgap=1, ygap=1,
+        colorbar=dict(title=dict(text=value, side="right"), thickness=12),
+        hovertemplate=f"{t(P + 'query', lang)} %{{y}} → {t(P + 'key', lang)} %{{x}}: %{{z:.3f}}<extra></extra>",
+    )  # fmt: skip
+    names = [str(int(s)) for s in fit.frame_steps]
+    still = {"frame": {"duration": 0, "redraw": True}, "mode": "immediate", "transition": {"duration": 0}}
+    playing = {"frame": {"duration": 350, "redraw": True}, "fromcurrent": True, "transition": {"duration": 0}}
+    text = 20 if big else 13  # px of the largest text: lecture mode's, or Plotly's default here
+    height = FRAMES_LECTURE_PX if big else HEIGHT + 80
+    top = 2 * text + 24  # the keys and their axis title above the map (no figure title: it would meet them)
+    button_h = text + 16
+    slider_at = 10 + button_h + 6  # px below the map: the buttons, then the slider's rail
+    bottom = slider_at + 2 * text + 30
+    plot = height - top - bottom
+    label_every = max(1, len(names) // 10)
+    layout = layout_dict(
+        height=height,
+        xaxis=dict(tickmode="array", tickvals=ticks, ticktext=labels, side="top", title=t(P + "key", lang),
+                   showgrid=False, zeroline=False, constrain="domain"),
+        yaxis=dict(tickmode="array", tickvals=ticks, ticktext=labels, autorange="reversed", showgrid=False,
+                   zeroline=False, title=t(P + "query", lang), scaleanchor=None if big else "x"),
+        updatemenus=[dict(type="buttons", direction="left", x=0, y=-10 / plot, xanchor="left", yanchor="top",
+                          showactive=False, pad=dict(t=0, r=0, b=0, l=0), buttons=[
+                              dict(label="▶ " + t(P + "play", lang), method="animate", args=[None, playing]),
+                              dict(label="❚❚ " + t(P + "pause", lang), method="animate", args=[[None], still])])],
+        sliders=[dict(active=start, x=0, len=1, y=-slider_at / plot, xanchor="left", yanchor="top",
+                      pad=dict(t=0, r=0, b=0, l=0), currentvalue=dict(prefix=t(P + "frames_slider", lang),
+                                                                      xanchor="right", offset=4),
+                      steps=[dict(label=n if k % label_every == 0 else "", method="animate", args=[[n], still])
+                             for k, n in enumerate(names)])],
+    )  # fmt: skip
+    layout["margin"].update(t=top, b=bottom)
+    figure_frames = [go.Frame(name=n, data=[cells(k)], traces=[0]) for k, n in enumerate(names)]
+    return go.Figure(data=[heat], layout=layout, frames=figure_frames)
+
+
+def frames_table(fit: Fit, head: int, lang: str) -> pd.DataFrame:
+    """Every snapshot's map of one head, one row per (step, query word)."""
+    maps = fit.attention_frames[:, 0, head]  # [n_frames, T, T]
+    words = [f"{w} ({i + 1})" for i, w in enumerate(fit.frame_words)]
+    n_frames, T, _ = maps.shape
+    table = pd.DataFrame(maps.reshape(n_frames * T, T), columns=words)
+    table.insert(0, t(P + "query", lang), words * n_frames)
+    table.index = pd.Index(np.repeat(fit.frame_steps, T), name=t(P + "step", lang))
+    return table
+
+
+# --- a typed sentence -------------------------------------------------------------------------------
+
+
+def tags(prediction: Prediction, lang: str) -> go.Figure:
+    """Each word's predicted tag (the bar's text) and how sure the model is (its height)."""
+    n = len(prediction.words)
+    ticks = list(range(n))
+    labels = [safe_label(w) for w in prediction.words]
+    shown = [tag if tag is not None else t(P + "unknown_tag", lang) for tag in prediction.tags]
+    colours = [QUALITATIVE[0] if known else "rgba(150,150,150,0.6)" for known in prediction.known]
+    bar = go.Bar(x=ticks, y=100 * np.asarray(prediction.confidence, dtype=np.float32), text=shown,
+                 textposition="outside", cliponaxis=False, marker_color=colours, customdata=labels,
+                 hovertemplate="%{customdata}: %{text} (%{y:.1f}%)<extra></extra>")  # fmt: skip
+    layout = layout_dict(
+        title=t(P + "tags_title", lang), height=320,
+        xaxis=dict(tickmode="array", tickvals=ticks, ticktext=labels, title=t(P + "word", lang)),
+        yaxis=dict(title=t(P + "confidence", lang), range=[0, 115]),
+    )  # fmt: skip
+    return go.Figure(data=[bar], layout=layout)
+
+
+def tags_table(prediction: Prediction, lang: str) -> pd.DataFrame:
+    unknown = t(P + "unknown_tag", lang)
+    return pd.DataFrame(
+        {t(P + "word", lang): list(prediction.words),
+         t(P + "tag", lang): [tag if tag is not None else unknown for tag in prediction.tags],
+         t(P + "confidence", lang): 100 * np.asarray(prediction.confidence)},
+        index=pd.Index(np.arange(1, len(prediction.words) + 1), name=t(P + "position", lang)),
+    )  # fmt: skip
+
+
+# --- comparisons ------------------------------------------------------------------------------------
+
+
+def row_name(row: ComparisonRow, kind: str, lang: str) -> str:
+    """A comparison's row in words: the model, the positional encoding or the scaling it changes."""
+    if kind == "models":
+        return t(P + f"model_{row.config.model}", lang, w=row.config.window)
+    if kind == "positions":
+        return t(P + f"pos_{row.config.positional}", lang)
+    return t(P + f"scale_{row.config.scale}", lang)
+
+
+def comparison(comp: Comparison, kind: str, ceiling: float, lang: str) -> go.Figure:
+    """Accuracy on the words that need context (or order) and on every test word, per row, with
+    the per-word ceiling as a dashed line."""
+    names = [row_name(r, kind, lang) for r in comp.rows]
+    ticks = list(range(len(names)))
+    data = [
+        go.Bar(x=ticks, y=[100 * getattr(r, field) for r in comp.rows], name=t(P + f"col_{field}", lang),
+               marker_color=colour, texttemplate="%{y:.1f}%", textposition="outside", cliponaxis=False,
+               hovertemplate="%{y:.1f}%<extra></extra>")
+        for field, colour in (("ambiguous_accuracy", COLOUR["ambiguous"]), ("test_accuracy", COLOUR["test"]))
+    ]  # fmt: skip
+    line = dict(type="line", xref="paper", x0=0, x1=1, y0=100 * ceiling, y1=100 * ceiling,
+                line=dict(color="rgba(90,90,90,0.9)", dash="dash", width=2))  # fmt: skip
+    note = dict(text=t(P + "ceiling_line", lang, p=f"{100 * ceiling:.0f}"), xref="paper", x=1, y=100 * ceiling,
+                xanchor="right", yanchor="bottom", showarrow=False)  # fmt: skip
+    layout = layout_dict(
+        title=t(P + f"{kind}_title", lang), height=HEIGHT, barmode="group", legend=LEGEND, shapes=[line],
+        annotations=[note], xaxis=dict(tickmode="array", tickvals=ticks, ticktext=names),
+        yaxis=dict(title=t(P + "accuracy", lang), range=[0, 112]),
+    )  # fmt: skip
+    layout["margin"]["b"] = 70
+    return go.Figure(data=data, layout=layout)
+
+
+def comparison_table(comp: Comparison, kind: str, lang: str) -> pd.DataFrame:
+    return pd.DataFrame(
+        {t(P + "col_ambiguous_accuracy", lang): [100 * r.ambiguous_accuracy for r in comp.rows],
+         t(P + "col_test_accuracy", lang): [100 * r.test_accuracy for r in comp.rows],
+         t(P + "col_final_loss", lang): [r.final_loss for r in comp.rows],
+         t(P + "col_steps_run", lang): [str(r.fit.steps_run) for r in comp.rows],  # a count: no decimals
+         t(P + "col_diverged", lang): [t(P + f"yes_{r.diverged}", lang) for r in comp.rows]},
+        index=pd.Index([row_name(r, kind, lang) for r in comp.rows], name=t(P + f"{kind}_row", lang)),
+    )  # fmt: skip
+
+
+def scaling(comp: Comparison, lang: str) -> go.Figure:
+    """The three scalings' learning curves side by side: the loss (log axis) and the accuracy on
+    the ambiguous words."""
+    data = []
+    for row, colour in zip(comp.rows, ROW_COLOUR, strict=False):
+        name, fit = row_name(row, "scaling", lang), row.fit
+        data.append(go.Scatter(x=np.arange(len(fit.losses)), y=np.asarray(fit.losses, dtype=np.float32), name=name,
+                               mode="lines", line=dict(color=colour, width=2), legendgroup=name,
+                               hovertemplate=f"{name} %{{x}}: %{{y:.4f}}<extra></extra>"))  # fmt: skip
+        data.append(go.Scatter(x=fit.eval_steps, y=100 * fit.ambiguous_accuracy_curve, name=name, xaxis="x2",
+                               yaxis="y2", mode="lines+markers", line=dict(color=colour, width=2), marker=dict(size=5),
+                               legendgroup=name, showlegend=False,
+                               hovertemplate=f"{name} %{{x}}: %{{y:.1f}}%<extra></extra>"))  # fmt: skip
+    x_title = t(P + "step", lang)
+    layout = layout_dict(
+        title=t(P + "scaling_title", lang, lr=f"{comp.learning_rate:g}"), height=HEIGHT, legend=LEGEND,
+        xaxis=dict(domain=[0, 0.44], title=x_title, range=[0, comp.steps]),
+        yaxis=dict(title=t(P + "curve_loss", lang), type="log"),
+        xaxis2=dict(domain=[0.56, 1], title=x_title, range=[0, comp.steps], anchor="y2"),
+        yaxis2=dict(title=t(P + "curve_ambiguous", lang), range=[0, 102], anchor="x2"),
+    )  # fmt: skip
+    layout["margin"]["b"] = 95
+    return go.Figure(data=data, layout=layout)
+
+
+def scaling_table(comp: Comparison, lang: str) -> pd.DataFrame:
+    """Per scaling: the loss at a few steps, the end's accuracy, the first step with >= 90% on
+    the ambiguous words, and the mean entropy of the attention rows at the start and the end."""
+    rows = {}
+    for row in comp.rows:
+        fit = row.fit
+        entropy = attention_entropy(fit.attention_frames)  # [n_frames]
+        first = first_step_at(fit.eval_steps, fit.ambiguous_accuracy_curve, 0.9)
+        rows[row_name(row, "scaling", lang)] = {
+            **{t(P + "col_loss_at", lang, step=s): (fit.losses[s - 1] if s <= len(fit.losses) else np.nan)
+               for s in SCALING_STEPS if s <= comp.steps},
+            t(P + "col_ambiguous_accuracy", lang): 100 * row.ambiguous_accuracy,
+            t(P + "col_first_90", lang): np.nan if first is None else str(first),  # a step: no decimals
+            t(P + "col_entropy_start", lang): entropy[0],
+            t(P + "col_entropy_end", lang): entropy[-1],
+        }  # fmt: skip
+    table = pd.DataFrame.from_dict(rows, orient="index")
+    table.index.name = t(P + "scaling_row", lang)
+    return table
+
+
+def shorter(fig: go.Figure, height: int) -> go.Figure:
+    """A copy no taller than `height` pixels (the original may sit in a cache)."""
+    return go.Figure(fig).update_layout(height=min(fig.layout.height or height, height))

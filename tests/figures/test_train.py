@@ -1,0 +1,58 @@
+"""The figures and tables of the live-training page: they draw the run they are given, empty axes
+before a run, frames played in the browser, unknown words marked and escaped."""
+
+import numpy as np
+import pytest
+
+from attention_core.train import Config, compare_scaling, fit, predict, saw_task
+from lab_ui.figures import train as figs
+from lab_ui.i18n import t
+
+
+@pytest.fixture(scope="module")
+def run():
+    return fit(Config(), saw_task(), 20, 0.01, 0)
+
+
+def test_empty_axes_before_a_run_span_the_steps():
+    fig = figs.curves(None, 300, "zh")
+    assert len(fig.data) == 0 and list(fig.layout.xaxis.range) == [0, 300]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_curves_draw_the_runs_losses_and_accuracies(run, lang):
+    fig = figs.curves(run, 20, lang)
+    assert [tr.name for tr in fig.data] == [t(f"train.curve_{c}", lang) for c in ("loss", "train", "test", "ambiguous")]
+    np.testing.assert_allclose(fig.data[0].y, run.losses, rtol=1e-6)
+    np.testing.assert_allclose(fig.data[3].y, 100 * run.ambiguous_accuracy_curve, rtol=1e-6)
+    table = figs.curves_table(run, lang)
+    assert table.index.name == t("train.step", lang) and len(table) == len(run.eval_steps)
+
+
+@pytest.mark.parametrize("big", [False, True])
+def test_frames_are_played_in_the_browser(run, big):
+    fig = figs.frames(run, 1, "en", big)
+    assert len(fig.frames) == len(run.frame_steps)
+    np.testing.assert_allclose(fig.frames[0].data[0].z, run.attention_frames[0, 0, 1], atol=1e-3)
+    np.testing.assert_allclose(fig.data[0].z, run.attention_frames[-1, 0, 1], atol=1e-3)  # opens on the last step
+    assert [b.method for b in fig.layout.updatemenus[0].buttons] == ["animate", "animate"]
+    assert len(fig.layout.sliders[0].steps) == len(run.frame_steps)
+    assert fig.layout.height == (figs.FRAMES_LECTURE_PX if big else figs.HEIGHT + 80)
+    table = figs.frames_table(run, 1, "en")
+    assert len(table) == len(run.frame_steps) * 5 and table.index.name == t("train.step", "en")
+
+
+def test_unknown_words_are_marked_and_escaped(run):
+    pred = predict(run.params, run.config, saw_task(), ["I", "<b>x</b>", "saw"])
+    fig = figs.tags(pred, "en")
+    assert fig.data[0].text[1] == t("train.unknown_tag", "en") and fig.data[0].y[1] == 0
+    assert "&lt;b&gt;" in fig.layout.xaxis.ticktext[1]
+    assert list(figs.tags_table(pred, "en")[t("train.word", "en")]) == ["I", "<b>x</b>", "saw"]
+
+
+def test_the_scaling_table_names_its_rows_and_leaves_never_empty():
+    comp = compare_scaling(saw_task(), 30, 0.001, 0, 8)
+    table = figs.scaling_table(comp, "en")
+    assert list(table.index) == [t(f"train.scale_{s}", "en") for s in ("sqrt", "d", "none")]
+    assert table[t("train.col_first_90", "en")].isna().all()  # 30 steps: nobody reaches 90%
+    assert len(figs.scaling(comp, "en").data) == 6
