@@ -10,7 +10,7 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
 import pytest
-from browser_helpers import chart_data, copied_link, exceptions, open_page, wait_for_change, wait_until_idle
+from browser_helpers import chart_data, copied_link, exceptions, open_page, settled, wait_for_change, wait_until_idle
 
 from lab_ui.course import concept_pages
 from lab_ui.i18n import t
@@ -49,6 +49,14 @@ def test_a_copied_link_reproduces_the_view_in_a_fresh_browser(browser, app_url, 
     second.close()
 
 
+# Every text of the quiz, its widgets' labels included; read once the page has stopped changing,
+# because on a busy machine the widgets arrive a moment after the questions' text.
+QUIZ_TEXTS = (
+    "() => [...document.querySelectorAll('[data-testid=stMain] [data-testid=stMarkdownContainer]')]"
+    ".map(e => e.innerText)"
+)
+
+
 def test_a_copied_quiz_link_asks_the_same_questions(browser, app_url):
     """The final quiz has no chart: its attempt number rides in the link, and with it the
     questions and their numbers."""
@@ -58,7 +66,7 @@ def test_a_copied_quiz_link_asks_the_same_questions(browser, app_url):
     page.get_by_text(t("quiz.new_attempt", lang="zh")).click()
     page.wait_for_function("() => location.search.includes('qz_seed=2')", timeout=30000)
     wait_until_idle(page)
-    asked = page.locator("[data-testid=stMain] [data-testid=stMarkdownContainer]").all_inner_texts()
+    asked = settled(page, QUIZ_TEXTS)
     copied = copied_link(page, "zh")
     assert "qz_seed=2" in copied, copied
     first.close()
@@ -67,7 +75,7 @@ def test_a_copied_quiz_link_asks_the_same_questions(browser, app_url):
     fresh = second.new_page()
     open_page(fresh, copied.strip(), charts=False)
     assert exceptions(fresh) == []
-    assert fresh.locator("[data-testid=stMain] [data-testid=stMarkdownContainer]").all_inner_texts() == asked
+    assert settled(fresh, QUIZ_TEXTS) == asked
     second.close()
 
 
