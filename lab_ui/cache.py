@@ -29,6 +29,7 @@ from collections.abc import Callable, Hashable
 from typing import Any, TypeVar
 
 import numpy as np
+from plotly.basedatatypes import BaseFigure
 
 T = TypeVar("T")
 
@@ -102,6 +103,13 @@ def lookup(fn: Callable, *args, **kwargs) -> tuple[bool, Any]:
         return True, entry.value
 
 
+def is_cached_result(value: Any) -> bool:
+    """Did `cached` return this very object (and still hold it)? Then a call keyed by it is
+    cheap and exact."""
+    with _lock:
+        return id(value) in _made_by
+
+
 def clear() -> None:
     """Forget everything (tests; a developer who edited a core function without restarting)."""
     global _bytes, _hits, _misses
@@ -165,7 +173,7 @@ def _size(value: Any) -> int:
     """Bytes of the arrays a result holds, looking one level into containers and dataclasses."""
     if isinstance(value, np.ndarray):
         return value.nbytes
-    if type(value).__name__ == "Figure":
+    if isinstance(value, BaseFigure):  # a figure, or the dict it was serialised to (widgets.Serialised)
         return FIGURE_BYTES
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         parts = [getattr(value, f.name) for f in dataclasses.fields(value)]

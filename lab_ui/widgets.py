@@ -17,7 +17,7 @@ import streamlit as st
 
 from attention_core import split_tokens
 from lab_ui import controls, course
-from lab_ui.cache import cached
+from lab_ui.cache import cached, is_cached_result
 from lab_ui.figures.common import LECTURE_FIGURE_MAX_PX, LECTURE_TEXT_PX, LECTURE_TITLE_PX
 from lab_ui.i18n import t
 from lab_ui.lecture import is_lecture
@@ -67,9 +67,25 @@ def show_figure(fig: go.Figure, *, key: str, alt: str, numbers_on_phones: bool =
     knowing the screen, the browser's media query does know it."""
     if is_lecture():
         fig = cached(lecture_styled, fig)
+    if is_cached_result(fig):  # built once per figure, not on every rerun (Serialised says why)
+        fig = cached(Serialised, fig)
     st.plotly_chart(fig, key=key, config=plotly_config(key), width="stretch", on_select="ignore", alt=alt)
     if not numbers_on_phones:
         st.html(f"<style>@media (max-width: 640px) {{ .st-key-{key} .heatmap-label {{ display: none; }} }}</style>")
+
+
+class Serialised(go.Figure):
+    """A figure that hands out the dict Plotly made of it once. st.plotly_chart asks the figure
+    for `to_dict()` on every run: a deep copy of every array and a base64 pass over them, about a
+    third of a multi-head page's rerun for figures that come from the cache unchanged. A cached
+    figure never changes (lab_ui.cache), so its dict is made once; Streamlit only reads it."""
+
+    def __init__(self, fig: go.Figure):
+        super().__init__()
+        self._spec = fig.to_dict()
+
+    def to_dict(self) -> dict:
+        return self._spec
 
 
 def lecture_styled(fig: go.Figure) -> go.Figure:

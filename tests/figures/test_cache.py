@@ -146,3 +146,12 @@ def test_an_error_is_not_cached_and_reaches_every_caller():
 def test_unkeyable_arguments_are_refused_clearly():
     with pytest.raises(TypeError, match="cannot key"):
         cached(len, {1, 2})  # a set: unordered, not keyed (pass a sorted tuple)
+
+
+def test_is_cached_result_knows_only_what_cached_returned_and_still_holds():
+    made = cached(square, (1, 2))
+    assert cache.is_cached_result(made)
+    assert not cache.is_cached_result(square((1, 2)))  # equal, but not the object the cache holds
+    assert not cache.is_cached_result(cached(square, 3))  # a plain number is keyed as itself
+    cache.clear()
+    assert not cache.is_cached_result(made)

@@ -1,0 +1,31 @@
+"""lab_ui.widgets.Serialised: a cached figure serialised once sends the browser exactly what the
+figure itself would, and st.plotly_chart's second serialisation of it does not copy it again."""
+
+import numpy as np
+import plotly.graph_objects as go
+import plotly.io as pio
+import plotly.tools
+
+from lab_ui.widgets import Serialised
+
+
+def figure() -> go.Figure:
+    z = np.arange(12, dtype=np.float32).reshape(3, 4)
+    z[1, 2] = np.nan  # a masked cell: null in the JSON
+    return go.Figure(
+        data=[go.Heatmap(z=z, x=["a", "b", "c", "d"], texttemplate="%{z:.1f}"), go.Scatter(y=[1, 2, 3])],
+        layout=dict(title="α · 注意力", height=300, shapes=[dict(type="rect", x0=0, x1=1, y0=0, y1=1)]),
+    )
+
+
+def test_the_browser_gets_the_same_json():
+    fig = figure()
+    assert pio.to_json(Serialised(fig), validate=False) == pio.to_json(fig, validate=False)
+
+
+def test_streamlit_gets_the_same_dict_every_run_and_the_same_json_each_time():
+    prepared = Serialised(figure())
+    first = plotly.tools.return_figure_from_figure_or_data(prepared, validate_figure=True)
+    second = plotly.tools.return_figure_from_figure_or_data(prepared, validate_figure=True)
+    assert first is second  # no copy per run
+    assert pio.to_json(first, validate=False) == pio.to_json(second, validate=False) == pio.to_json(figure())
