@@ -1,7 +1,7 @@
 """Self-attention in pure NumPy, one short function per idea.
 
 Row-vector convention throughout, as in PyTorch: a sequence is x: [T, d_model] and a projection
-is x @ W. The seed articles write the column form (Q = W_q I); that is the transpose of this.
+is x @ W. The source articles write the column form (Q = W_q I); that is the transpose of this.
 
 Names follow the formulas:  A = Q Kᵀ,  A' = softmax(A · scale),  O = A' V,  scale = 1/√d_k.
 """

@@ -339,7 +339,7 @@ def test_the_seed_quote_is_translated_on_the_english_page():
     assert "把两个b进行拼接起来" in body and "concatenate the two b's" in body
 
 
-def test_the_seed_003_mistake_is_shown_flatter_than_the_right_scaling():
+def test_the_article_003_mistake_is_shown_flatter_than_the_right_scaling():
     at = open_page(PAGE, mh_d="64", mh_h="2")
     table = table_with_column(at, t("multi_head.factor_col"))
     assert list(table.index) == [t("multi_head.scale_right"), t("multi_head.scale_wrong")]

@@ -92,7 +92,7 @@ def test_one_hot_says_nothing_about_meaning_and_the_learned_vectors_do():
     idx = [voc.index(w) for w in DEFAULT_WORDS]
     np.testing.assert_allclose(learned, cosine_similarity(voc.vectors[idx]), atol=1e-6)
     cat, dog, apple, banana = 0, 1, 2, 3
-    assert learned[cat, dog] > learned[cat, apple]  # the seed's point
+    assert learned[cat, dog] > learned[cat, apple]  # the article's point
     assert learned[apple, banana] > learned[apple, dog]  # fruit close
     # the two matrices share one colour scale, so equal colours mean equal numbers
     a, b = (figures(at)[k]["data"][0] for k in ("one_hot_sim_onehot", "one_hot_sim_learned"))

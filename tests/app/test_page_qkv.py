@@ -67,7 +67,7 @@ def test_opens_in_both_languages_with_every_step(lang):
     assert set(figures(at)) == {"qkv_scores", "qkv_sum", "qkv_dot_vs_add"}  # the check's score in it reads "?"
     body = texts(at)
     assert t("qkv.rows_vs_columns", lang=lang)[:20] in body
-    assert "得到一个数值k" in body  # the seed's sentence is quoted, and marked as a mistake
+    assert "得到一个数值k" in body  # the article's sentence is quoted, and marked as a mistake
     assert t("qkv.repeated", lang=lang, a=2, b=4, token="saw") in body  # the two "saw"s
     assert t("qkv.weights_random", lang=lang, seed=SEED) in body  # random weights say they are random
 

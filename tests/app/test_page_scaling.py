@@ -199,7 +199,7 @@ def test_extremes_and_lecture_mode_run():
 
 
 def test_english_page_translates_every_chinese_quote():
-    """Seed 003's words stay in Chinese (they are the source), each followed by an English
+    """Article 003's words stay in Chinese (they are the source), each followed by an English
     translation in brackets: “原文” (“translation”)."""
     quote = re.compile(r"“([^”]*[\u4e00-\u9fff][^”]*)”")
     found = 0

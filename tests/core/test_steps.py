@@ -220,4 +220,4 @@ def test_the_sentence_walkthrough_uses_typed_weights_when_given():
     r = sentence_walkthrough(tokens, 3, 2, seed=3, i=1, typed=typed)
     np.testing.assert_array_equal(r.Q, x @ np.array(typed[0]))
     assert not r.random_weights and r.query.i == 1
-    np.testing.assert_array_equal(r.w_additive, w)  # the additive vector stays the seed's
+    np.testing.assert_array_equal(r.w_additive, w)  # the additive vector stays the one drawn from the random seed
