@@ -102,7 +102,8 @@ def neighbours(ns: str) -> tuple[PageInfo | None, PageInfo | None]:
 
 
 def previous_next(ns: str) -> None:
-    """The way on at the bottom of a page: the previous and the next page of the course."""
+    """The way on at the bottom of a page: the previous and the next page of the course (the start
+    page before the first and after the last)."""
     before, after = neighbours(ns)
     left, right = st.columns(2)
     if before is not None:
@@ -113,6 +114,8 @@ def previous_next(ns: str) -> None:
     if after is not None:
         label = t("course.next", page=t(f"{after.ns}.nav"))
         right.page_link(after.path, label=label, icon=":material/arrow_forward:")
+    else:  # the end of the course (the final quiz): back to the start page and its progress
+        right.page_link(HOME.path, label=t("course.to_start"), icon=":material/home:")
 
 
 def lecture_plan(base_url: str, lang: str) -> str:

@@ -76,3 +76,4 @@ def questions(attempt: int) -> None:
 
 
 questions(int(attempt))
+course.previous_next(frame.ns)

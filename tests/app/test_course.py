@@ -269,6 +269,14 @@ def test_the_final_quiz_scores_and_a_new_attempt_draws_new_numbers():
     assert [m.value for m in at.markdown] != first
 
 
+def test_the_final_quiz_ends_with_the_way_back():
+    at = open_page("pages/quiz.py", "en")
+    links = [p.label for p in at.get("page_link")]
+    last = course.concept_pages()[-1]
+    assert links[-2:] == [t("course.previous", lang="en", page=t(f"{last.ns}.nav", lang="en")),
+                          t("course.to_start", lang="en")]  # fmt: skip
+
+
 def test_the_final_quiz_says_what_to_reread_as_soon_as_an_answer_is_wrong():
     at = open_page("pages/quiz.py", "zh", qz_seed="2")
     assert "quiz_step" not in at.query_params  # the quiz has no lecture steps
