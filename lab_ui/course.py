@@ -73,6 +73,15 @@ def status(ns: str) -> tuple[str, int, int]:
     return ("visited" if f"page:{ns}" in done else "new"), passed, len(items)
 
 
+def status_text(ns: str) -> str:
+    """A page's status in words: "not started", "visited · 2 of 6 questions right", "done: ...".
+    A page with nothing to answer (the final quiz keeps its score to itself) is only visited."""
+    state, passed, total = status(ns)
+    if state == "visited" and not total:
+        return t("course.status_seen")
+    return t(f"course.status_{state}", passed=passed, total=total)
+
+
 def visit(ns: str) -> None:
     progress.mark(f"page:{ns}", ITEMS)
 
@@ -93,7 +102,8 @@ def neighbours(ns: str) -> tuple[PageInfo | None, PageInfo | None]:
 
 
 def previous_next(ns: str) -> None:
-    """The way on at the bottom of a page: the previous and the next page of the course."""
+    """The way on at the bottom of a page: the previous and the next page of the course (the start
+    page before the first and after the last)."""
     before, after = neighbours(ns)
     left, right = st.columns(2)
     if before is not None:
@@ -104,6 +114,17 @@ def previous_next(ns: str) -> None:
     if after is not None:
         label = t("course.next", page=t(f"{after.ns}.nav"))
         right.page_link(after.path, label=label, icon=":material/arrow_forward:")
+    else:  # the end of the course (the final quiz): back to the start page and its progress
+        right.page_link(HOME.path, label=t("course.to_start"), icon=":material/home:")
+
+
+def lecture_plan(base_url: str, lang: str) -> str:
+    """The lecture plan as one text to copy into slides: each page's title once, then its steps,
+    each step's title with its link below it."""
+    blocks: dict[str, list[str]] = {}
+    for title, i, step, link in lecture_links(base_url, lang):
+        blocks.setdefault(title, []).append(f"  {t('course.lecture_plan_row', i=i, step=step)}\n     {link}")
+    return "\n\n".join(title + "\n" + "\n".join(rows) for title, rows in blocks.items())
 
 
 def lecture_links(base_url: str, lang: str) -> list[tuple[str, int, str, str]]:

@@ -24,6 +24,7 @@ from lab_ui.i18n import t
 
 PARAM = "progress"
 _STATE = "_progress"  # the set of passed item ids, in st.session_state
+_REJECTED = "_progress_rejected"  # the code the link brought that could not be read (the home page shows it)
 _VERSION = "1"
 _CHECK_CHARS = 4
 
@@ -78,9 +79,16 @@ def restore(items: Sequence[str]) -> None:
             try:
                 passed = decode(raw, items)
             except ValueError:
-                st.toast(t("course.bad_progress_code"), icon="⚠️")
+                # a long notice: a student who loses their progress must not miss why
+                st.toast(t("course.bad_progress_code"), icon="⚠️", duration="long")
+                st.session_state[_REJECTED] = raw[:80]
         st.session_state[_STATE] = set(passed)
     _publish(items)
+
+
+def rejected() -> str | None:
+    """The progress code this session's link brought and could not read, if any (cut to 80 characters)."""
+    return st.session_state.get(_REJECTED)
 
 
 def passed() -> frozenset[str]:
@@ -98,6 +106,7 @@ def mark(item: str, items: Sequence[str]) -> None:
 
 def forget(items: Sequence[str]) -> None:
     st.session_state[_STATE] = set()
+    st.session_state.pop(_REJECTED, None)
     _publish(items)
 
 

@@ -2,10 +2,12 @@
 of every concept page. The questions themselves are in lab_ui.quiz_bank, their words in
 lab_ui/locales/quiz.toml.
 
-A question is graded the moment it is answered, with an explanation and a link to the page and
-section that teach it. A typed number is read leniently (full-width digits, a thousands comma,
-a fraction such as 1/4) and anything else (empty, words, another script, a number too large to
-mean anything) is graded wrong with a hint, never an error.
+A question is graded the moment it is answered, with an explanation and a link to the section that
+teaches it (on the page itself, a link that scrolls to that section's heading). Answers are kept
+for the session, so a student who follows a link to reread and comes back finds them as left.
+A typed number is read leniently (full-width digits, a thousands comma, a fraction such as 1/4)
+and anything else (empty, words, another script, a number too large to mean anything) is graded
+wrong with a hint, never an error.
 """
 
 from __future__ import annotations
@@ -32,16 +34,23 @@ class Task:
 
     values: dict = field(default_factory=dict)  # {placeholder: text} for the question's words
     answer: float | str = 0.0  # a number, or the id of the right option
-    tolerance: float = 0.0  # absolute, or relative to the answer, whichever is larger
+    tolerance: float = 0.0  # absolute: |typed - answer| <= tolerance is right ...
+    relative: float = 0.0  # ... or <= relative * |answer|, whichever allows more
     options: tuple[str, ...] = ()  # option ids, in the order shown (choice questions)
 
 
 @dataclass(frozen=True)
 class Question:
     id: str  # "quiz:<ns>:<n>", a progress item (lab_ui.course.ITEMS)
-    ns: str  # the page that teaches it
-    section: str | None  # the section of that page, or None for the page as a whole
+    ns: str  # the page whose quiz asks it
+    section: str | None  # the section that teaches it, on that page (or on `taught_on`)
     make: Callable[[np.random.Generator], Task]  # the task for an attempt's random numbers
+    taught_on: str | None = None  # the page that teaches it, when it is not `ns`
+
+    @property
+    def teacher(self) -> str:
+        """The page whose section teaches the question."""
+        return self.taught_on or self.ns
 
     @property
     def text_key(self) -> str:
@@ -95,29 +104,41 @@ def is_right(reading: Reading, task: Task) -> bool:
     if reading.value is None:
         return False
     answer = float(task.answer)
-    return abs(reading.value - answer) <= max(task.tolerance, task.tolerance * abs(answer))
+    return abs(reading.value - answer) <= max(task.tolerance, task.relative * abs(answer))
 
 
 def shown(x: float) -> str:
-    """An answer as the explanation writes it: whole numbers without decimals, others with 4 places."""
-    return f"{x:,.0f}" if float(x).is_integer() and abs(x) < 1e15 else f"{x:.4f}"
+    """An answer as the explanation writes it: whole numbers without decimals, others with at most
+    4 places and no trailing zeros (-0.44, not -0.4400)."""
+    if float(x).is_integer() and abs(x) < 1e15:
+        return f"{x:,.0f}"
+    return f"{x:.4f}".rstrip("0").rstrip(".")
 
 
-def ask(question: Question, task: Task, *, key: str, label: str = "") -> bool | None:
+def words(key: str, **values) -> str:
+    """A quiz text, always filled in (with no values too), so every quiz string writes a LaTeX
+    brace the same way, as {{ or }} (t() leaves a string it has no values for as it is)."""
+    return t(key).format(**values)
+
+
+def ask(question: Question, task: Task, *, key: str, label: str = "", here: str | None = None) -> bool | None:
     """Ask one question; grade it when answered. Returns True / False once answered, else None.
-    label: what stands before the question in bold (e.g. "Question 3 of 14")."""
-    text = t(question.text_key, **task.values)
+    label: what stands before the question in bold (e.g. "Question 3 of 14"); here: the page
+    this is drawn on (its own sections are linked by their anchors). The answer is kept for the
+    session (persist_state), so leaving the page to reread and coming back keeps it."""
+    text = words(question.text_key, **task.values)
     with st.container(border=True):
         st.markdown(f"**{label}** · {text}" if label else text)
         if question.is_choice(task):
-            picked = st.radio(t("quiz.your_answer"), ["", *task.options], key=key,
-                              format_func=lambda o: t(f"{question.text_key}_{o}") if o else "—")  # fmt: skip
+            picked = st.radio(t("quiz.your_answer"), ["", *task.options], key=key, persist_state="session",
+                              format_func=lambda o: words(f"{question.text_key}_{o}") if o else "—")  # fmt: skip
             if not picked:
                 return None
             right = picked == task.answer
-            verdict = t(f"{question.text_key}_{task.answer}")
+            verdict = words(f"{question.text_key}_{task.answer}")
         else:
-            typed = st.text_input(t("quiz.your_answer"), key=key, placeholder=t("quiz.type_number"))
+            typed = st.text_input(t("quiz.your_answer"), key=key, placeholder=t("quiz.type_number"),
+                                  persist_state="session")  # fmt: skip
             if not typed:
                 return None
             reading = read_number(typed)
@@ -130,33 +151,57 @@ def ask(question: Question, task: Task, *, key: str, label: str = "") -> bool | 
         else:
             st.error(t("quiz.wrong", answer=verdict))
         st.info(t(f"{question.text_key}_why", **task.values, answer=verdict))
-        reread(question)
+        reread(question, here=here)
     return right
 
 
-def reread(question: Question) -> None:
-    """A link to the page (and the section) that teaches the question."""
-    info = next((p for p in PAGES if p.ns == question.ns), None)
+def where(question: Question) -> str:
+    """The page and section that teach a question, as a link's words: "Attention heatmaps · 3 Speech"."""
+    ns = question.teacher
+    info = next((p for p in PAGES if p.ns == ns), None)
+    if info is None or question.section not in info.sections:
+        return t(f"{ns}.nav")
+    number = info.sections.index(question.section) + 1
+    return f"{t(f'{ns}.nav')} · {number} {t(f'{ns}.section_{question.section}')}"
+
+
+def anchor(question: Question) -> str:
+    """The id of the heading of the section that teaches it (lab_ui.page.Frame.heading)."""
+    return f"{question.teacher}-{question.section}"
+
+
+def reread(question: Question, *, here: str | None = None) -> None:
+    """A link to the section that teaches the question: on the page that teaches it, a link that
+    scrolls to the section's heading; from another page, a link to that page (in the same tab and
+    session, so progress and the answers given so far are kept), naming the section."""
+    info = next((p for p in PAGES if p.ns == question.teacher), None)
     if info is None:
         return
-    where = t(f"{info.ns}.nav")
-    if question.section and question.section in info.sections:
-        number = info.sections.index(question.section) + 1
-        where = f"{where} · {number} {t(f'{info.ns}.section_{question.section}')}"
-    st.page_link(info.path, label=t("quiz.reread", where=where), icon=":material/menu_book:")
+    label = t("quiz.reread", where=where(question))
+    if here == info.ns and question.section in info.sections:
+        words = label.replace("[", "\\[").replace("]", "\\]")  # "[CLS]" in a title must not end the link
+        st.markdown(f":material/menu_book: [{words}](#{anchor(question)})")
+    else:
+        st.page_link(info.path, label=label, icon=":material/menu_book:")
 
 
 def page_quiz(ns: str, questions: list[Question]) -> None:
     """The questions at the end of a concept page; a right answer counts toward progress."""
-    rng_seed = 0  # a page's own quiz asks the same numbers every time; the final quiz varies them
     st.subheader(t("quiz.page_title"))
     st.caption(t("quiz.page_caption", n=len(questions)))
     for i, question in enumerate(questions, start=1):
-        task = question.make(np.random.default_rng([rng_seed, _number(question)]))
+        task = page_task(question)
         label = t("quiz.question_n", i=i, n=len(questions))
-        answered = ask(question, task, key=f"qz_{ns}_{_number(question)}", label=label)
+        answered = ask(question, task, key=f"qz_{ns}_{_number(question)}", label=label, here=ns)
         if answered is not None:
             course.record(question.id, answered)
+
+
+def page_task(question: Question) -> Task:
+    """The question as a page's own quiz asks it: the same numbers (and order of options) on every
+    visit, from a generator of its own (one per question, so that no two pages' question n put
+    the right option in the same place); the final quiz draws new ones for each attempt."""
+    return question.make(np.random.default_rng([0, course.ITEMS.index(question.id)]))
 
 
 def _number(question: Question) -> int:

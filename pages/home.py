@@ -2,12 +2,17 @@
 teaching order with what each leaves a student able to do, how long it takes and how far this
 student got; the progress code; the lecture plan for instructors."""
 
+from urllib.parse import urlencode
+
 import streamlit as st
 
 from lab_ui import course, page, progress
 from lab_ui.i18n import current_lang, t
 
 frame = page.start("home")
+# page.start writes the lecture step of a page without sections as home_step=0, and a bookmark
+# that keeps it warns on every reload that 0 does not fit: this page has no steps, so no step.
+st.query_params.pop(f"{frame.ns}_step", None)
 
 st.subheader(t("course.course_title"))
 st.markdown(t("course.course_intro"))
@@ -24,29 +29,34 @@ for info in pages:
     if info.section != section:
         section = info.section
         st.markdown(f"#### {t(section)}")
-    state, passed, total = statuses[info.ns]
     icon = {"new": ":material/radio_button_unchecked:", "visited": ":material/pending:",
-            "done": ":material/check_circle:"}[state]  # fmt: skip
+            "done": ":material/check_circle:"}[statuses[info.ns][0]]  # fmt: skip
     st.page_link(info.path, label=t(f"{info.ns}.nav"), icon=icon)
-    status_text = t(f"course.status_{state}", passed=passed, total=total)
-    st.caption(f"{t(f'course.objective_{info.ns}')}  \n{t('course.minutes', n=info.minutes)} · {status_text}")
+    st.caption(
+        f"{t(f'course.objective_{info.ns}')}  \n{t('course.minutes', n=info.minutes)} · {course.status_text(info.ns)}"
+    )
 
-with st.expander(t("course.progress_code"), icon=":material/bookmark:"):
+base = (st.context.url or "").split("?", 1)[0].rstrip("/")  # this page is the app's root
+rejected = progress.rejected()
+with st.expander(t("course.progress_code"), icon=":material/bookmark:", expanded=rejected is not None):
+    if rejected is not None:
+        shown = rejected.replace("`", "'")  # shown in a code span: a backtick must not end it
+        st.warning(t("course.rejected_code", code=shown), icon=":material/warning:")
     code = progress.code(course.ITEMS)
     if code:
-        st.code(code, language=None)
+        st.markdown(t("course.progress_code_is", code=code))
         st.caption(t("course.progress_code_help"))
-        st.button(t("course.forget_progress"), on_click=progress.forget, args=(course.ITEMS,),
-                  icon=":material/delete:")  # fmt: skip
+        st.code(f"{base}/?{urlencode({'lang': current_lang(), progress.PARAM: code})}", language=None,
+                wrap_lines=True)  # fmt: skip
+        with st.popover(t("course.forget_progress"), icon=":material/delete:"):
+            st.markdown(t("course.forget_confirm_text"))
+            st.button(t("course.forget_confirm"), on_click=progress.forget, args=(course.ITEMS,), type="primary")
     else:
         st.caption(t("course.no_progress_yet"))
 
 with st.expander(t("course.lecture_plan"), icon=":material/co_present:"):
     st.caption(t("course.lecture_plan_intro"))
-    base = (st.context.url or "").split("?", 1)[0].rstrip("/")  # this page is the app's root
-    lines = [f"{t('course.lecture_plan_row', page=title, i=i, step=step)}\n{link}"
-             for title, i, step, link in course.lecture_links(base, current_lang())]  # fmt: skip
-    st.code("\n\n".join(lines) or "-", language=None, wrap_lines=True)
+    st.code(course.lecture_plan(base, current_lang()) or "-", language=None, wrap_lines=True)
 
 st.subheader(t("home.how"))
 st.markdown(t("home.how_body"))

@@ -4,14 +4,15 @@ computed by the core, graded at once; a score, and what to reread page by page."
 import numpy as np
 import streamlit as st
 
-from lab_ui import controls, course, page
+from lab_ui import controls, course, page, registry
 from lab_ui.i18n import t
-from lab_ui.quiz import Question, ask
+from lab_ui.quiz import Question, ask, where
 from lab_ui.quiz_bank import BANK
 
-PER_PAGE = 2  # questions drawn from each page's bank: 7 pages give 14, new pages add theirs
+PER_PAGE = 2  # questions drawn from each page's bank: 10 pages give 20, new pages add theirs
 
 frame = page.start("quiz")
+st.query_params.pop(f"{frame.ns}_step", None)  # no lecture steps here (see pages/home.py)
 
 
 def new_attempt() -> None:
@@ -41,7 +42,8 @@ with right:
 def questions(attempt: int) -> None:
     """All questions and the score: one answer reruns this part alone."""
     drawn = draw(attempt)
-    results: dict[str, list[bool]] = {}
+    results: dict[str, list[bool]] = {}  # page -> right or wrong, for each answered question
+    missed: dict[str, list[Question]] = {}  # page -> the questions answered wrong
     for i, question in enumerate(drawn, start=1):
         number = int(question.id.rsplit(":", 1)[1])
         task = question.make(np.random.default_rng([attempt, course.ITEMS.index(question.id), number]))
@@ -50,6 +52,8 @@ def questions(attempt: int) -> None:
         )
         if answered is not None:
             results.setdefault(question.ns, []).append(answered)
+            if not answered:
+                missed.setdefault(question.ns, []).append(question)
     right = sum(sum(r) for r in results.values())
     answered = sum(len(r) for r in results.values())
     st.subheader(t("quiz.score", right=right, total=len(drawn), answered=answered))
@@ -57,14 +61,19 @@ def questions(attempt: int) -> None:
         st.success(t("quiz.all_right"), icon=":material/celebration:")
     st.markdown(f"**{t('quiz.by_topic')}**")
     for info in course.concept_pages():
-        asked = sum(q.ns == info.ns for q in drawn)
+        asked = [q for q in drawn if q.ns == info.ns]
         if not asked:
             continue
-        got = sum(results.get(info.ns, []))
-        st.markdown(t("quiz.topic_row", page=t(f"{info.ns}.nav"), right=got, total=asked))
-        if len(results.get(info.ns, [])) == asked and got < asked:
-            st.page_link(info.path, label=t("quiz.topic_reread", page=t(f"{info.ns}.nav")),
-                         icon=":material/menu_book:")  # fmt: skip
+        got = results.get(info.ns, [])
+        st.markdown(t("quiz.topic_row", page=t(f"{info.ns}.nav"), right=sum(got), answered=len(got), total=len(asked)))
+        # what to reread: the section that teaches each answer that was wrong, each section once
+        sections: dict[tuple, Question] = {}
+        for question in missed.get(info.ns, []):
+            sections.setdefault((question.teacher, question.section), question)
+        for question in sections.values():
+            label = t("quiz.topic_reread", where=where(question))
+            st.page_link(registry.info(question.teacher).path, label=label, icon=":material/menu_book:")
 
 
 questions(int(attempt))
+course.previous_next(frame.ns)

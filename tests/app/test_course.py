@@ -9,10 +9,14 @@ import pytest
 from app_harness import open_page
 
 from lab_ui import course, progress
+from lab_ui import quiz as quiz_ui
 from lab_ui.i18n import t
-from lab_ui.quiz import Reading, Task, is_right, read_number
+from lab_ui.quiz import Reading, Task, is_right, read_number, shown
 from lab_ui.quiz_bank import BANK
 from lab_ui.registry import PAGES
+from lab_ui.registry import info as page_info
+
+QUESTIONS = [q for qs in BANK.values() for q in qs]
 
 ITEMS = course.ITEMS
 
@@ -105,10 +109,40 @@ def test_what_cannot_be_read_gets_a_hint_and_is_wrong(typed, hint):
 
 
 def test_a_tolerance_is_absolute_or_relative_whichever_is_larger():
-    task = Task(answer=1000.0, tolerance=0.01)
+    task = Task(answer=1000.0, tolerance=0.5, relative=0.01)
     assert is_right(Reading(1009.0), task) and not is_right(Reading(1011.0), task)
-    task = Task(answer=0.0, tolerance=0.01)
+    task = Task(answer=0.0, tolerance=0.01, relative=0.01)
     assert is_right(Reading(0.009), task) and not is_right(Reading(0.02), task)
+    task = Task(answer=798.0, tolerance=1.0)  # an absolute tolerance of 1 is not "within 100 %"
+    assert is_right(Reading(799.0), task) and not is_right(Reading(1.0), task)
+
+
+@pytest.mark.parametrize("question", [q for q in QUESTIONS if not q.make(np.random.default_rng(0)).options],
+                         ids=lambda q: q.id)  # fmt: skip
+def test_a_typed_answer_far_from_the_right_one_is_wrong(question):
+    """The answer as the explanation shows it is right; 5 % (or 0.05) away is wrong, in every attempt.
+    (The sound question once took anything from 0 to twice the answer, the accuracy one +-10 %.)"""
+    for seed in range(30):
+        task = question.make(np.random.default_rng(seed))
+        answer = float(task.answer)
+        off = max(0.05 * abs(answer), 0.05)
+        assert is_right(read_number(shown(answer)), task), (seed, task)
+        assert not is_right(Reading(answer + off), task) and not is_right(Reading(answer - off), task), (seed, task)
+
+
+def test_the_sound_question_takes_the_articles_100_vectors_a_second_and_the_exact_count():
+    question = next(q for q in BANK["one_hot"] if q.make.__name__ == "sound_vectors")
+    for seed in range(30):
+        task = question.make(np.random.default_rng(seed))
+        seconds = task.values["seconds"]
+        assert is_right(Reading(100.0 * seconds), task) and is_right(Reading(float(task.answer)), task)
+        assert not is_right(Reading(1.0), task) and not is_right(Reading(150.0 * seconds), task)
+
+
+@pytest.mark.parametrize(("value", "text"), [(0.25, "0.25"), (-0.44, "-0.44"), (0.49668, "0.4967"), (12.0, "12"),
+                                             (19_200_000.0, "19,200,000"), (6.283185, "6.2832")])  # fmt: skip
+def test_an_answer_is_shown_without_trailing_zeros(value, text):
+    assert shown(value) == text
 
 
 # --- the bank and the items ------------------------------------------------------------------------
@@ -126,21 +160,47 @@ def test_every_question_and_check_is_a_progress_item_and_every_page_has_an_objec
         assert t(f"course.objective_{info.ns}", lang="en") and info.minutes > 0
 
 
-@pytest.mark.parametrize("question", [q for qs in BANK.values() for q in qs], ids=lambda q: q.id)
+def _outside_maths(text: str) -> str:
+    return re.sub(r"\$[^$]*\$", "", text)
+
+
+@pytest.mark.parametrize("question", QUESTIONS, ids=lambda q: q.id)
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_every_question_reads_in_both_languages_for_many_attempts(question, lang):
+def test_every_question_reads_in_both_languages_for_many_attempts(question, lang, monkeypatch):
+    monkeypatch.setattr(quiz_ui, "t", lambda key, **values: t(key, lang=lang, **values))
     for seed in range(5):
         task = question.make(np.random.default_rng(seed))
-        words = t(question.text_key, lang=lang, **task.values)
-        assert "{" not in words
-        shown = task.answer if task.options else f"{float(task.answer):.4f}"
-        assert t(f"{question.text_key}_why", lang=lang, **task.values, answer=shown)
+        texts = [quiz_ui.words(question.text_key, **task.values)]
+        answer = task.answer if task.options else shown(float(task.answer))
+        texts.append(quiz_ui.words(f"{question.text_key}_why", **task.values, answer=answer))
         if task.options:
             assert task.answer in task.options
-            for option in task.options:
-                assert t(f"{question.text_key}_{option}", lang=lang)
+            texts += [quiz_ui.words(f"{question.text_key}_{option}") for option in task.options]
         else:
             assert np.isfinite(float(task.answer))
+        for text in texts:  # filled in: no placeholder left, no LaTeX brace left doubled
+            assert text and "{" not in _outside_maths(text) and "{{" not in text and text.count("$") % 2 == 0, text
+
+
+@pytest.mark.parametrize("question", QUESTIONS, ids=lambda q: q.id)
+def test_every_question_links_to_the_section_that_teaches_it(question):
+    teacher = page_info(question.teacher)
+    assert question.section in teacher.sections, f"{question.id}: no section {question.section!r} on {teacher.ns}"
+    where = quiz_ui.where(question)
+    number = teacher.sections.index(question.section) + 1
+    assert where.endswith(f"{number} {t(f'{teacher.ns}.section_{question.section}', lang='en')}")
+
+
+def test_the_right_option_has_no_favourite_place():
+    """Options were sorted by id, which put the right one last in 11 of 21 questions: a student
+    could score by position. Now each question's generator shuffles them."""
+    choice = [q for q in QUESTIONS if q.make(np.random.default_rng(0)).options]
+    for question in choice:  # across attempts, a question's right answer moves
+        places = {(task := question.make(np.random.default_rng(seed))).options.index(task.answer) for seed in range(20)}
+        assert len(places) >= 2, question.id
+    on_pages = [quiz_ui.page_task(q) for q in choice]  # as the pages' own quizzes ask them
+    places = [task.options.index(task.answer) for task in on_pages]
+    assert max(places.count(p) for p in set(places)) <= len(places) / 2, places
 
 
 def test_a_numeric_question_asks_new_numbers_on_another_attempt():
@@ -167,9 +227,31 @@ def test_a_typed_quiz_answer_is_graded_and_bad_text_gets_a_hint():
     at.text_input(key="qz_scaling_2").input("abc").run()
     assert not at.exception
     assert any(t("quiz.hint_digits", lang="zh") in w.value for w in at.warning)
-    task = BANK["scaling"][1].make(np.random.default_rng([0, 2]))
-    at.text_input(key="qz_scaling_2").input(f"{float(task.answer):.4f}").run()
-    assert any(t("quiz.right", lang="zh", answer=f"{float(task.answer):.4f}") in s.value for s in at.success)
+    task = quiz_ui.page_task(BANK["scaling"][1])
+    at.text_input(key="qz_scaling_2").input(shown(float(task.answer))).run()
+    assert any(t("quiz.right", lang="zh", answer=shown(float(task.answer))) in s.value for s in at.success)
+
+
+def test_a_page_quiz_links_the_section_on_the_page_itself_by_its_anchor():
+    at = open_page("pages/heatmap.py", "en")
+    at.text_input(key="qz_heatmap_3").input("5").run()  # a local window: taught in section "speech"
+    anchors = [h.proto.anchor for h in at.subheader]
+    assert "heatmap-speech" in anchors
+    assert any("](#heatmap-speech)" in m.value for m in at.markdown)
+
+
+def test_quiz_answers_survive_leaving_the_page_to_reread_and_coming_back():
+    at = open_page("pages/quiz.py", "en", qz_seed="3")
+    key = next(w.key for w in at.text_input if w.key and w.key.startswith("final_"))
+    at.text_input(key=key).input("abc").run()
+    at.switch_page("pages/one_hot.py").run()
+    at.switch_page("pages/quiz.py").run()
+    assert at.text_input(key=key).value == "abc"
+    page = open_page("pages/heatmap.py", "en")
+    page.radio(key="qz_heatmap_2").set_value("all").run()
+    page.switch_page("pages/qkv.py").run()
+    page.switch_page("pages/heatmap.py").run()
+    assert page.radio(key="qz_heatmap_2").value == "all"
 
 
 def test_the_final_quiz_scores_and_a_new_attempt_draws_new_numbers():
@@ -185,6 +267,28 @@ def test_the_final_quiz_scores_and_a_new_attempt_draws_new_numbers():
     at.button[0].click().run()  # a new attempt
     assert at.number_input(key="qz_seed").value == 4
     assert [m.value for m in at.markdown] != first
+
+
+def test_the_final_quiz_ends_with_the_way_back():
+    at = open_page("pages/quiz.py", "en")
+    links = [p.label for p in at.get("page_link")]
+    last = course.concept_pages()[-1]
+    assert links[-2:] == [t("course.previous", lang="en", page=t(f"{last.ns}.nav", lang="en")),
+                          t("course.to_start", lang="en")]  # fmt: skip
+
+
+def test_the_final_quiz_says_what_to_reread_as_soon_as_an_answer_is_wrong():
+    at = open_page("pages/quiz.py", "zh", qz_seed="2")
+    assert "quiz_step" not in at.query_params  # the quiz has no lecture steps
+    widget = next(w for w in at.text_input if w.key and w.key.startswith("final_"))
+    question = next(q for q in QUESTIONS if widget.key.endswith(q.id))
+    widget.input("-1").run()  # wrong, and the page's other question is still unanswered
+    rereads = [p.label for p in at.get("page_link")]
+    teacher = page_info(question.teacher)
+    number = teacher.sections.index(question.section) + 1
+    where = f"{t(f'{teacher.ns}.nav', lang='zh')} · {number} {t(f'{teacher.ns}.section_{question.section}', lang='zh')}"
+    assert rereads.count(t("quiz.reread", lang="zh", where=where)) == 1  # under the question
+    assert rereads.count(t("quiz.topic_reread", lang="zh", where=where)) == 1  # and in what to reread
 
 
 def test_the_lecture_plan_lists_step_links():
