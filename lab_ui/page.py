@@ -76,7 +76,11 @@ def start(ns: str, *, presets: dict[str, dict] | None = None) -> Frame:
     course.visit(ns)
     entry = registry.info(ns)
     sections, step_key = entry.sections, entry.step_key
-    step = _restore_step(step_key, len(sections))
+    if sections:
+        step = _restore_step(step_key, len(sections))
+    else:  # no lecture steps (home, the final quiz); a bookmark may still carry an old home_step=0
+        step = 0
+        st.query_params.pop(step_key, None)
     if not is_lecture():
         st.title(t(f"{ns}.title"))
         st.markdown(t(f"{ns}.intro"))

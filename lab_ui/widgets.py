@@ -21,6 +21,7 @@ from lab_ui.cache import cached, is_cached_result
 from lab_ui.figures.common import LECTURE_FIGURE_MAX_PX, LECTURE_TEXT_PX, LECTURE_TITLE_PX
 from lab_ui.i18n import t
 from lab_ui.lecture import is_lecture
+from lab_ui.quiz import shown
 
 IMAGE_FORMATS = ("png", "svg")
 IMAGE_FORMAT_KEY = "img"
@@ -220,7 +221,7 @@ def check_number(question: str, answer: float, *, key: str, tolerance: float = 0
         if typed is not None:
             solved = math.isfinite(typed) and abs(typed - answer) <= max(tolerance, tolerance * abs(answer))
             if solved:
-                st.success(t("common.correct", answer=f"{answer:.4f}"))
+                st.success(t("common.correct", answer=shown(answer)))  # 8, not 8.0000
             else:
                 st.error(t("common.not_quite", typed=_shown(typed)))
         if solved or st.toggle(t("common.reveal"), key=f"{key}_show", persist_state="session"):

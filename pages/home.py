@@ -10,9 +10,6 @@ from lab_ui import course, page, progress
 from lab_ui.i18n import current_lang, t
 
 frame = page.start("home")
-# page.start writes the lecture step of a page without sections as home_step=0, and a bookmark
-# that keeps it warns on every reload that 0 does not fit: this page has no steps, so no step.
-st.query_params.pop(f"{frame.ns}_step", None)
 
 st.subheader(t("course.course_title"))
 st.markdown(t("course.course_intro"))

@@ -12,7 +12,6 @@ from lab_ui.quiz_bank import BANK
 PER_PAGE = 2  # questions drawn from each page's bank: 10 pages give 20, new pages add theirs
 
 frame = page.start("quiz")
-st.query_params.pop(f"{frame.ns}_step", None)  # no lecture steps here (see pages/home.py)
 
 
 def new_attempt() -> None:

@@ -20,6 +20,7 @@ from attention_core.attention_views import (
 from attention_core.shipped import load_examples
 from lab_ui.figures.real_model import grid_block, grid_gap
 from lab_ui.i18n import t
+from lab_ui.quiz import shown
 from lab_ui.widgets import escape_markdown
 
 PAGE = "pages/real_model.py"
@@ -280,9 +281,9 @@ def test_check_yourself_answers_are_computed():
     assert explanation in texts(at)
     parked = float(e.attentions[4, 5, ask, 0] + e.attentions[4, 5, ask, -1])
     at.number_input(key="rm_num").set_value(round(parked, 3)).run()
-    assert t("common.correct", answer=f"{parked:.4f}") in texts(at)
+    assert t("common.correct", answer=shown(parked)) in texts(at)
     at.number_input(key="rm_num").set_value(round(parked + 0.1, 3)).run()
-    assert t("common.correct", answer=f"{parked:.4f}") not in texts(at)
+    assert t("common.correct", answer=shown(parked)) not in texts(at)
 
 
 # --- without the optional package -------------------------------------------------------------------------
