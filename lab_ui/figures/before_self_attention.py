@@ -32,6 +32,9 @@ SHAPES_LEGEND_MARGIN = 60  # the shapes drawing has no axis labels: its legend's
 # Tall enough for the plot, short enough that in lecture mode the figure is whole on a 1280 x 720
 # projector's first screen, under the title row, the step bar and the folded text.
 HEIGHT = 385
+# What the page's first screen leaves a figure in lecture mode (three popovers in the title row take
+# two lines): pages/before_self_attention.py draws every figure no taller there.
+LECTURE_PX = 290
 
 
 def _ticks(words: Sequence[str], known: np.ndarray) -> list[str]:
@@ -187,7 +190,7 @@ def bottleneck_figure(curves: BottleneckCurves, sentence_length: int, lang: str)
         annotations.append(dict(x=sentence_length, y=0, yref="paper", yanchor="bottom", xanchor="left", showarrow=False,
                                 text=t(p + "bn_your_sentence", lang, T=sentence_length)))  # fmt: skip
     layout = layout_dict(
-        title=t(p + "bn_title", lang, d=curves.d, d_token=curves.d_token), height=HEIGHT,
+        title=t(p + "bn_title", lang), height=HEIGHT,
         xaxis=dict(title=t(p + "bn_x", lang), range=[0.5, T[-1] + 0.5]),
         yaxis=dict(title=t(p + "bn_y", lang), range=[0, 1.05]),
         legend=LEGEND, shapes=shapes, annotations=annotations,
