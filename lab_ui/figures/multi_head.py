@@ -47,7 +47,7 @@ FORMULAS = {
     "split": (
         # No words in the formula (it is the same on the Chinese page): head i's block of columns by index.
         r"\begin{aligned} Q &= x\,W_q \\ d_{head} &= d_{model} / h \\"
-        r" Q_i &= Q_{[:,\ c]},\quad (i-1)\,d_{head} < c \le i\,d_{head} \end{aligned}"
+        r" Q_i &= Q_{[:,\ c]} \\ &\phantom{=}\ (i-1)\,d_{head} < c \le i\,d_{head} \end{aligned}"
     ),
     "maps": (
         r"\begin{aligned} A_i &= Q_i K_i^{\top} \\ Q K^{\top} &= A_1 + \dots + A_h \\"
