@@ -325,6 +325,22 @@ def shapes_figure(view: EncoderDecoderView, target_is_source: bool, lang: str) -
     return go.Figure(data=data, layout=layout)
 
 
+# Lecture mode's labels are 20 px: a map's row labels need this much height each, and the title and
+# the key labels below take about LABELS_MARGIN of the figure's height.
+LECTURE_LABEL_PX, LABELS_MARGIN = 24, 140
+
+
 def shorter(fig: go.Figure, height: int) -> go.Figure:
-    """A copy no taller than `height` pixels (the original may sit in a cache)."""
-    return go.Figure(fig).update_layout(height=min(fig.layout.height or height, height))
+    """A copy no taller than `height` pixels (the original may sit in a cache). A weights map keeps
+    only as many row labels as fit the shorter plot (every other word, every third ...), so that
+    lecture mode's 20 px labels never pile up on each other."""
+    out = go.Figure(fig).update_layout(height=min(fig.layout.height or height, height))
+    ticks = fig.layout.yaxis.tickvals
+    if fig.data and fig.data[0].type == "heatmap" and ticks and len(ticks) > 1:
+        fit = max(1, (out.layout.height - LABELS_MARGIN) // LECTURE_LABEL_PX)  # labels the plot has room for
+        keep = int(np.ceil(len(ticks) / fit))  # every keep-th of the labels the map was built with
+        if keep > 1:
+            out.update_layout(
+                yaxis=dict(tickvals=list(ticks[::keep]), ticktext=list(fig.layout.yaxis.ticktext[::keep]))
+            )
+    return out

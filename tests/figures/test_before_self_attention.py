@@ -142,3 +142,19 @@ def test_in_lecture_mode_the_y_title_is_no_longer_than_the_plot_is_tall(curves, 
         title = _visible(fig.layout.yaxis.title.text)
         width = sum(20 if ord(ch) >= 0x2E80 else 11 for ch in title)
         assert width <= plot, title
+
+
+def test_a_shortened_map_keeps_only_the_row_labels_that_fit():
+    """Lecture mode draws the maps LECTURE_PX tall with 20 px labels: 9 target words (HTML typed as a
+    sentence) piled their labels on top of each other. The shorter copy labels every other row."""
+    many = encoder_decoder_view(sentence_pair("😀 <script>alert(1)</script> fun", "<b>x</b> 有趣"))
+    for fig in (figs.cross_map(many, "zh"), figs.self_map(many, "zh")):
+        short = figs.shorter(fig, figs.LECTURE_PX)
+        ticks = short.layout.yaxis.tickvals
+        room = short.layout.height - figs.LABELS_MARGIN
+        assert 1 < len(ticks) < len(fig.layout.yaxis.tickvals) and len(ticks) * figs.LECTURE_LABEL_PX <= room
+        assert list(short.layout.yaxis.ticktext) == [fig.layout.yaxis.ticktext[list(fig.layout.yaxis.tickvals).index(v)]
+                                                     for v in ticks]  # fmt: skip
+        assert len(short.data[0].y) == len(fig.data[0].y)  # every row still drawn
+    few = figs.cross_map(encoder_decoder_view(sentence_pair("machine learning is fun", "机器 学习 很 有趣")), "en")
+    assert figs.shorter(few, figs.LECTURE_PX).layout.yaxis.tickvals == few.layout.yaxis.tickvals  # 4 rows: all
