@@ -62,13 +62,14 @@ class SpeechCost:
 def speech_cost(seconds: float, window: int, curve_to: float = 60.0, drawn_frames: int = 40) -> SpeechCost:
     """The numbers and the curves of the speech section: T, entries and memory of one T x T map
     against the windowed one, how both grow from 0 to `curve_to` seconds (or `seconds`, if longer)
-    every half second, and the local mask over the first `drawn_frames` frames."""
+    every half second, and the local mask over the first `drawn_frames` frames, or 4w + 1 when the
+    window is wider, so the drawing always shows frames outside the window (a band, not a full square)."""
     window = _non_negative_int(window, "window")
     T = frame_count(seconds)
     full, windowed = T * T, window_entries(T, window)
     curve_seconds = np.arange(0.0, max(float(curve_to), np.ceil(seconds)) + 0.25, 0.5)  # [n], every half second
     frames = np.array([frame_count(s) for s in curve_seconds], dtype=np.int64)  # [n]
-    mask = local_mask(min(T, drawn_frames), window)  # [n_drawn, n_drawn]
+    mask = local_mask(min(T, max(drawn_frames, 4 * window + 1)), window)  # [n_drawn, n_drawn]
     for a in (curve_seconds, frames, mask):
         a.setflags(write=False)
     curve_window = window_entries(frames, window)  # [n]

@@ -22,13 +22,14 @@ from lab_ui.lecture import is_lecture
 
 NS = "before_self_attention"
 P = f"{NS}."
-LECTURE_PX = 290  # the height a figure gets on a 1280 x 720 projector (lecture mode)
 PRESET_OF = {"article": "machine_learning", "reordered": "read_at_home", "reversed": "good_morning",
              "uneven": "thank_you", "yesterday": "ate_yesterday"}  # fmt: skip
 PRESETS = {preset: {"ed_src": EXAMPLE_PAIRS[e][0], "ed_tgt": EXAMPLE_PAIRS[e][1]} for preset, e in PRESET_OF.items()}
 SOURCE_DEFAULT, TARGET_DEFAULT = EXAMPLE_PAIRS["machine_learning"]
 WORDS = ", ".join(f"{'I' if en == 'i' else en} {zh}" for en, zh in LEXICON)
 D_CHOICES, D_TOKEN_CHOICES, T_MAX_CHOICES = (1, 2, 4, 8, 16), (1, 2, 4, 8), (4, 8, 16, 24, 32, 48, 64)
+D_DEFAULT, D_TOKEN_DEFAULT, T_MAX_DEFAULT = 8, 2, 24
+CHECK_T = 16  # the check asks about the bottleneck chart as it opens, at this length
 
 frame = page.start(NS, presets=PRESETS)
 lang = current_lang()
@@ -57,7 +58,7 @@ view = cached(encoder_decoder_view, pair, seed)
 def _show(fig, **kwargs) -> None:
     """widgets.show_figure, in lecture mode no taller than what this page's first screen leaves
     the figure (three popovers in its title row take two lines)."""
-    widgets.show_figure(cached(figures.shorter, fig, LECTURE_PX) if is_lecture() else fig, **kwargs)
+    widgets.show_figure(cached(figures.shorter, fig, figures.LECTURE_PX) if is_lecture() else fig, **kwargs)
 
 
 def _numbers_box(key: str):
@@ -114,10 +115,10 @@ def bottleneck_section(sentence_length: int) -> None:
     page.prose(t(P + "bottleneck_body"))
     figure_box, controls_box = _slots()
     with controls_box, page.section_controls():
-        d = controls.select_slider(t(P + "d_label"), D_CHOICES, 8, key="ed_d", help=t(P + "d_help"))
-        d_token = controls.select_slider(t(P + "d_token_label"), D_TOKEN_CHOICES, 2, key="ed_dtok",
+        d = controls.select_slider(t(P + "d_label"), D_CHOICES, D_DEFAULT, key="ed_d", help=t(P + "d_help"))
+        d_token = controls.select_slider(t(P + "d_token_label"), D_TOKEN_CHOICES, D_TOKEN_DEFAULT, key="ed_dtok",
                                          help=t(P + "d_token_help"))  # fmt: skip
-        t_max = controls.select_slider(t(P + "t_max_label"), T_MAX_CHOICES, 24, key="ed_tmax")
+        t_max = controls.select_slider(t(P + "t_max_label"), T_MAX_CHOICES, T_MAX_DEFAULT, key="ed_tmax")
     curves = cached(bottleneck_curves, t_max, d, None, d_token)
     with figure_box:
         _show(cached(figures.bottleneck_figure, curves, sentence_length, lang), key="ed_bottleneck",
@@ -177,7 +178,11 @@ def check_section() -> None:
     frame.heading("check")
     widgets.check_choice(t(P + "q_shape"), ["3x6", "6x3", "6x6", "3x3"], "3x6", key="ed_check_shape",
                          format_func=_shape, explanation=t(P + "q_shape_why"))  # fmt: skip
-    widgets.check_number(t(P + "q_ceiling"), 0.25, key="ed_check_ceiling", explanation=t(P + "q_ceiling_why"))
+    curves, at = cached(bottleneck_curves, T_MAX_DEFAULT, D_DEFAULT, None, D_TOKEN_DEFAULT), CHECK_T - 1
+    numbers = dict(d=D_DEFAULT, d_token=D_TOKEN_DEFAULT, T=CHECK_T)
+    widgets.check_number(t(P + "q_ceiling", **numbers), float(curves.ceiling[at]), key="ed_check_ceiling",
+                         explanation=t(P + "q_ceiling_why", **numbers, ceiling=f"{curves.ceiling[at]:g}",
+                                       measured=f"{curves.fixed[at]:.2f}"))  # fmt: skip
 
 
 def _shape(option: str) -> str:

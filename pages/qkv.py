@@ -166,8 +166,8 @@ def check_section() -> bool:
     frame.heading("check")
     j = c.j + 1
     solved = widgets.check_number(
-        t("qkv.check_question", j=j, q1=fq.vector_tex(c.q), kj=fq.vector_tex(c.k)), c.answer, key="qkv_check",
-        tolerance=c.tolerance,
+        t("qkv.check_question", j=j, q1=fq.inline_vector_tex(c.q), kj=fq.inline_vector_tex(c.k)), c.answer,
+        key="qkv_check", tolerance=c.tolerance,
         explanation=t("qkv.check_explain", j=j, answer=f"{c.answer:.4f}", terms=fq.pairs_tex(c.q, c.k)),
     )  # fmt: skip
     # In lecture mode each section has a screen of its own: nothing further down is in view.
@@ -184,7 +184,7 @@ def scores_section() -> None:
         matrices(*cached(fq.scores_rows, r))
     st.markdown(cached(fq.dot_md, r, locked))
     with st.container(border=True):
-        st.markdown(t("qkv.seed_mistake", d_k=d_k, k2=fq.vector_tex(r.K[c.j]), j=c.j + 1))
+        st.markdown(t("qkv.seed_mistake", d_k=d_k, k2=fq.inline_vector_tex(r.K[c.j]), j=c.j + 1))
     numbers("qkv_products", fq.products_table, hide)
     widgets.formula_and_code(fq.FORMULAS["scores"], steps.dot_scores)
 

@@ -32,6 +32,9 @@ SHAPES_LEGEND_MARGIN = 60  # the shapes drawing has no axis labels: its legend's
 # Tall enough for the plot, short enough that in lecture mode the figure is whole on a 1280 x 720
 # projector's first screen, under the title row, the step bar and the folded text.
 HEIGHT = 385
+# What the page's first screen leaves a figure in lecture mode (three popovers in the title row take
+# two lines): pages/before_self_attention.py draws every figure no taller there.
+LECTURE_PX = 290
 
 
 def _ticks(words: Sequence[str], known: np.ndarray) -> list[str]:
@@ -187,7 +190,7 @@ def bottleneck_figure(curves: BottleneckCurves, sentence_length: int, lang: str)
         annotations.append(dict(x=sentence_length, y=0, yref="paper", yanchor="bottom", xanchor="left", showarrow=False,
                                 text=t(p + "bn_your_sentence", lang, T=sentence_length)))  # fmt: skip
     layout = layout_dict(
-        title=t(p + "bn_title", lang, d=curves.d, d_token=curves.d_token), height=HEIGHT,
+        title=t(p + "bn_title", lang), height=HEIGHT,
         xaxis=dict(title=t(p + "bn_x", lang), range=[0.5, T[-1] + 0.5]),
         yaxis=dict(title=t(p + "bn_y", lang), range=[0, 1.05]),
         legend=LEGEND, shapes=shapes, annotations=annotations,
@@ -322,6 +325,22 @@ def shapes_figure(view: EncoderDecoderView, target_is_source: bool, lang: str) -
     return go.Figure(data=data, layout=layout)
 
 
+# Lecture mode's labels are 20 px: a map's row labels need this much height each, and the title and
+# the key labels below take about LABELS_MARGIN of the figure's height.
+LECTURE_LABEL_PX, LABELS_MARGIN = 24, 140
+
+
 def shorter(fig: go.Figure, height: int) -> go.Figure:
-    """A copy no taller than `height` pixels (the original may sit in a cache)."""
-    return go.Figure(fig).update_layout(height=min(fig.layout.height or height, height))
+    """A copy no taller than `height` pixels (the original may sit in a cache). A weights map keeps
+    only as many row labels as fit the shorter plot (every other word, every third ...), so that
+    lecture mode's 20 px labels never pile up on each other."""
+    out = go.Figure(fig).update_layout(height=min(fig.layout.height or height, height))
+    ticks = fig.layout.yaxis.tickvals
+    if fig.data and fig.data[0].type == "heatmap" and ticks and len(ticks) > 1:
+        fit = max(1, (out.layout.height - LABELS_MARGIN) // LECTURE_LABEL_PX)  # labels the plot has room for
+        keep = int(np.ceil(len(ticks) / fit))  # every keep-th of the labels the map was built with
+        if keep > 1:
+            out.update_layout(
+                yaxis=dict(tickvals=list(ticks[::keep]), ticktext=list(fig.layout.yaxis.ticktext[::keep]))
+            )
+    return out

@@ -365,7 +365,7 @@ def speech_mask(cost: SpeechCost, lang: str, lecture: bool = False) -> go.Figure
     query, key = t("heatmap.speech_query", lang), t("heatmap.speech_key", lang)
     trace = go.Heatmap(
         z=cost.mask.astype(np.float32), x=names, y=names, colorscale=[[0, "rgb(235,235,235)"], [1, QUALITATIVE[0]]],
-        zmin=0, zmax=1, showscale=False, xgap=1, ygap=1,
+        zmin=0, zmax=1, showscale=False, xgap=1 if n <= 60 else 0, ygap=1 if n <= 60 else 0,  # thin cells: no gaps
         hovertemplate=f"{query}: %{{y}}<br>{key}: %{{x}}<extra></extra>",
     )  # fmt: skip
     every = max(1, n // 8)

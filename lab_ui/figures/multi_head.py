@@ -45,8 +45,9 @@ RANDOM_COLOUR = "#B34E00"  # dark orange, 5.2:1 on white: the title of random we
 # The formula of each section, shown beside the core function that computes it (formula_and_code).
 FORMULAS = {
     "split": (
-        r"\begin{aligned} Q &= x\,W_q \\ d_{head} &= d_{model} / h \\ Q_i &= \text{columns } c \text{ of } Q"
-        r" \\ &\phantom{=}\ \text{for } (i-1)\,d_{head} < c \le i\,d_{head} \end{aligned}"
+        # No words in the formula (it is the same on the Chinese page): head i's block of columns by index.
+        r"\begin{aligned} Q &= x\,W_q \\ d_{head} &= d_{model} / h \\"
+        r" Q_i &= Q_{[:,\ c]} \\ &\phantom{=}\ (i-1)\,d_{head} < c \le i\,d_{head} \end{aligned}"
     ),
     "maps": (
         r"\begin{aligned} A_i &= Q_i K_i^{\top} \\ Q K^{\top} &= A_1 + \dots + A_h \\"

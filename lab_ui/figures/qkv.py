@@ -226,6 +226,13 @@ def vector_tex(v: np.ndarray, decimals: int = 2) -> str:
     return r"\left[\begin{array}{" + "r" * len(v) + "}" + cells + r"\end{array}\right]"
 
 
+def inline_vector_tex(v: np.ndarray, decimals: int = 2) -> str:
+    """A row vector inside a sentence: [a, b, ...] with a line break allowed after each comma, so
+    that on a phone a long one wraps with the words instead of running off the screen (a bracketed
+    array never breaks)."""
+    return r"[\," + r",\allowbreak\ ".join(num(x, decimals) for x in v) + r"\,]"
+
+
 def _signed(x: float, decimals: int = 2) -> str:
     """A term of a sum: negative numbers in parentheses, so "+ (-0.15)" reads plainly."""
     text = num(x, decimals)

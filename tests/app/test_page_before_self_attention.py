@@ -234,8 +234,10 @@ def test_check_yourself():
     assert at.error and not at.success
     at.radio(key="ed_check_shape").set_value("3x6").run()
     assert at.success
-    at.number_input(key="ed_check_ceiling").set_value(0.25).run()
+    curves = bottleneck_curves(24, 8, None, 2)  # the bottleneck chart as it opens, which the check asks about
+    at.number_input(key="ed_check_ceiling").set_value(float(curves.ceiling[15])).run()
     assert len(at.success) == 2
+    assert f"about {curves.fixed[15]:.2f} at T = 16" in texts(at)  # the measured curve, from the core
     assert "ed_check_shape" not in at.query_params  # answers stay out of the link
 
 

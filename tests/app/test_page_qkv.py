@@ -435,3 +435,17 @@ def test_seed_quotes_are_translated_on_the_english_page():
     body = texts(open_page(PAGE, lang="en"))
     assert "矩阵Wq、Wk、Wv是需要学习的参数" in body and "the parameters to be learned" in body
     assert "这个矩阵有4个column" in body and "this matrix has 4 columns" in body
+
+
+def test_the_checks_vectors_wrap_with_the_words_on_a_phone():
+    """With d_k = 8 the question's q_1 and k_2 were bracketed arrays, which never break: on a 390 px
+    phone their last numbers were off the screen. Written [a, b, ...] with a break allowed after
+    every comma, they wrap; the numbers are still every one of q_1's and k_2's."""
+    at = open_page(PAGE, qkv_dm=8, qkv_dk=8)
+    x = sentence_matrix(TOKENS, 8, SEED)
+    w_q, w_k, _ = weights(8, 8)
+    question = next(m.value for m in at.markdown if "(before scaling)" in m.value)
+    assert r"\begin{array}" not in question
+    for vector in (x[0] @ w_q, x[1] @ w_k):
+        shown = [f"{v:.2f}" if round(v, 2) != 0 else "0.00" for v in vector]
+        assert ",\\allowbreak\\ ".join(shown) in question, vector

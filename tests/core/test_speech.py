@@ -53,3 +53,12 @@ def test_a_short_sound_draws_all_its_frames():
     cost = speech_cost(0.1, 2)
     assert cost.T == 8 and cost.mask.shape == (8, 8)
     assert not cost.mask.flags.writeable and not cost.curve_full.flags.writeable
+
+
+@pytest.mark.parametrize("w", [10, 20, 50])
+def test_a_wide_window_is_drawn_over_enough_frames_to_show_its_edge(w):
+    # Over the first 40 frames a window of w >= 39 covered every cell: a full square, no band.
+    mask = speech_cost(120, w).mask
+    assert mask.shape[0] >= 4 * w + 1
+    assert not mask.all() and not mask[0].all()  # the first frame cannot see the far frames
+    np.testing.assert_array_equal(mask, local_mask(mask.shape[0], w))

@@ -105,3 +105,56 @@ def test_every_figure_has_its_numbers(view, curves):
     np.testing.assert_allclose(by_position[t("before_self_attention.bn_fixed", "zh")], curves.fixed_by_position)
     losses = figs.loss_table(trained_model(0), "en")
     assert list(losses.index[:2]) == [1, 2] and len(losses) == 200
+
+
+# A 390 px phone keeps Plotly's toolbar (zoom, reset, download) and Streamlit's full-screen button
+# at the top right of every figure, over the title's line. Measured in Chromium at 15 px bold: a
+# title reaches them past about 31 Latin characters (a Chinese character is as wide as two).
+PHONE_TITLE_UNITS = 31
+
+
+def _visible(text: str) -> str:
+    import re
+
+    return re.sub(r"<[^>]+>", "", text)
+
+
+def _units(text: str) -> int:
+    return sum(2 if ord(ch) >= 0x2E80 else 1 for ch in _visible(text))
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_every_title_fits_beside_the_toolbar_on_a_phone(view, lang):
+    long = bottleneck_curves(T_max=64, d=16, d_token=8, n_fit=60, n_test=60)  # two-digit numbers in the titles
+    built = [figs.cross_map(view, lang), figs.self_map(view, lang), figs.training_curve(trained_model(0), lang),
+             figs.bottleneck_figure(long, 4, lang), figs.by_position_figure(long, lang),
+             figs.shapes_figure(view, False, lang), figs.shapes_figure(view, True, lang)]  # fmt: skip
+    for fig in built:
+        assert _units(fig.layout.title.text) <= PHONE_TITLE_UNITS, fig.layout.title.text
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_in_lecture_mode_the_y_title_is_no_longer_than_the_plot_is_tall(curves, lang):
+    """Lecture mode draws these figures LECTURE_PX tall with 20 px text: a longer y-axis title ran
+    over the figure's title (about 0.55 em a Latin character, 1 em a Chinese one)."""
+    for fig in (figs.bottleneck_figure(curves, 4, lang), figs.by_position_figure(curves, lang)):
+        plot = figs.LECTURE_PX - fig.layout.margin.t - fig.layout.margin.b
+        title = _visible(fig.layout.yaxis.title.text)
+        width = sum(20 if ord(ch) >= 0x2E80 else 11 for ch in title)
+        assert width <= plot, title
+
+
+def test_a_shortened_map_keeps_only_the_row_labels_that_fit():
+    """Lecture mode draws the maps LECTURE_PX tall with 20 px labels: 9 target words (HTML typed as a
+    sentence) piled their labels on top of each other. The shorter copy labels every other row."""
+    many = encoder_decoder_view(sentence_pair("😀 <script>alert(1)</script> fun", "<b>x</b> 有趣"))
+    for fig in (figs.cross_map(many, "zh"), figs.self_map(many, "zh")):
+        short = figs.shorter(fig, figs.LECTURE_PX)
+        ticks = short.layout.yaxis.tickvals
+        room = short.layout.height - figs.LABELS_MARGIN
+        assert 1 < len(ticks) < len(fig.layout.yaxis.tickvals) and len(ticks) * figs.LECTURE_LABEL_PX <= room
+        assert list(short.layout.yaxis.ticktext) == [fig.layout.yaxis.ticktext[list(fig.layout.yaxis.tickvals).index(v)]
+                                                     for v in ticks]  # fmt: skip
+        assert len(short.data[0].y) == len(fig.data[0].y)  # every row still drawn
+    few = figs.cross_map(encoder_decoder_view(sentence_pair("machine learning is fun", "机器 学习 很 有趣")), "en")
+    assert figs.shorter(few, figs.LECTURE_PX).layout.yaxis.tickvals == few.layout.yaxis.tickvals  # 4 rows: all

@@ -174,7 +174,7 @@ def test_speech_mask_is_the_band_of_the_window():
     fig = figs.speech_mask(cost, "en")
     np.testing.assert_array_equal(_z(fig.data[0]) == 1, cost.mask)
     assert list(fig.data[0].x[:3]) == ["0 ms", "10 ms", "20 ms"]
-    assert fig.layout.title.text == "The window over the first 40 frames, w = 3"
+    assert fig.layout.title.text == t("heatmap.speech_mask_title", "en", n=40, w=3) == "Window w = 3, first 40 frames"
 
 
 def test_words_under_the_figures():
@@ -187,3 +187,27 @@ def test_words_under_the_figures():
         random_view(("w",) * 100, 2, 0, max_tokens=64), "en"
     )
     assert figs.row_sums_text(random_view(TOKENS, 4, 0), "en") == t("heatmap.sums_softmax_equal", "en", total="1.0000")
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_speech_mask_title_fits_beside_a_phones_toolbar(lang):
+    """On a 390 px phone the toolbar starts about 31 Latin characters (15 Chinese) into the title's
+    line (measured in Chromium); "The window over the first 40 frames, w = 8" ran under it."""
+    fig = figs.speech_mask(speech_cost(120, 50), lang)
+    assert sum(2 if ord(ch) >= 0x2E80 else 1 for ch in fig.layout.title.text) <= 31, fig.layout.title.text
+
+
+def test_a_wide_window_is_drawn_as_a_band_without_cell_gaps():
+    fig = figs.speech_mask(speech_cost(120, 50), "en")
+    z = np.array(fig.data[0].z)
+    assert z.shape[0] >= 201 and not z.all()  # the band's edge is in the picture
+    assert fig.data[0].xgap == 0  # 2 px cells: a 1 px gap would stripe them
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_weights_titles_fit_beside_a_phones_toolbar(lang):
+    # "Random weights (untrained) · d = 8, seed 0" ran under the toolbar on a 390 px phone.
+    e = load_examples()[0]
+    for view in (random_view(TOKENS, 8, 0), shipped_view(e.tokens, e.attentions, 4, 12)):
+        title = figs.weights_heatmap(view, lang).layout.title.text
+        assert sum(2 if ord(ch) >= 0x2E80 else 1 for ch in title) <= 31, title

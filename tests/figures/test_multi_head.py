@@ -192,3 +192,9 @@ def test_stacked_parts_keep_their_rows_and_a_projector_drops_numbers_that_would_
     assert fig.data[0].texttemplate is None  # 3 parts of 4 rows in a 390 px figure: rows too low for 18 px numbers
     assert figs.concat_figure(small, "en").data[0].texttemplate == "%{z:.2f}"
     assert figs.split_figure(small, "Q", "en", lecture=True).data[0].texttemplate == "%{z:.2f}"  # 2 parts: room
+
+
+def test_the_formulas_have_no_words_the_chinese_page_would_show_in_english():
+    # KaTeX writes \text{...} as it is: "columns c of Q" stood in the split formula on the Chinese page.
+    for name, tex in figs.FORMULAS.items():
+        assert "\\text{" not in tex, name
