@@ -123,8 +123,10 @@ def csv_safe(df: pd.DataFrame) -> pd.DataFrame:
 
     out = df.copy()
     out.columns = [cell(str(c)) for c in out.columns]
-    if pd.api.types.is_string_dtype(out.index) or out.index.dtype == object:
-        out.index = [cell(i) for i in out.index]
+    if pd.api.types.is_string_dtype(out.index) or out.index.dtype == object:  # keep its name: the CSV's first header
+        out.index = pd.Index(
+            [cell(i) for i in out.index], name=None if out.index.name is None else cell(str(out.index.name))
+        )
     for col in out.columns:
         if pd.api.types.is_string_dtype(out[col]) or out[col].dtype == object:
             out[col] = out[col].map(cell)

@@ -22,6 +22,17 @@ def test_csv_cells_that_would_run_as_formulas_become_text():
     assert df["token"].iloc[0] == "=HYPERLINK(1)"  # the original is untouched
 
 
+def test_a_named_text_index_keeps_its_name_as_the_csvs_first_header():
+    """The rows of a weights table are tokens: their column must be named in the CSV too (an
+    empty first header cell was the newcomer's item 12)."""
+    df = pd.DataFrame({"1 · cat": [0.5, 0.25]}, index=pd.Index(["1 · cat", "=2 · dog"], name="query"))
+    lines = csv_safe(df).to_csv().splitlines()
+    assert lines[0] == "query,1 · cat"
+    assert lines[2].startswith("'=2 · dog,")
+    assert csv_safe(df.rename_axis("=q")).to_csv().splitlines()[0].startswith("'=q,")
+    assert csv_safe(df.rename_axis(None)).index.name is None
+
+
 def test_markdown_escaping_keeps_user_text_as_text():
     text = "**bold** [link](javascript:x) $x$ <b>hi</b> # h"
     assert escape_markdown(text) == r"\*\*bold\*\* \[link\]\(javascript:x\) \$x\$ \<b\>hi\</b\> \# h"
