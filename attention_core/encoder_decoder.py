@@ -347,6 +347,7 @@ class EncoderDecoderView:
     self_source: CrossAttentionResult  # Target = Source: weights       [T_source, T_source]
     predicted: tuple[str, ...]  # the Chinese word read off each C_i     T_target
     agreement: float  # share of aligned target words looking hardest at an aligned source word (nan: none aligned)
+    any_aligned: bool  # is any target word's translation in the source? (agreement is nan when not)
     weights_kind: str  # "learned"
     seed: int
 
@@ -373,6 +374,7 @@ def encoder_decoder_view(pair: SentencePair, seed: int = 0) -> EncoderDecoderVie
         self_source=self_source,
         predicted=predicted,
         agreement=agreement,
+        any_aligned=bool(aligned_rows.any()),
         weights_kind=model.weights_kind,
         seed=seed,
     )

@@ -51,7 +51,7 @@ def heads_control(d_model: int, notes: list[str]) -> int:
         wanted, choices = raw[0][:40] if raw else wanted, ", ".join(map(str, fit.options))
         notes.append(t(f"multi_head.heads_{fit.reason}", value=widgets.escape_markdown(str(wanted)), wanted=wanted,
                        d_model=d_model, fallback=fit.n_heads, choices=choices, max_heads=MAX_HEADS,
-                       ratio=f"{d_model / float(wanted):.2f}" if fit.reason == "not_divisor" else ""))  # fmt: skip
+                       ratio=f"{fit.ratio:.2f}" if fit.ratio is not None else ""))  # fmt: skip
         st.session_state["mh_h"] = fit.n_heads
     n_heads = controls.selectbox(t("multi_head.heads_label"), list(fit.options), key="mh_h", default=fit.n_heads,
                                  help=t("multi_head.heads_help"))  # fmt: skip

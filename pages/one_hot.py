@@ -230,7 +230,7 @@ def graph_example(kind: str, controls_box, figure_box) -> None:
         st.markdown(t("one_hot.mol_text", name=name, n=len(graph.nodes), k=len(graph.features)))
     else:
         graph, filename = cached(sequences.network_vectors), "network_vectors.csv"
-        n, links = len(graph.nodes), int(graph.vectors.sum()) // 2
+        n, links = len(graph.nodes), len(sequences.NETWORK_FRIENDSHIPS)
         g1, g2 = figure_box.columns(2)
         with g1:
             widgets.show_figure(cached(figures.network, graph, lang), key="one_hot_network",

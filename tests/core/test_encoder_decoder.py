@@ -308,3 +308,9 @@ def test_bottleneck_extremes_and_speed():
     ]:
         with pytest.raises(ValueError, match=message):
             bottleneck_curves(**kwargs)
+
+
+def test_a_pair_with_no_translated_word_says_so_instead_of_a_share():
+    view = encoder_decoder_view(typed_pair("zebra quokka", "你好 世界"))  # neither side in the dictionary
+    assert not view.any_aligned and np.isnan(view.agreement)
+    assert encoder_decoder_view(example_pair("machine_learning")).any_aligned

@@ -71,6 +71,7 @@ def test_fit_heads_keeps_a_divisor_and_otherwise_says_why(d_model, wanted, expec
     fit = hv.fit_heads(d_model, wanted, 16, 2)
     assert (fit.n_heads, fit.reason) == expected
     assert d_model % fit.n_heads == 0 and fit.n_heads in fit.options
+    assert fit.ratio == (d_model / int(wanted) if fit.reason == "not_divisor" else None)  # 10 / 4 = 2.5 per head
 
 
 def test_the_articles_scaling_mistake_flattens_the_maps():
