@@ -1,10 +1,11 @@
 """Every benchmark, one after the other, with its defaults (what `make bench` runs):
 
-    .venv/bin/python -m bench                         # all five
+    .venv/bin/python -m bench                         # all six
     .venv/bin/python -m bench rerun cold_start        # some of them
 
     rerun            in-process rerun time per page, defaults and maxima   (bench/rerun.py)
     browser_latency  keyboard step to redrawn chart in Chromium, vs floor  (bench/browser_latency.py)
+    chart_cost       what each chart, text and section adds to a step       (bench/chart_cost.py)
     lecture_hall     200 websocket sessions moving sliders on one page     (bench/lecture_hall.py)
     cold_start       server start until the first page is drawn            (bench/cold_start.py)
     train            training speed of the live-training page's core        (bench/train.py)
@@ -23,7 +24,7 @@ import time
 
 from bench.common import ROOT
 
-BENCHMARKS = ("rerun", "browser_latency", "lecture_hall", "cold_start", "train")
+BENCHMARKS = ("rerun", "browser_latency", "chart_cost", "lecture_hall", "cold_start", "train")
 
 
 def main() -> None:
