@@ -252,6 +252,10 @@ def test_lecture_steps_show_one_section_and_its_first_figure_fits_the_first_scre
     if step == 3:
         at.number_input(key="sc_check").set_value(8).run()
         assert at.success
+        # the derivation reads neither d_k nor the seed: no settings that would change nothing
+        assert not [w for w in (*at.select_slider, *at.number_input) if w.key in ("sc_d", "sc_seed")]
+    else:
+        assert {w.key for w in (*at.select_slider, *at.number_input)} >= {"sc_d", "sc_seed"}
 
 
 def test_moving_T_draws_no_new_rows():
