@@ -58,6 +58,8 @@ def test_opens_in_both_languages_with_the_articles_example_trained(lang):
     at = open_page(PAGE, lang=lang)
     assert not at.exception
     assert at.title[0].value == t("train.title", lang=lang)
+    headings = [h.value for h in at.subheader if h.value[:1].isdigit()]
+    assert len(headings) == 7 and not any("_" in h for h in headings)  # words, no raw "d_k" (issue 11 #11)
     assert {"tr_curves", "tr_frames", "tr_tags"} <= set(figures(at))
     expected = fit(Config(), saw_task(), 300, 0.01, 0)
     lines = curves(at)
