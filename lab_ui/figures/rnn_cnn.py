@@ -14,7 +14,7 @@ import plotly.graph_objects as go
 from attention_core.patches import PictureView
 from attention_core.sequence_costs import ComplexityRow, CostCurves, Timing
 from attention_core.sequence_models import LongRangeCurves, VisibilityComparison
-from lab_ui.figures.common import QUALITATIVE, SEQUENTIAL, layout_dict
+from lab_ui.figures.common import LECTURE_TEXT_PX, QUALITATIVE, SEQUENTIAL, layout_dict
 from lab_ui.i18n import t
 
 P = "rnn_cnn."
@@ -31,6 +31,7 @@ LEGEND_MARGIN = 105
 # Tall enough for the plot, short enough that in lecture mode the figure is whole on a 1280 x 720
 # projector's first screen, under the title row, the step bar and the folded text.
 HEIGHT = 385
+TOOLBAR_PX = 32  # the strip at a figure's top that Plotly's toolbar covers on hover
 
 
 def _kind_name(kind: str, lang: str, comp: VisibilityComparison | None = None) -> str:
@@ -245,7 +246,10 @@ def parallel_figure(T_values: np.ndarray, timing: Timing | None, lang: str) -> g
         yaxis2=dict(anchor="x2", type="log", title=t(P + "par_time_y", lang), visible=timing is not None, dtick=1),
         shapes=shapes, annotations=annotations,
     )  # fmt: skip
-    layout["margin"].update(t=70, b=LEGEND_MARGIN - 30)
+    # Room above the panels for the right one's title, lines of lecture mode's text, under the
+    # strip where Plotly's toolbar appears at the top right on hover (it covered the title's end).
+    lines = right_title.count("<br>") + 1
+    layout["margin"].update(t=TOOLBAR_PX + round(1.3 * LECTURE_TEXT_PX * lines) + 6, b=LEGEND_MARGIN - 30)
     return go.Figure(data=data, layout=layout)
 
 

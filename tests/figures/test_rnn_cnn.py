@@ -8,7 +8,7 @@ from attention_core.patches import picture_view
 from attention_core.sequence_costs import Timing, complexity_table, cost_axis, cost_curves
 from attention_core.sequence_models import compare_visibility, long_range_influence
 from lab_ui.figures import rnn_cnn as figs
-from lab_ui.figures.common import LECTURE_FIGURE_MAX_PX
+from lab_ui.figures.common import LECTURE_FIGURE_MAX_PX, LECTURE_TEXT_PX
 from lab_ui.i18n import t
 
 
@@ -84,6 +84,15 @@ def test_parallel_figure_before_and_after_measuring():
     assert after.layout.shapes[0].x0 == 64  # T = d
     table = figs.parallel_table(T, _timing(), "en")
     assert list(table[t("rnn_cnn.col_ms_att", "en")]) == [0.5, 3.0]
+
+
+def test_the_measured_panels_title_stays_below_the_toolbar_in_lecture_mode():
+    """Its two lines at lecture mode's 20 px, drawn upwards from the plot's top, must end below the
+    strip where Plotly's toolbar appears on hover (it covered the end of "(2 CPUs)")."""
+    fig = figs.parallel_figure(np.array([16, 32]), _timing(), "en")
+    title = next(a.text for a in fig.layout.annotations if "2030" in a.text)
+    lines = title.count("<br>") + 1
+    assert fig.layout.margin.t - lines * 1.3 * LECTURE_TEXT_PX >= figs.TOOLBAR_PX
 
 
 def test_cost_figure_marks_the_students_T_and_the_crossover():
