@@ -132,3 +132,12 @@ def test_cost_table_is_the_charts_lines():
     assert table.index.name == t("rnn_cnn.cost_x", "en") and list(table.index) == [1, 10, 100]
     assert list(table.iloc[:, 0]) == [8.0, 800.0, 80000.0]  # T² d
     assert list(table.iloc[:, 1]) == [64.0, 640.0, 6400.0]  # T d²
+
+
+def test_the_long_range_and_cost_titles_sit_below_the_toolbar_strip():
+    """On a phone these titles run the figure's width, into the corner where Plotly's toolbar
+    appears on a tap."""
+    curves = long_range_influence((1, 2, 4), 2, 0, 0.5, n_trials=2)
+    cost = cost_curves(cost_axis(100, 512), 512, 3, 5)
+    for fig in (figs.long_range_figure(curves, True, "zh"), figs.cost_figure(cost, 100, "zh")):
+        assert fig.layout.title.yref == "container" and fig.layout.title.pad.t >= figs.TOOLBAR_PX

@@ -92,3 +92,12 @@ def test_the_scaling_table_names_its_rows_and_leaves_never_empty():
     assert list(table.index) == [t(f"train.scale_{s}", "en") for s in ("sqrt", "d", "none")]
     assert table[t("train.col_first_90", "en")].isna().all()  # 30 steps: nobody reaches 90%
     assert len(figs.scaling(comp, "en").data) == 6
+
+
+def test_titles_sit_below_the_strip_where_the_toolbar_appears(run):
+    """On a phone a title runs the figure's width, into the corner where Plotly's toolbar appears
+    on a tap; titles start below that strip."""
+    task = saw_task()
+    for fig in (figs.curves(run, 20, "zh"), figs.tags(predict(run.params, run.config, task, ["I", "saw"]), "zh"),
+                figs.comparison(compare_models(task, 5, 0.01, 0, Config()), "models", 0.5, "zh")):  # fmt: skip
+        assert fig.layout.title.yref == "container" and fig.layout.title.pad.t >= figs.TOOLBAR_PX
