@@ -181,7 +181,8 @@ def frames_section(result) -> None:
     with figure_box:
         _show(cached(figures.frames, result, head, lang, big), key="tr_frames",
               alt=t(P + "frames_alt", head=head + 1, steps=result.steps_run))  # fmt: skip
-    st.caption(t(P + "frames_hint"))
+    if len(result.frame_steps) > 1:  # a single snapshot has nothing to play
+        st.caption(t(P + "frames_hint"))
     if box := _numbers("tr_frames_numbers"):
         with box:
             widgets.show_table(cached(figures.frames_table, result, head, lang), key="tr_frames_table",

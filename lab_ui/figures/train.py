@@ -150,6 +150,9 @@ def frames(fit: Fit, head: int, lang: str, big: bool = False) -> go.Figure:
                              for k, n in enumerate(names)])],
     )  # fmt: skip
     layout["margin"].update(t=top, b=bottom)
+    if len(names) < 2:  # one snapshot (a run that diverged at once): nothing to play, no buttons that do nothing
+        del layout["updatemenus"], layout["sliders"]
+        return go.Figure(data=[heat], layout=layout)
     figure_frames = [go.Frame(name=n, data=[cells(k)], traces=[0]) for k, n in enumerate(names)]
     return go.Figure(data=[heat], layout=layout, frames=figure_frames)
 

@@ -101,3 +101,11 @@ def test_titles_sit_below_the_strip_where_the_toolbar_appears(run):
     for fig in (figs.curves(run, 20, "zh"), figs.tags(predict(run.params, run.config, task, ["I", "saw"]), "zh"),
                 figs.comparison(compare_models(task, 5, 0.01, 0, Config()), "models", 0.5, "zh")):  # fmt: skip
         assert fig.layout.title.yref == "container" and fig.layout.title.pad.t >= figs.TOOLBAR_PX
+
+
+def test_a_single_snapshot_has_no_play_buttons():
+    """A run that diverges at once keeps one snapshot: buttons and a slider would do nothing."""
+    diverged = fit(Config(d_model=8), saw_task(), 20, 1000.0, 0)
+    assert diverged.diverged and len(diverged.frame_steps) == 1
+    fig = figs.frames(diverged, 0, "en")
+    assert not fig.frames and not fig.layout.updatemenus and not fig.layout.sliders
