@@ -14,7 +14,7 @@ PAGES = ("positional", "rnn_cnn", "scaling", "train", "real_model")
 # The catalog keys whose text the pages draw as Markdown (st.markdown, st.caption, a notice, a
 # check's question or explanation): bodies, readings, captions, notes, questions, answers.
 PROSE = re.compile(r"(_body|reading|_caption|_why|^q_|check_|_intro|_hint|_ok|_bad|explanation|question)")
-SYMBOL = re.compile(r"(?<![A-Za-z_])(?!d_model)[A-Za-zα-ω]+_[A-Za-z0-9({]")
+SYMBOL = re.compile(r"(?<![A-Za-z_])(?!d_model)[A-Za-zα-ω]+_[A-Za-z0-9({]|\S*ᵀ")  # a_1, d_k; Kᵀ
 SPARED = re.compile(r"\$[^$]*\$|`[^`]*`|“[^”]*”|\{[a-z_]+\}")  # formulas, code, quoted legend names, placeholders
 
 
