@@ -12,8 +12,8 @@ import pytest
 LOCALES = Path(__file__).resolve().parents[2] / "lab_ui" / "locales"
 PAGES = ("positional", "rnn_cnn", "scaling", "train", "real_model")
 # The catalog keys whose text the pages draw as Markdown (st.markdown, st.caption, a notice, a
-# check's question or explanation): bodies, readings, captions, notes, questions, answers.
-PROSE = re.compile(r"(_body|reading|_caption|_why|^q_|check_|_intro|_hint|_ok|_bad|explanation|question)")
+# check's question or explanation, a control's tooltip): bodies, readings, captions, questions, answers, help.
+PROSE = re.compile(r"(_body|reading|_caption|_why|^q_|check_|_intro|_hint|_ok|_bad|explanation|question|_help$)")
 SYMBOL = re.compile(r"(?<![A-Za-z_])(?!d_model)[A-Za-zα-ω]+_[A-Za-z0-9({]|\S*ᵀ")  # a_1, d_k; Kᵀ
 SPARED = re.compile(r"\$[^$]*\$|`[^`]*`|“[^”]*”|\{[a-z_]+\}")  # formulas, code, quoted legend names, placeholders
 
