@@ -122,13 +122,14 @@ def long_range_section() -> None:
 def parallel_section() -> None:
     frame.heading("parallel")
     page.prose(t(P + "parallel_body"))
+    button_box = st.container() if is_lecture() else None  # a projector: the button above the figure it fills
     figure_box, controls_box = _slots()
     with controls_box, page.section_controls():
         d = controls.select_slider(t(P + "time_d_label"), TIMED_D, 256, key="rc_td")
         T_max = controls.select_slider(t(P + "time_T_label"), TIMED_T, 1024, key="rc_tT")
     T_values = _powers_of_two(16, T_max)
     measured = st.session_state.setdefault("_rc_timings", {})  # this session's measurements, by settings
-    controls_box.button(t(P + "measure"), key="rc_measure", icon=":material/timer:", type="primary",
+    (button_box or controls_box).button(t(P + "measure"), key="rc_measure", icon=":material/timer:", type="primary",
                         on_click=st.session_state.__setitem__, args=("_rc_asked", (d, T_max)))  # fmt: skip
     if st.session_state.pop("_rc_asked", None) == (d, T_max):  # pressed: the clock runs now, never on a rerun
         with st.spinner(t(P + "measuring")):

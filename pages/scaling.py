@@ -35,9 +35,11 @@ NONE, SQRT, BY_D = (SCALINGS.index(s) for s in ("none", "sqrt", "d"))
 
 frame = page.start("scaling", presets=PRESETS)
 lang, big = current_lang(), is_lecture()
-with frame.controls(), page.section_controls():  # every section reads d_k; both experiments draw from the seed
-    d_k = controls.select_slider(t("scaling.d_label"), list(D_VALUES), 64, key="sc_d", help=t("scaling.d_help"))
-    seed = widgets.seed_input(key="sc_seed")
+d_k = seed = None
+if frame.shows("spread") or frame.shows("softmax"):  # the derivation alone (a lecture step) uses neither
+    with frame.controls(), page.section_controls():  # both experiments read d_k and draw from the seed
+        d_k = controls.select_slider(t("scaling.d_label"), list(D_VALUES), 64, key="sc_d", help=t("scaling.d_help"))
+        seed = widgets.seed_input(key="sc_seed")
 
 
 def opening(text: str) -> tuple:

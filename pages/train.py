@@ -3,6 +3,8 @@ watch the loss and the accuracies grow, play the attention of "I saw a saw ." sh
 sentence of your own, and compare the three taggers, positions against none, and article 003's
 1/d_k against 1/sqrt(d_k). Every run is cached by its settings and shared between sessions."""
 
+import contextlib
+
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
@@ -131,9 +133,9 @@ def _button(name: str, label: str, **kwargs) -> bool:
 def _explain(result) -> None:
     """A stopped or diverged run, said in the user's language, with what the numbers show."""
     if result.diverged:
+        smaller = max((r for r in RATES if r <= result.learning_rate / 10), default=RATES[0])  # one the slider has
         st.error(t(P + f"diverged_{result.divergence}", at=result.diverged_at, lr=f"{result.learning_rate:g}",
-                   shown=result.steps_run, smaller=f"{result.learning_rate / 10:g}"),
-                 icon=":material/warning:")  # fmt: skip
+                   shown=result.steps_run, smaller=f"{smaller:g}"), icon=":material/warning:")  # fmt: skip
     elif result.stopped:
         st.warning(t(P + "stopped", k=result.steps_run, n=result.steps), icon=":material/stop_circle:")
 
@@ -159,8 +161,8 @@ def train_section(auto: bool):
                   seconds=f"{result.seconds:.1f}"))  # fmt: skip
     if box := _numbers("tr_curves_numbers"):
         with box:
-            widgets.show_table(cached(figures.curves_table, result, lang), key="tr_curves_table",
-                               filename="learning_curves.csv")  # fmt: skip
+            widgets.show_table(cached(figures.curves_table, result, lang), key="tr_curves_table",  # rounded there
+                               filename="learning_curves.csv", decimals=None)  # fmt: skip
     return result
 
 
@@ -179,7 +181,8 @@ def frames_section(result) -> None:
     with figure_box:
         _show(cached(figures.frames, result, head, lang, big), key="tr_frames",
               alt=t(P + "frames_alt", head=head + 1, steps=result.steps_run))  # fmt: skip
-    st.caption(t(P + "frames_hint"))
+    if len(result.frame_steps) > 1:  # a single snapshot has nothing to play
+        st.caption(t(P + "frames_hint"))
     if box := _numbers("tr_frames_numbers"):
         with box:
             widgets.show_table(cached(figures.frames_table, result, head, lang), key="tr_frames_table",
@@ -201,7 +204,8 @@ def tag_section(result) -> None:
     pred = cached(predict, result.params, result.config, task, tuple(words))
     with controls_box:
         if pred.unknown:
-            st.warning(t(P + "unknown_words", words=widgets.escape_markdown(", ".join(pred.unknown))), icon="⚠️")
+            once = ", ".join(dict.fromkeys(pred.unknown))  # each word once, in the order typed
+            st.warning(t(P + "unknown_words", words=widgets.escape_markdown(once)), icon="⚠️")
         if len(words) > 7:
             st.caption(t(P + "long_sentence", n=len(words)))
     with figure_box:
@@ -209,9 +213,11 @@ def tag_section(result) -> None:
     widgets.show_table(cached(figures.tags_table, pred, lang), key="tr_tags_table", filename="tags.csv", decimals=1)
 
 
-def _comparison(name: str, fn, args: tuple, ceiling: float, kind: str) -> None:
-    """A comparison's Run button, progress, figure, table and reading (its heading drawn already)."""
-    asked = _button(name, t(P + f"run_{name}"), icon=":material/play_arrow:")
+def _comparison(name: str, fn, args: tuple, ceiling: float, kind: str, at=None) -> None:
+    """A comparison's Run button (in `at` if given), progress, figure, table and reading (its
+    heading drawn already)."""
+    with at or contextlib.nullcontext():
+        asked = _button(name, t(P + f"run_{name}"), icon=":material/play_arrow:")
     comp = _result(fn, *args, name=name, asked=asked, label=lambda p: f"{p.run + 1}/{p.runs} · ")
     if comp is None:
         st.info(t(P + "press_run", steps=steps), icon=":material/play_arrow:")
@@ -225,7 +231,7 @@ def _comparison(name: str, fn, args: tuple, ceiling: float, kind: str) -> None:
     _show(fig, key=f"tr_{name}_figure", alt=t(P + f"{name}_alt"))
     table = figures.scaling_table if kind == "scaling" else figures.comparison_table
     widgets.show_table(cached(table, comp, lang) if kind == "scaling" else cached(table, comp, kind, lang),
-                       key=f"tr_{name}_table", filename=f"{name}.csv", missing="—")  # fmt: skip
+                       key=f"tr_{name}_table", filename=f"{name}.csv", missing="—", decimals=None)  # fmt: skip
     st.markdown(t(P + f"{name}_reading"))
 
 
@@ -240,12 +246,17 @@ def comparison_section(name: str, fn, args: tuple, ceiling: float, kind: str) ->
 def scale_section() -> None:
     frame.heading("scale")
     page.prose(t(P + "scale_body"))
-    with page.section_controls():
+    button = box = None
+    if big:  # the rate in a popover beside the button: the figure below keeps the projector's first screen
+        with st.container(horizontal=True, vertical_alignment="center"):
+            button, box = st.container(width="content"), st.popover(t(P + "scaling_lr"), icon=":material/tune:")
+    with box if big else page.section_controls():
         rate = controls.select_slider(t(P + "scaling_lr"), SCALING_RATES, SCALING_LEARNING_RATE, key="tr_slr",
                                       help=t(P + "scaling_lr_help"))  # fmt: skip
-    _comparison("scale", compare_scaling, (task, steps, float(rate), seed, 64), 0.5, "scaling")
-    widgets.formula_and_code(r"\begin{aligned} A &= \mathrm{softmax}(c\,Q K^\top) \\ c &= 1/\sqrt{d_k}"
-                             r" \ \text{or}\ 1/d_k \ \text{or}\ 1 \end{aligned}", Config.scale_factor.fget)  # fmt: skip
+    _comparison("scale", compare_scaling, (task, steps, float(rate), seed, 64), 0.5, "scaling", at=button)
+    widgets.formula_and_code(rf"\begin{{aligned}} A &= \mathrm{{softmax}}(c\,Q K^\top) \\ c &= 1/\sqrt{{d_k}}"
+                             rf" \ \text{{{t(P + 'or')}}}\ 1/d_k \ \text{{{t(P + 'or')}}}\ 1 \end{{aligned}}",
+                             Config.scale_factor.fget)  # fmt: skip
 
 
 @st.fragment

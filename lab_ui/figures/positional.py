@@ -23,9 +23,10 @@ from attention_core.positional import (
     Similarity,
     SinusoidTable,
 )
-from lab_ui.figures.common import DIVERGING, QUALITATIVE, layout_dict, token_ticks
+from lab_ui.figures.common import DIVERGING, LECTURE_TITLE_PX, QUALITATIVE, layout_dict, token_ticks
 from lab_ui.i18n import t
 
+TOOLBAR_PX = 36  # the strip at a figure's top where Plotly's toolbar appears on hover (26 px), and air
 MAX_DRAWN = 200  # rows or columns a heatmap draws at most; more are thinned (see thinning_step)
 BAND_ALPHA = 0.2
 PANEL_GAP = 0.08
@@ -34,6 +35,14 @@ GREY = "rgba(120,120,120,0.5)"
 CLEAR = "rgba(0,0,0,0)"  # band edges: invisible even when lecture mode thickens every line
 MARKERS_UP_TO = 128  # positions: beyond this the dots merge into the line
 NUMBERS_UP_TO = 64  # cells: a heatmap this small prints its numbers in the cells
+
+
+def _title_below_toolbar(layout: dict) -> None:
+    """Put a figure's title under the strip at its top where Plotly's toolbar appears on hover (a
+    tap on a phone): a title that runs the figure's width on a phone went under the toolbar.
+    Room for one line at lecture mode's title size."""
+    layout["title"].update(y=1, yref="container", yanchor="top", pad=dict(t=TOOLBAR_PX))
+    layout["margin"]["t"] = TOOLBAR_PX + round(1.3 * LECTURE_TITLE_PX) + 8
 
 
 def thinning_step(n: int, limit: int = MAX_DRAWN) -> int:
@@ -71,7 +80,8 @@ def shuffle_experiment(view: ShuffleExperiment, lang: str) -> go.Figure:
     word, dim, value = (t(f"positional.{k}", lang) for k in ("word", "dimension", "output_value"))
     hover = f"{word}: %{{y}}<br>{dim}: %{{x}}<br>{value}: %{{z:.6f}}<extra></extra>"
     panel, gap = min(max(20 * T, 80), 480), 44  # px: a row of panels; the second row's heading above it
-    top, bottom = 100, 48  # px: the title, the column titles and the first row's heading; the x axis
+    top, bottom = TOOLBAR_PX + 92, 48  # px: the toolbar's strip, the title, the column titles, the first
+    # row's heading; the x axis
     plots = 2 * panel + gap
     domains = ([(panel + gap) / plots, 1.0], [0.0, panel / plots])  # paper y of each row
     width = (1 - PANEL_GAP) / 2
@@ -106,7 +116,7 @@ def shuffle_experiment(view: ShuffleExperiment, lang: str) -> go.Figure:
     title = t("positional.shuffle_title", lang, seed=view.seed)
     layout = layout_dict(title=title, height=top + plots + bottom, annotations=notes, **layout)
     layout["margin"] = dict(l=10, r=10, t=top, b=bottom)
-    layout["title"].update(yref="container", y=1, yanchor="top", pad=dict(t=8))  # clear of the column titles
+    layout["title"].update(yref="container", y=1, yanchor="top", pad=dict(t=TOOLBAR_PX))  # under the toolbar
     return go.Figure(traces, layout)
 
 
@@ -139,6 +149,7 @@ def sinusoid_curves(view: SinusoidTable, dims: Sequence[int], lang: str) -> go.F
         xaxis=dict(title=dict(text=pos), zeroline=False), yaxis=dict(title=dict(text=pe), range=[-1.1, 1.1]),
         legend=dict(orientation="h", yref="container", y=0, yanchor="bottom", x=0),
     )  # fmt: skip
+    _title_below_toolbar(layout)
     return go.Figure(traces, layout)
 
 
@@ -329,6 +340,7 @@ def _matrix_heatmap(
         xaxis=dict(title=dict(text=x_title), showgrid=False, zeroline=False),
         yaxis=dict(title=dict(text=y_title), autorange="reversed", showgrid=False, zeroline=False),
     )  # fmt: skip
+    _title_below_toolbar(layout)
     return go.Figure(trace, layout)
 
 
@@ -361,4 +373,5 @@ def _offset_profiles(
         # below everything, in the figure's own coordinates: Plotly then makes room for it
         legend=dict(orientation="h", yref="container", y=0, yanchor="bottom", x=0),
     )  # fmt: skip
+    _title_below_toolbar(layout)
     return go.Figure(traces, layout)

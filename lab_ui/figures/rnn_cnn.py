@@ -14,7 +14,7 @@ import plotly.graph_objects as go
 from attention_core.patches import PictureView
 from attention_core.sequence_costs import ComplexityRow, CostCurves, Timing
 from attention_core.sequence_models import LongRangeCurves, VisibilityComparison
-from lab_ui.figures.common import QUALITATIVE, SEQUENTIAL, layout_dict
+from lab_ui.figures.common import LECTURE_TEXT_PX, LECTURE_TITLE_PX, QUALITATIVE, SEQUENTIAL, layout_dict
 from lab_ui.i18n import t
 
 P = "rnn_cnn."
@@ -31,6 +31,7 @@ LEGEND_MARGIN = 105
 # Tall enough for the plot, short enough that in lecture mode the figure is whole on a 1280 x 720
 # projector's first screen, under the title row, the step bar and the folded text.
 HEIGHT = 385
+TOOLBAR_PX = 36  # the strip at a figure's top that Plotly's toolbar covers on hover (26 px), and air
 
 
 def _kind_name(kind: str, lang: str, comp: VisibilityComparison | None = None) -> str:
@@ -120,6 +121,13 @@ def visibility_table(comp: VisibilityComparison, lang: str) -> pd.DataFrame:
 # --- long range ------------------------------------------------------------------------------------
 
 
+def _title_below_toolbar(layout: dict) -> None:
+    """Put a figure's title under the strip at the top where Plotly's toolbar appears on hover (a
+    tap on a phone), with room for one line at lecture mode's title size."""
+    layout["title"].update(y=1, yref="container", yanchor="top", pad=dict(t=TOOLBAR_PX))
+    layout["margin"]["t"] = TOOLBAR_PX + round(1.3 * LECTURE_TITLE_PX) + 8
+
+
 def long_range_figure(curves: LongRangeCurves, relative: bool, lang: str) -> go.Figure:
     """How strongly a_1 still reaches b_T, log-log against T. relative: a_1 against the average
     input (the clean "one decays, one does not"); absolute: the gradients' sizes, with the RNN's
@@ -149,6 +157,7 @@ def long_range_figure(curves: LongRangeCurves, relative: bool, lang: str) -> go.
         xaxis=dict(title=t(P + "lr_x", lang), type="log", tickmode="array", tickvals=T, ticktext=[f"{x:g}" for x in T]),
         yaxis=dict(title=y_title, type="log", exponentformat="power"), legend=LEGEND,
     )  # fmt: skip
+    _title_below_toolbar(layout)  # on a phone the title runs the figure's width, into the toolbar's corner
     layout["margin"]["b"] = LEGEND_MARGIN
     return go.Figure(data=data, layout=layout)
 
@@ -245,7 +254,10 @@ def parallel_figure(T_values: np.ndarray, timing: Timing | None, lang: str) -> g
         yaxis2=dict(anchor="x2", type="log", title=t(P + "par_time_y", lang), visible=timing is not None, dtick=1),
         shapes=shapes, annotations=annotations,
     )  # fmt: skip
-    layout["margin"].update(t=70, b=LEGEND_MARGIN - 30)
+    # Room above the panels for the right one's title, lines of lecture mode's text, under the
+    # strip where Plotly's toolbar appears at the top right on hover (it covered the title's end).
+    lines = right_title.count("<br>") + 1
+    layout["margin"].update(t=TOOLBAR_PX + round(1.3 * LECTURE_TEXT_PX * lines) + 6, b=LEGEND_MARGIN - 30)
     return go.Figure(data=data, layout=layout)
 
 
@@ -287,6 +299,7 @@ def cost_figure(curves: CostCurves, T: int, lang: str) -> go.Figure:
         annotations=annotations, xaxis=dict(title=t(P + "cost_x", lang), type="log", dtick=1),
         yaxis=dict(title=t(P + "cost_y", lang), type="log", exponentformat="power"),
     )  # fmt: skip
+    _title_below_toolbar(layout)
     layout["margin"]["b"] = LEGEND_MARGIN
     return go.Figure(data=data, layout=layout)
 

@@ -53,6 +53,9 @@ LINE = 1.3
 TITLE_PAD = 8
 TITLE_GAP = 14  # px under a title's lines, for its descenders and some air
 PANEL_TITLE_SHIFT = 6  # px between a panel's title and its plot
+# The strip at a figure's top where Plotly's toolbar appears on hover (a tap on a phone): a right
+# panel's title there was hidden under it.
+TOOLBAR_PX = 36
 PLAY_PLOT_PX = 260  # the animated bars' own height on a screen
 # The tallest a lecture step's figure may be (big=True): what a 1280x720 screen leaves under the
 # lecture frame's title row and step bar (they end at about 302 px; the page puts the figure
@@ -159,7 +162,7 @@ def dot_product_histogram(var: VarianceSweep, d_k: int, lang: str, big: bool = F
         )  # fmt: skip
     # one y title, at the left: the right panel's would sit in the gap, on the left panel's bars
     axes, annotations = _panels(titles, x_titles, (y_title, ""), gap=HISTOGRAM_GAP)
-    top = max(_height(title) for title in titles) + PANEL_TITLE_SHIFT + 4
+    top = TOOLBAR_PX + max(_height(title) for title in titles) + PANEL_TITLE_SHIFT + 4  # titles below the toolbar
     layout = {**axes, "annotations": annotations, "height": height, "bargap": 0.05, "legend": LEGEND,
               "margin": {"t": round(top), "b": LEGEND_MARGIN}}  # fmt: skip
     return _figure(data, layout)
@@ -245,7 +248,7 @@ def _scaling_lines(
         axes[f"yaxis{suffix}"].update(
             {"type": "log", "exponentformat": "power"} if log_y[i] else {"rangemode": "tozero"}
         )
-    top = max(_height(title) for title in titles) + PANEL_TITLE_SHIFT + 4
+    top = TOOLBAR_PX + max(_height(title) for title in titles) + PANEL_TITLE_SHIFT + 4  # titles below the toolbar
     layout = {**axes, "annotations": annotations, "shapes": shapes, "height": height, "legend": LEGEND,
               "margin": {"t": round(top), "b": LEGEND_MARGIN}}  # fmt: skip
     return _figure(data, layout)

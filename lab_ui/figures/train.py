@@ -22,6 +22,11 @@ COLOUR = {"loss": QUALITATIVE[7], "train": QUALITATIVE[4], "test": QUALITATIVE[0
 ROW_COLOUR = (QUALITATIVE[1], QUALITATIVE[2], QUALITATIVE[0])
 SCALING_STEPS = (25, 50, 100, 200, 300)
 FRAMES_LECTURE_PX = 390  # the frames' height on a projector: whole under the title row and the step bar
+# The strip at a figure's top where Plotly's toolbar appears on hover (a tap on a phone): titles go
+# below it, or a phone's toolbar covers their end.
+TOOLBAR_PX = 36
+TITLE_PX = TOOLBAR_PX + 31 + 8  # px above the plot of a figure with a title: the strip, a title at 24 px
+PANELS_TOP = TITLE_PX + 6 + 26 + 4  # px above two panels: the title, then the panel titles (20 px)
 
 
 def _curves(run: Fit | Progress) -> tuple[np.ndarray, ...]:
@@ -31,10 +36,38 @@ def _curves(run: Fit | Progress) -> tuple[np.ndarray, ...]:
     return run.losses, run.eval_steps, run.train_accuracy_curve, run.test_accuracy_curve, run.ambiguous_accuracy_curve
 
 
+def _title_below_toolbar(layout: dict) -> None:
+    """A figure's title under the strip where Plotly's toolbar appears on hover."""
+    layout["title"].update(y=1, yref="container", yanchor="top", pad=dict(t=TOOLBAR_PX))
+    layout["margin"]["t"] = TITLE_PX
+
+
+def _two_panels(title: str, left: str, right: str, steps: int, lang: str, **more) -> dict:
+    """The layout of a figure with two panels side by side over the steps, each panel named by a
+    title above it: an axis title of the right panel would stand in the gap, over the left
+    panel's curves on a phone. The figure's title sits at the top edge, the panel titles under it."""
+    x_title = t(P + "step", lang)
+    layout = layout_dict(
+        title=title, height=HEIGHT, legend=LEGEND, showlegend=True,
+        xaxis=dict(domain=[0, 0.44], title=x_title, range=[0, steps]),
+        xaxis2=dict(domain=[0.56, 1], title=x_title, range=[0, steps], anchor="y2"),
+        annotations=[dict(text=f"<b>{text}</b>", x=x, xref="paper", xanchor="center", y=1, yref="paper",
+                          yanchor="bottom", yshift=6, showarrow=False) for text, x in ((left, 0.22), (right, 0.78))],
+        **more,
+    )  # fmt: skip
+    _title_below_toolbar(layout)
+    layout["margin"].update(t=PANELS_TOP, b=95)
+    return layout
+
+
 def curves(run: Fit | Progress | None, steps: int, lang: str) -> go.Figure:
-    """The loss (left) and the three accuracies (right) against the step; empty axes before a run."""
+    """The loss (left) and the three accuracies (right) against the step; empty axes before a run
+    (a trace with no points on each panel, so that both are drawn)."""
     data = []
-    if run is not None:
+    if run is None:
+        data = [go.Scatter(x=[], y=[], xaxis=x, yaxis=y, showlegend=False, hoverinfo="skip")
+                for x, y in (("x", "y"), ("x2", "y2"))]  # fmt: skip
+    else:
         losses, at, *accuracies = _curves(run)
         data.append(go.Scatter(x=np.arange(len(losses)), y=np.asarray(losses, dtype=np.float32), mode="lines",
                                name=t(P + "curve_loss", lang), line=dict(color=COLOUR["loss"], width=2),
@@ -45,25 +78,22 @@ def curves(run: Fit | Progress | None, steps: int, lang: str) -> go.Figure:
                 yaxis="y2", name=t(P + f"curve_{name}", lang), line=dict(color=COLOUR[name], width=2,
                 dash="solid" if name == "ambiguous" else "dot"), marker=dict(size=5),
                 hovertemplate="%{x}: %{y:.1f}%<extra></extra>"))  # fmt: skip
-    x_title = t(P + "step", lang)
-    layout = layout_dict(
-        title=t(P + "curves_title", lang), height=HEIGHT, legend=LEGEND, showlegend=True,
-        xaxis=dict(domain=[0, 0.44], title=x_title, range=[0, steps]),
-        yaxis=dict(title=t(P + "curve_loss", lang), rangemode="tozero"),
-        xaxis2=dict(domain=[0.56, 1], title=x_title, range=[0, steps], anchor="y2"),
-        yaxis2=dict(title=t(P + "accuracy", lang), range=[0, 102], anchor="x2"),
+    layout = _two_panels(
+        t(P + "curves_title", lang), t(P + "curve_loss", lang), t(P + "accuracy", lang), steps, lang,
+        yaxis=dict(rangemode="tozero"), yaxis2=dict(range=[0, 102], anchor="x2"),
     )  # fmt: skip
-    layout["margin"]["b"] = 95
     return go.Figure(data=data, layout=layout)
 
 
 def curves_table(fit: Fit, lang: str) -> pd.DataFrame:
-    """One row per evaluated step: the three accuracies (%) and the training loss there."""
+    """One row per evaluated step: the three accuracies (%, one decimal, as the figure's hover) and
+    the training loss there (four)."""
     steps = np.asarray(fit.eval_steps)  # [n_evals]
     losses = np.append(fit.losses, fit.final_loss)  # [steps_run + 1]: the loss of the weights after each step
     return pd.DataFrame(
-        {t(P + "curve_loss", lang): losses[np.minimum(steps, len(losses) - 1)],
-         **{t(P + f"curve_{name}", lang): 100 * curve for name, curve in zip(CURVES, _curves(fit)[2:], strict=True)}},
+        {t(P + "curve_loss", lang): np.round(losses[np.minimum(steps, len(losses) - 1)], 4),
+         **{t(P + f"curve_{name}", lang): np.round(100 * curve, 1)
+            for name, curve in zip(CURVES, _curves(fit)[2:], strict=True)}},
         index=pd.Index(steps, name=t(P + "step", lang)),
     )  # fmt: skip
 
@@ -120,6 +150,9 @@ def frames(fit: Fit, head: int, lang: str, big: bool = False) -> go.Figure:
                              for k, n in enumerate(names)])],
     )  # fmt: skip
     layout["margin"].update(t=top, b=bottom)
+    if len(names) < 2:  # one snapshot (a run that diverged at once): nothing to play, no buttons that do nothing
+        del layout["updatemenus"], layout["sliders"]
+        return go.Figure(data=[heat], layout=layout)
     figure_frames = [go.Frame(name=n, data=[cells(k)], traces=[0]) for k, n in enumerate(names)]
     return go.Figure(data=[heat], layout=layout, frames=figure_frames)
 
@@ -153,6 +186,7 @@ def tags(prediction: Prediction, lang: str) -> go.Figure:
         xaxis=dict(tickmode="array", tickvals=ticks, ticktext=labels, title=t(P + "word", lang)),
         yaxis=dict(title=t(P + "confidence", lang), range=[0, 115]),
     )  # fmt: skip
+    _title_below_toolbar(layout)
     return go.Figure(data=[bar], layout=layout)
 
 
@@ -189,24 +223,26 @@ def comparison(comp: Comparison, kind: str, ceiling: float, lang: str) -> go.Fig
                hovertemplate="%{y:.1f}%<extra></extra>")
         for field, colour in (("ambiguous_accuracy", COLOUR["ambiguous"]), ("test_accuracy", COLOUR["test"]))
     ]  # fmt: skip
-    line = dict(type="line", xref="paper", x0=0, x1=1, y0=100 * ceiling, y1=100 * ceiling,
-                line=dict(color="rgba(90,90,90,0.9)", dash="dash", width=2))  # fmt: skip
-    note = dict(text=t(P + "ceiling_line", lang, p=f"{100 * ceiling:.0f}"), xref="paper", x=1, y=100 * ceiling,
-                xanchor="right", yanchor="bottom", showarrow=False)  # fmt: skip
+    # The ceiling: a dashed line named in the legend (a label on the line would sit on the bars).
+    data.append(go.Scatter(x=[-0.5, len(names) - 0.5], y=[100 * ceiling] * 2, mode="lines",
+                           name=t(P + f"ceiling_{kind}", lang, p=f"{100 * ceiling:.0f}"), hoverinfo="skip",
+                           line=dict(color="rgba(90,90,90,0.9)", dash="dash", width=2)))  # fmt: skip
     layout = layout_dict(
-        title=t(P + f"{kind}_title", lang), height=HEIGHT, barmode="group", legend=LEGEND, shapes=[line],
-        annotations=[note], xaxis=dict(tickmode="array", tickvals=ticks, ticktext=names),
+        title=t(P + f"{kind}_title", lang), height=HEIGHT, barmode="group", legend=LEGEND,
+        xaxis=dict(tickmode="array", tickvals=ticks, ticktext=names, range=[-0.5, len(names) - 0.5]),
         yaxis=dict(title=t(P + "accuracy", lang), range=[0, 112]),
     )  # fmt: skip
+    _title_below_toolbar(layout)
     layout["margin"]["b"] = 70
     return go.Figure(data=data, layout=layout)
 
 
 def comparison_table(comp: Comparison, kind: str, lang: str) -> pd.DataFrame:
+    """Per row: the two accuracies in percent with the figure's one decimal, the final loss with four."""
     return pd.DataFrame(
-        {t(P + "col_ambiguous_accuracy", lang): [100 * r.ambiguous_accuracy for r in comp.rows],
-         t(P + "col_test_accuracy", lang): [100 * r.test_accuracy for r in comp.rows],
-         t(P + "col_final_loss", lang): [r.final_loss for r in comp.rows],
+        {t(P + "col_ambiguous_accuracy", lang): [round(100 * r.ambiguous_accuracy, 1) for r in comp.rows],
+         t(P + "col_test_accuracy", lang): [round(100 * r.test_accuracy, 1) for r in comp.rows],
+         t(P + "col_final_loss", lang): [round(r.final_loss, 4) for r in comp.rows],
          t(P + "col_steps_run", lang): [str(r.fit.steps_run) for r in comp.rows],  # a count: no decimals
          t(P + "col_diverged", lang): [t(P + f"yes_{r.diverged}", lang) for r in comp.rows]},
         index=pd.Index([row_name(r, kind, lang) for r in comp.rows], name=t(P + f"{kind}_row", lang)),
@@ -226,33 +262,31 @@ def scaling(comp: Comparison, lang: str) -> go.Figure:
                                yaxis="y2", mode="lines+markers", line=dict(color=colour, width=2), marker=dict(size=5),
                                legendgroup=name, showlegend=False,
                                hovertemplate=f"{name} %{{x}}: %{{y:.1f}}%<extra></extra>"))  # fmt: skip
-    x_title = t(P + "step", lang)
-    layout = layout_dict(
-        title=t(P + "scaling_title", lang, lr=f"{comp.learning_rate:g}"), height=HEIGHT, legend=LEGEND,
-        xaxis=dict(domain=[0, 0.44], title=x_title, range=[0, comp.steps]),
-        yaxis=dict(title=t(P + "curve_loss", lang), type="log"),
-        xaxis2=dict(domain=[0.56, 1], title=x_title, range=[0, comp.steps], anchor="y2"),
-        yaxis2=dict(title=t(P + "curve_ambiguous", lang), range=[0, 102], anchor="x2"),
+    layout = _two_panels(
+        t(P + "scaling_title", lang, lr=f"{comp.learning_rate:g}"), t(P + "curve_loss", lang),
+        t(P + "curve_ambiguous", lang), comp.steps, lang,
+        yaxis=dict(type="log", dtick=1),  # a label at each power of ten only: 0.01, 0.1, 1
+        yaxis2=dict(range=[0, 102], anchor="x2"),
     )  # fmt: skip
-    layout["margin"]["b"] = 95
     return go.Figure(data=data, layout=layout)
 
 
 def scaling_table(comp: Comparison, lang: str) -> pd.DataFrame:
-    """Per scaling: the loss at a few steps, the end's accuracy, the first step with >= 90% on
-    the ambiguous words, and the mean entropy of the attention rows at the start and the end."""
+    """Per scaling: the loss at a few steps (four decimals), the end's accuracy (%, one), the first
+    step with >= 90% on the ambiguous words, and the mean entropy of the attention rows at the
+    start and the end (nats, three). Rounded here: each column as the figure and the text read it."""
     rows = {}
     for row in comp.rows:
         fit = row.fit
         entropy = attention_entropy(fit.attention_frames)  # [n_frames]
         first = first_step_at(fit.eval_steps, fit.ambiguous_accuracy_curve, 0.9)
         rows[row_name(row, "scaling", lang)] = {
-            **{t(P + "col_loss_at", lang, step=s): (fit.losses[s - 1] if s <= len(fit.losses) else np.nan)
+            **{t(P + "col_loss_at", lang, step=s): (round(fit.losses[s - 1], 4) if s <= len(fit.losses) else np.nan)
                for s in SCALING_STEPS if s <= comp.steps},
-            t(P + "col_ambiguous_accuracy", lang): 100 * row.ambiguous_accuracy,
+            t(P + "col_ambiguous_accuracy", lang): round(100 * row.ambiguous_accuracy, 1),
             t(P + "col_first_90", lang): np.nan if first is None else str(first),  # a step: no decimals
-            t(P + "col_entropy_start", lang): entropy[0],
-            t(P + "col_entropy_end", lang): entropy[-1],
+            t(P + "col_entropy_start", lang): round(entropy[0], 3),
+            t(P + "col_entropy_end", lang): round(entropy[-1], 3),
         }  # fmt: skip
     table = pd.DataFrame.from_dict(rows, orient="index")
     table.index.name = t(P + "scaling_row", lang)

@@ -14,6 +14,7 @@ from streamlit.runtime.scriptrunner_utils.exceptions import StopException
 
 import attention_core.train as core
 from attention_core.train import Config, compare_models, compare_positions, compare_scaling, fit, order_task, saw_task
+from attention_core.train_views import word_ceiling
 from lab_ui import cache, live
 from lab_ui.i18n import t
 
@@ -57,6 +58,8 @@ def test_opens_in_both_languages_with_the_articles_example_trained(lang):
     at = open_page(PAGE, lang=lang)
     assert not at.exception
     assert at.title[0].value == t("train.title", lang=lang)
+    headings = [h.value for h in at.subheader if h.value[:1].isdigit()]
+    assert len(headings) == 7 and not any("_" in h for h in headings)  # words, no raw "d_k" (issue 11 #11)
     assert {"tr_curves", "tr_frames", "tr_tags"} <= set(figures(at))
     expected = fit(Config(), saw_task(), 300, 0.01, 0)
     lines = curves(at)
@@ -70,7 +73,8 @@ def test_train_draws_the_curves_of_these_settings_and_a_new_setting_asks_first(f
     at = open_page(PAGE, **SHORT)
     assert not fits and "tr_curves" in figures(at)  # other settings than the example: not trained unasked
     assert t("train.press_train", lang="en") in texts(at)
-    assert not curves(at)  # empty axes
+    empty = figures(at)["tr_curves"]["data"]  # empty axes: both panels, no points
+    assert [tr.get("xaxis", "x") for tr in empty] == ["x", "x2"] and not any(len(plotly_array(tr["x"])) for tr in empty)
     at.button(key="tr_train").click().run()
     assert not at.exception and len(fits) == 1
     expected = fit(Config(d_model=8), saw_task(), 20, 0.01, 0)
@@ -83,7 +87,9 @@ def test_train_draws_the_curves_of_these_settings_and_a_new_setting_asks_first(f
     at.session_state["tr_curves_numbers"] = True
     numbers = table(at.run(), t("train.curve_ambiguous", lang="en"))
     assert numbers.index.name == t("train.step", lang="en")
-    np.testing.assert_allclose(numbers[t("train.curve_ambiguous", lang="en")], 100 * expected.ambiguous_accuracy_curve)
+    # one decimal, as the figure's hover and the text show them (and the CSV holds the same)
+    np.testing.assert_array_equal(numbers[t("train.curve_ambiguous", lang="en")],
+                                  np.round(100 * expected.ambiguous_accuracy_curve, 1))  # fmt: skip
 
 
 def test_a_finished_run_is_shared_and_not_trained_again(fits):
@@ -162,12 +168,27 @@ def test_a_diverging_run_is_explained_and_shows_no_nan(lang):
     assert not at.exception
     expected = fit(Config(), saw_task(), 20, 1000.0, 0)
     assert expected.diverged
+    offered = [float(o) for o in at.select_slider(key="tr_lr").options]
+    smaller = max(r for r in offered if r <= 1000 / 10)  # a rate the slider has (100 is not one)
     message = t(f"train.diverged_{expected.divergence}", lang=lang, at=expected.diverged_at, lr="1000",
-                shown=expected.steps_run, smaller="100")  # fmt: skip
+                shown=expected.steps_run, smaller=f"{smaller:g}")  # fmt: skip
     assert message in [e.value for e in at.error]
     for trace in figures(at)["tr_curves"]["data"]:
         assert np.all(np.isfinite(plotly_array(trace["y"])))
     assert "nan" not in texts(at).lower()
+
+
+@pytest.mark.parametrize("lr", ["1000", "10", "1"])
+def test_the_rate_a_diverged_run_suggests_is_one_the_slider_offers(lr):
+    at = open_page(PAGE, tr_lr=lr, tr_steps="20", tr_d="8")
+    at.button(key="tr_train").click().run()
+    offered = {float(o) for o in at.select_slider(key="tr_lr").options}
+    result = fit(Config(d_model=8), saw_task(), 20, float(lr), 0)
+    if not result.diverged:
+        pytest.skip(f"learning rate {lr} does not diverge in 20 steps")
+    error = at.error[0].value
+    suggested = float(error.rsplit("(", 1)[1].split(")")[0])  # the number in the last brackets
+    assert suggested in offered and suggested <= float(lr) / 10
 
 
 # --- a typed sentence -----------------------------------------------------------------------------
@@ -196,6 +217,13 @@ def test_words_outside_the_vocabulary_are_listed_not_guessed(text, unknown, lang
     tags = table(at, t("train.tag", lang=lang))
     assert t("train.unknown_tag", lang=lang) in list(tags[t("train.tag", lang=lang)])
     assert at.query_params["tr_text"] == text  # nothing the student typed is lost
+
+
+def test_each_unknown_word_is_listed_once():
+    at = open_page(PAGE, tr_text="<b>saw</b> 🙂 🙂 saw !!!")
+    warning = next(w.value for w in at.warning if t("train.unknown_words", lang="en", words="")[:8] in w.value)
+    listed = warning.split(": ", 1)[1].split(". ", 1)[0].replace("\\", "").split(", ")
+    assert sorted(listed) == sorted(set(listed)) and {"<", "🙂", "!"} <= set(listed)
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -231,14 +259,17 @@ def test_the_three_comparisons_run_on_their_buttons_and_match_the_core():
     models = compare_models(task, 20, 0.01, 0, Config())
     got = table(at, t("train.col_ambiguous_accuracy", lang="en"))
     assert got.index.name == t("train.models_row", lang="en")
-    np.testing.assert_allclose(got[t("train.col_ambiguous_accuracy", lang="en")],
-                               [100 * r.ambiguous_accuracy for r in models.rows])  # fmt: skip
+    np.testing.assert_array_equal(got[t("train.col_ambiguous_accuracy", lang="en")],
+                                  [round(100 * r.ambiguous_accuracy, 1) for r in models.rows])  # fmt: skip
     bars = figures(at)["tr_compare_figure"]
-    assert bars["layout"]["shapes"][0]["y0"] == 50  # the per-word ceiling, computed from the test set
+    ceiling = bars["data"][-1]  # the per-word ceiling, computed from the test set, a dashed line in the legend
+    limit = 100 * word_ceiling(task)
+    assert list(plotly_array(ceiling["y"])) == [limit, limit]
+    assert ceiling["name"] == t("train.ceiling_models", lang="en", p=f"{limit:.0f}")
     positions = compare_positions(order_task(), 20, 0.01, 0, Config())
     order = next(d.value for d in at.dataframe if d.value.index.name == t("train.positions_row", lang="en"))
-    np.testing.assert_allclose(order[t("train.col_ambiguous_accuracy", lang="en")],
-                               [100 * r.ambiguous_accuracy for r in positions.rows])  # fmt: skip
+    np.testing.assert_array_equal(order[t("train.col_ambiguous_accuracy", lang="en")],
+                                  [round(100 * r.ambiguous_accuracy, 1) for r in positions.rows])  # fmt: skip
     scaling = compare_scaling(task, 20, 0.001, 0, 64)
     curves_ = figures(at)["tr_scale_figure"]["data"]
     for row, trace in zip(scaling.rows, curves_[::2], strict=True):

@@ -14,6 +14,7 @@ from attention_core.positional import (
     sinusoid_table,
 )
 from lab_ui.figures import positional as figs
+from lab_ui.figures.common import LECTURE_TITLE_PX
 from lab_ui.i18n import t
 
 
@@ -150,3 +151,17 @@ def test_rotation_circle_draws_each_arrow_from_p_to_p_plus_k():
     np.testing.assert_allclose(np.hypot(fig.data[1].x, fig.data[1].y), 1.0, atol=1e-6)  # on the unit circle
     block = figs.rotation_block(view)
     assert f"{np.cos(3):.4f} & {np.sin(3):.4f}" in block and "R_{0}(3)" in block
+
+
+def test_titles_sit_below_the_strip_where_the_toolbar_appears():
+    """On a phone a title runs the figure's width, into the corner where Plotly's toolbar appears
+    on a tap (issue 11 #15); every titled figure starts its title below that strip."""
+    from attention_core import positional as core
+
+    table, similarity = core.sinusoid_table(16, 8, 10000.0), core.sinusoid_similarity(16, 8, 10000.0)
+    learned = core.learned_vs_sinusoidal(16, 10000.0)
+    for fig in (figs.sinusoid_curves(table, (0, 1), "zh"), figs.sinusoid_heatmap(table, "zh"),
+                figs.dot_products(similarity, "zh"), figs.dot_by_offset(similarity, "zh"),
+                figs.learned_table(learned, "zh"), figs.learned_by_offset(learned, "zh")):  # fmt: skip
+        assert fig.layout.title.yref == "container" and fig.layout.title.pad.t >= figs.TOOLBAR_PX
+        assert fig.layout.margin.t >= figs.TOOLBAR_PX + 1.3 * LECTURE_TITLE_PX

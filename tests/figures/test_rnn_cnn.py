@@ -8,7 +8,7 @@ from attention_core.patches import picture_view
 from attention_core.sequence_costs import Timing, complexity_table, cost_axis, cost_curves
 from attention_core.sequence_models import compare_visibility, long_range_influence
 from lab_ui.figures import rnn_cnn as figs
-from lab_ui.figures.common import LECTURE_FIGURE_MAX_PX
+from lab_ui.figures.common import LECTURE_FIGURE_MAX_PX, LECTURE_TEXT_PX
 from lab_ui.i18n import t
 
 
@@ -86,6 +86,15 @@ def test_parallel_figure_before_and_after_measuring():
     assert list(table[t("rnn_cnn.col_ms_att", "en")]) == [0.5, 3.0]
 
 
+def test_the_measured_panels_title_stays_below_the_toolbar_in_lecture_mode():
+    """Its two lines at lecture mode's 20 px, drawn upwards from the plot's top, must end below the
+    strip where Plotly's toolbar appears on hover (it covered the end of "(2 CPUs)")."""
+    fig = figs.parallel_figure(np.array([16, 32]), _timing(), "en")
+    title = next(a.text for a in fig.layout.annotations if "2030" in a.text)
+    lines = title.count("<br>") + 1
+    assert fig.layout.margin.t - lines * 1.3 * LECTURE_TEXT_PX >= figs.TOOLBAR_PX
+
+
 def test_cost_figure_marks_the_students_T_and_the_crossover():
     curves = cost_curves(cost_axis(100, 512), 512, 3, 5)
     fig = figs.cost_figure(curves, 100, "en")
@@ -123,3 +132,12 @@ def test_cost_table_is_the_charts_lines():
     assert table.index.name == t("rnn_cnn.cost_x", "en") and list(table.index) == [1, 10, 100]
     assert list(table.iloc[:, 0]) == [8.0, 800.0, 80000.0]  # T² d
     assert list(table.iloc[:, 1]) == [64.0, 640.0, 6400.0]  # T d²
+
+
+def test_the_long_range_and_cost_titles_sit_below_the_toolbar_strip():
+    """On a phone these titles run the figure's width, into the corner where Plotly's toolbar
+    appears on a tap."""
+    curves = long_range_influence((1, 2, 4), 2, 0, 0.5, n_trials=2)
+    cost = cost_curves(cost_axis(100, 512), 512, 3, 5)
+    for fig in (figs.long_range_figure(curves, True, "zh"), figs.cost_figure(cost, 100, "zh")):
+        assert fig.layout.title.yref == "container" and fig.layout.title.pad.t >= figs.TOOLBAR_PX

@@ -12,6 +12,7 @@ import pytest
 
 from attention_core.saturation import D_VALUES, SCALINGS, saturation_sweep, score_rows, variance_sweep
 from lab_ui.figures import scaling as figs
+from lab_ui.figures.common import LECTURE_TEXT_PX
 from lab_ui.i18n import t
 
 NAMES = {s: t(f"scaling.scaling_{s}", "en") for s in SCALINGS}
@@ -214,3 +215,10 @@ def test_variance_axis_labels_decades_only(var):
     layout = valid(fig)["layout"]
     assert layout["yaxis"]["dtick"] == 1  # 1, 10, 100, 1000: no 2 and 5 between decades
     assert layout["xaxis"]["dtick"] == pytest.approx(np.log10(4))  # 1, 4, 16, ...: powers of two
+
+
+def test_panel_titles_sit_below_the_toolbar_strip():
+    """A right panel's title at the figure's top went under Plotly's toolbar on a phone."""
+    sat = saturation_sweep(D_VALUES, score_rows(0), 8)
+    for fig in (figs.saturation_curves(sat, 64, "zh"), figs.slope_curves(sat, 64, "zh")):
+        assert fig.layout.margin.t >= figs.TOOLBAR_PX + 1.3 * LECTURE_TEXT_PX

@@ -4,7 +4,7 @@ before a run, frames played in the browser, unknown words marked and escaped."""
 import numpy as np
 import pytest
 
-from attention_core.train import Config, compare_scaling, fit, predict, saw_task
+from attention_core.train import Config, compare_models, compare_positions, compare_scaling, fit, predict, saw_task
 from lab_ui.figures import train as figs
 from lab_ui.i18n import t
 
@@ -14,9 +14,45 @@ def run():
     return fit(Config(), saw_task(), 20, 0.01, 0)
 
 
-def test_empty_axes_before_a_run_span_the_steps():
+def test_empty_axes_before_a_run_span_the_steps_on_both_panels():
     fig = figs.curves(None, 300, "zh")
-    assert len(fig.data) == 0 and list(fig.layout.xaxis.range) == [0, 300]
+    assert [len(tr.x) for tr in fig.data] == [0, 0]  # no points, but a trace on each panel, so both are drawn
+    assert [tr.xaxis for tr in fig.data] == ["x", "x2"] and list(fig.layout.xaxis2.range) == [0, 300]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_two_panels_are_named_above_them_not_by_an_axis_title_in_the_gap(run, lang):
+    # a y-axis title of the right panel stands in the gap, over the left panel's curves on a phone
+    comp = compare_scaling(saw_task(), 10, 0.001, 0, 8)
+    for fig, right in (
+        (figs.curves(run, 20, lang), "train.accuracy"),
+        (figs.scaling(comp, lang), "train.curve_ambiguous"),
+    ):
+        assert [a.text for a in fig.layout.annotations] == [
+            f"<b>{t('train.curve_loss', lang)}</b>",
+            f"<b>{t(right, lang)}</b>",
+        ]
+        assert not fig.layout.yaxis2.title.text and not fig.layout.yaxis.title.text
+        assert fig.layout.title.yref == "container" and fig.layout.margin.t == figs.PANELS_TOP
+
+
+def test_the_scaling_loss_axis_labels_powers_of_ten_only():
+    fig = figs.scaling(compare_scaling(saw_task(), 10, 0.001, 0, 8), "en")
+    assert fig.layout.yaxis.type == "log" and fig.layout.yaxis.dtick == 1
+
+
+@pytest.mark.parametrize("kind", ["models", "positions"])
+def test_the_ceiling_is_a_line_in_the_legend_not_a_label_over_the_bars(kind):
+    task = saw_task()
+    comp = (
+        compare_models(task, 5, 0.01, 0, Config())
+        if kind == "models"
+        else compare_positions(task, 5, 0.01, 0, Config())
+    )
+    fig = figs.comparison(comp, kind, 0.5, "zh")
+    line = fig.data[-1]
+    assert list(line.y) == [50, 50] and line.name == t(f"train.ceiling_{kind}", "zh", p="50")
+    assert not fig.layout.annotations and not fig.layout.shapes
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -56,3 +92,20 @@ def test_the_scaling_table_names_its_rows_and_leaves_never_empty():
     assert list(table.index) == [t(f"train.scale_{s}", "en") for s in ("sqrt", "d", "none")]
     assert table[t("train.col_first_90", "en")].isna().all()  # 30 steps: nobody reaches 90%
     assert len(figs.scaling(comp, "en").data) == 6
+
+
+def test_titles_sit_below_the_strip_where_the_toolbar_appears(run):
+    """On a phone a title runs the figure's width, into the corner where Plotly's toolbar appears
+    on a tap; titles start below that strip."""
+    task = saw_task()
+    for fig in (figs.curves(run, 20, "zh"), figs.tags(predict(run.params, run.config, task, ["I", "saw"]), "zh"),
+                figs.comparison(compare_models(task, 5, 0.01, 0, Config()), "models", 0.5, "zh")):  # fmt: skip
+        assert fig.layout.title.yref == "container" and fig.layout.title.pad.t >= figs.TOOLBAR_PX
+
+
+def test_a_single_snapshot_has_no_play_buttons():
+    """A run that diverges at once keeps one snapshot: buttons and a slider would do nothing."""
+    diverged = fit(Config(d_model=8), saw_task(), 20, 1000.0, 0)
+    assert diverged.diverged and len(diverged.frame_steps) == 1
+    fig = figs.frames(diverged, 0, "en")
+    assert not fig.frames and not fig.layout.updatemenus and not fig.layout.sliders
