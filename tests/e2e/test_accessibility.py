@@ -50,6 +50,39 @@ def test_phone_width_has_no_sideways_scrolling(browser, app_url, info):
     assert main_scroll <= main_client + 1, f"the page body scrolls sideways ({main_scroll} > {main_client})"
 
 
+# Each chart's title box against its modebar's buttons and Streamlit's element toolbar: on a phone
+# Plotly shows its modebar over the top right of the figure, where a long title runs.
+TITLE_UNDER_TOOLBAR_JS = """() => {
+  const meets = (a, b) => !(a.right <= b.left || b.right <= a.left || a.bottom <= b.top || b.bottom <= a.top);
+  const hits = [];
+  for (const chart of document.querySelectorAll('[data-testid=stPlotlyChart]')) {
+    const title = chart.querySelector('.gtitle');
+    if (!title || !title.textContent.trim()) continue;
+    const box = title.getBoundingClientRect();
+    const element = chart.closest('[data-testid=stElementContainer]');
+    const buttons = [...chart.querySelectorAll('.modebar-group'),
+                     ...(element ? element.querySelectorAll('[data-testid=stElementToolbar] button') : [])]
+      .map(b => b.getBoundingClientRect()).filter(r => r.width > 0);
+    if (buttons.some(b => meets(box, b))) {
+      const host = chart.closest('[class*=st-key-]');
+      hits.push((host ? [...host.classList].find(c => c.startsWith('st-key-')) : '?') + ': ' + title.textContent);
+    }
+  }
+  return hits;
+}"""
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("info", concept_pages(), ids=[p.ns for p in concept_pages()])
+def test_no_figure_title_runs_under_the_toolbar_on_a_phone(browser, app_url, info, lang):
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    page = context.new_page()
+    open_page(page, f"{app_url}/{info.url_path}?lang={lang}")
+    hits = page.evaluate(TITLE_UNDER_TOOLBAR_JS)
+    context.close()
+    assert hits == [], f"figure titles under the toolbar: {hits}"
+
+
 # Pages whose first lecture-mode screen holds a chart (the step-by-step pages open on step 1).
 LECTURE_PAGES = [p for p in PAGES if p.ns in ("heatmap", "scaling", "real_model")]
 
