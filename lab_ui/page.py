@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from lab_ui import controls, course, quiz, registry
+from lab_ui import controls, course, quiz, registry, widgets
 from lab_ui.i18n import t
 from lab_ui.lecture import is_lecture
 from lab_ui.quiz_bank import BANK
@@ -119,6 +119,39 @@ def prose(text: str) -> None:
             st.markdown(text)
     else:
         st.markdown(text)
+
+
+def parts(n: int) -> tuple:
+    """Places (containers) for a section's n parts in reading order, e.g. its words, its controls,
+    its figure: on a screen they stand in that order, whatever order the code fills them in; in
+    lecture mode in reverse, the figure first, so that a projector's first screen holds it, and
+    the words (folded by prose()) last."""
+    boxes = [st.container() for _ in range(n)]
+    return tuple(reversed(boxes)) if is_lecture() else tuple(boxes)
+
+
+def opening(text: str) -> tuple:
+    """A section's words, then places for its own controls and its figure (parts(3)): on a
+    projector the figure first, then the controls, then the folded words. -> (controls, figure)"""
+    words, controls_box, figure_box = parts(3)
+    with words:
+        prose(text)
+    return controls_box, figure_box
+
+
+def numbers_box(key: str, label: str):
+    """The numbers behind a figure, in a closed box that is filled only while it is open (opening
+    it reruns the section): most visits never open it, and a table costs a rerun more than a
+    figure does. -> the open box to draw the table in, or None."""
+    box = st.expander(label, key=key, on_change="rerun", icon=":material/table:")
+    return box if box.open else None
+
+
+def folded_table(label: str, box_key: str, build, *args, **show) -> None:
+    """widgets.show_table(build(*args), **show) in a numbers_box: built only while it is open."""
+    if box := numbers_box(box_key, label):
+        with box:
+            widgets.show_table(build(*args), **show)
 
 
 @contextlib.contextmanager

@@ -58,16 +58,19 @@ def escape_markdown(text: str) -> str:
     return re.sub(r"([\\`*_{}\[\]()#+\-.!|$<>~])", r"\\\1", text)
 
 
-def show_figure(fig: go.Figure, *, key: str, alt: str, numbers_on_phones: bool = True) -> None:
+def show_figure(
+    fig: go.Figure, *, key: str, alt: str, numbers_on_phones: bool = True, lecture_px: int = LECTURE_FIGURE_MAX_PX
+) -> None:
     """Draw a Plotly figure with the shared export config. `alt` describes the figure in words
     for a screen reader and for anyone who cannot see the colours. In lecture mode the text is
     at least 20 px, lines are thicker and the figure fits a projector's first screen (the styled
     copy is cached like the figure). numbers_on_phones=False: the numbers written in the figure's
     heatmap cells fit a desktop's or a projector's width but not a 390-pixel phone's, so they are
     hidden there (hover and the numbers table still give them); the figure is built without
-    knowing the screen, the browser's media query does know it."""
+    knowing the screen, the browser's media query does know it. lecture_px: the most a figure may
+    be tall in lecture mode, where a page's title row and text leave less than the usual room."""
     if is_lecture():
-        fig = cached(lecture_styled, fig)
+        fig = cached(lecture_styled, fig, lecture_px)
     if is_cached_result(fig):  # built once per figure, not on every rerun (Serialised says why)
         fig = cached(Serialised, fig)
     st.plotly_chart(fig, key=key, config=plotly_config(key), width="stretch", on_select="ignore", alt=alt)
@@ -89,13 +92,13 @@ class Serialised(go.Figure):
         return self._spec
 
 
-def lecture_styled(fig: go.Figure) -> go.Figure:
+def lecture_styled(fig: go.Figure, max_px: int = LECTURE_FIGURE_MAX_PX) -> go.Figure:
     """A copy of the figure for a projector (the original sits in a cache): text at least 20 px,
     lines and markers about 1.5x thicker, each trace keeping its own proportions, and no taller
-    than what a 1280x720 projector leaves under the title and the step bar."""
+    than max_px, what a 1280x720 projector leaves under the title and the step bar."""
     fig = go.Figure(fig)
     text, title = LECTURE_TEXT_PX, LECTURE_TITLE_PX
-    height = min(fig.layout.height or LECTURE_FIGURE_MAX_PX, LECTURE_FIGURE_MAX_PX)
+    height = min(fig.layout.height or max_px, max_px)
     fig.update_layout(font_size=text, hoverlabel_font_size=text, title_font_size=title, height=height)
     fig.update_xaxes(tickfont_size=text, title_font_size=text)  # axes inherit 0.8 x the font otherwise
     fig.update_yaxes(tickfont_size=text, title_font_size=text)

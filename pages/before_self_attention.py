@@ -61,20 +61,6 @@ def _show(fig, **kwargs) -> None:
     widgets.show_figure(cached(figures.shorter, fig, figures.LECTURE_PX) if is_lecture() else fig, **kwargs)
 
 
-def _numbers_box(key: str):
-    """The numbers behind a figure, in a closed box whose table is built only once it is opened
-    (a table costs a rerun more than a figure does)."""
-    box = st.expander(t(P + "numbers"), icon=":material/table_view:", on_change="rerun", key=key)
-    return box if box.open else None
-
-
-def _slots():
-    """(figure, controls) containers of a section: in lecture mode the figure comes first, so that
-    a projector's first screen holds it, and its controls sit under it; else controls first."""
-    first, second = st.container(), st.container()
-    return (first, second) if is_lecture() else (second, first)
-
-
 def maps_section(view, seed: int) -> None:
     pair = view.pair
     frame.heading("maps")
@@ -92,7 +78,7 @@ def maps_section(view, seed: int) -> None:
         st.warning(t(P + "unknown_words", words=WORDS), icon=":material/help:")
     widgets.show_table(cached(figures.cross_table, view, lang), key="ed_cross_table", filename="cross_attention.csv",
                        caption=t(P + "cross_table_caption"))  # fmt: skip
-    if box := _numbers_box("ed_self_numbers"):
+    if box := page.numbers_box("ed_self_numbers", t(P + "numbers")):
         with box:
             widgets.show_table(
                 cached(figures.self_table, view, lang), key="ed_self_table", filename="self_attention.csv"
@@ -113,7 +99,7 @@ def maps_section(view, seed: int) -> None:
 def bottleneck_section(sentence_length: int) -> None:
     frame.heading("bottleneck")
     page.prose(t(P + "bottleneck_body"))
-    figure_box, controls_box = _slots()
+    controls_box, figure_box = page.parts(2)
     with controls_box, page.section_controls():
         d = controls.select_slider(t(P + "d_label"), D_CHOICES, D_DEFAULT, key="ed_d", help=t(P + "d_help"))
         d_token = controls.select_slider(t(P + "d_token_label"), D_TOKEN_CHOICES, D_TOKEN_DEFAULT, key="ed_dtok",
@@ -131,7 +117,7 @@ def bottleneck_section(sentence_length: int) -> None:
     st.info(t(P + "bn_set_not_learned", gap=f"{curves.score_gap:g}"), icon=":material/tune:")
     _show(cached(figures.by_position_figure, curves, lang), key="ed_positions",
                         alt=t(P + "pos_alt", T=t_max))  # fmt: skip
-    if box := _numbers_box("ed_bn_numbers"):
+    if box := page.numbers_box("ed_bn_numbers", t(P + "numbers")):
         with box:
             widgets.show_table(
                 cached(figures.bottleneck_table, curves, lang),
@@ -156,7 +142,7 @@ def shapes_section(view) -> None:
     pair = view.pair
     frame.heading("shapes")
     page.prose(t(P + "shapes_body"))
-    figure_box, controls_box = _slots()
+    controls_box, figure_box = page.parts(2)
     with controls_box:
         same = controls.toggle(t(P + "same_label"), False, key="ed_same", help=t(P + "same_help"))
     with figure_box:

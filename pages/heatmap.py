@@ -13,8 +13,6 @@ without hm_layer / hm_head (layer 1, head 1) now opens at the default head, wher
 at "animal". A link's hm_text without hm_ex means that text, for either source.
 """
 
-import contextlib
-
 import streamlit as st
 
 from attention_core import heatmap_views as hv
@@ -53,13 +51,6 @@ def presets() -> dict[str, dict]:
 
 def named(prefix: str):  # a choice's label: the mask's option "causal" reads t("heatmap.mask_causal")
     return lambda option: t(f"heatmap.{prefix}_{option}")
-
-
-def stacked():  # (words, figures): in lecture mode the figures first, whole on the first screen
-    if not is_lecture():
-        return contextlib.nullcontext(), contextlib.nullcontext()  # in page order, no extra elements
-    figure, words = st.container(), st.container()
-    return words, figure
 
 
 def weight_controls(has_model: bool) -> dict:
@@ -131,7 +122,7 @@ def compute_view(s: dict, has_model: bool) -> hv.HeatmapView:
 
 def map_section(view: hv.HeatmapView, s: dict, area) -> None:
     with area:
-        words, figure = stacked()
+        words, figure = page.parts(2)
         with words:
             page.prose(t("heatmap.map_body"))
         with figure:
@@ -144,8 +135,7 @@ def map_section(view: hv.HeatmapView, s: dict, area) -> None:
                 st.caption(t("heatmap.random_caption"))
         st.markdown(figures.row_sums_text(view, lang))
         st.caption("\n\n".join(figures.notes(view, lang)))
-    box = st.expander(t("heatmap.table_box"), key="hm_table_box", on_change="rerun", icon=":material/table:")
-    if box.open:  # built only while open
+    if box := page.numbers_box("hm_table_box", t("heatmap.table_box")):
         with box:
             widgets.show_table(figures.weights_table(view, lang), key="heatmap_table", filename="attention_weights.csv",
                                caption=t("heatmap.table_caption"), missing=t("heatmap.masked_cell"))  # fmt: skip
@@ -162,7 +152,7 @@ def map_section(view: hv.HeatmapView, s: dict, area) -> None:
 @st.fragment
 def query_section(view, default_q: int) -> None:
     frame.heading("query")
-    words, figure = stacked()  # in lecture mode the figures first, the words and the picker under them
+    words, figure = page.parts(2)  # in lecture mode the figures first, the words and the picker under them
     T = len(view.tokens)
     with words:
         page.prose(t("heatmap.query_body"))
@@ -190,7 +180,7 @@ def query_section(view, default_q: int) -> None:
 @st.fragment
 def speech_section() -> None:
     frame.heading("speech")
-    words, figure = stacked()
+    words, figure = page.parts(2)
     with words:
         page.prose(t("heatmap.speech_body"))
         with page.section_controls():
@@ -208,8 +198,7 @@ def speech_section() -> None:
         widgets.show_figure(cached(figures.speech_mask, c, lang, is_lecture()), key="heatmap_speech_mask",
                             alt=t("heatmap.speech_mask_alt", n=c.mask.shape[0], keys=2 * w + 1))  # fmt: skip
     st.markdown(figures.speech_text(c, lang))
-    box = st.expander(t("heatmap.speech_numbers_box"), key="hm_speech_box", on_change="rerun", icon=":material/table:")
-    if box.open:  # built only while open
+    if box := page.numbers_box("hm_speech_box", t("heatmap.speech_numbers_box")):
         with box:
             widgets.show_table(figures.speech_table(c, lang), key="heatmap_speech_table", filename="speech_cost.csv",
                                caption=t("heatmap.speech_table"), decimals=1)  # fmt: skip

@@ -127,9 +127,10 @@ def words(text: str):
 
 def numbers(key: str, *tables) -> None:
     """The numbers behind a figure, in an expander: each of `tables` draws one, called only while it is open."""
-    with st.expander(t("multi_head.numbers"), key=key, on_change="rerun") as box:
-        for draw in tables if box.open else ():
-            draw()
+    if box := page.numbers_box(key, t("multi_head.numbers")):
+        with box:
+            for draw in tables:
+                draw()
 
 
 @st.fragment

@@ -40,40 +40,28 @@ if len(picked) < 2:
 view = cached(word_vectors, tuple(picked) if len(picked) >= 2 else DEFAULT_WORDS)
 
 
-def opening(text: str) -> tuple:
-    """A section's words, its own controls and its figure, in reading order on a screen; on a projector
-    the figure first (whole on the first screen), then the controls, then the folded words."""
-    words, controls_box, figure_box = st.container(), st.container(), st.container()
-    if big:
-        figure_box, words = words, figure_box
-    with words:
-        page.prose(text)
-    return controls_box, figure_box
-
-
-def folded_table(label_key: str, box_key: str, build, *args, **show) -> None:
-    """A table behind a figure, folded, built only when opened: most visits never open it."""
-    box = st.expander(t(label_key), key=box_key, on_change="rerun", icon=":material/table:")
-    if box.open:
-        with box:
-            widgets.show_table(build(*args), **show)
-
-
 @st.fragment
 def vectors_section(view: WordVectors) -> None:
     frame.heading("vectors")
-    _, figure_box = opening(t("one_hot.vectors_body", V=len(voc.words), d=view.learned.shape[1]))
+    _, figure_box = page.opening(t("one_hot.vectors_body", V=len(voc.words), d=view.learned.shape[1]))
     with figure_box:
         widgets.show_figure(cached(figures.one_hot_rows, view, lang, big), key="one_hot_vectors",
                             alt=t("one_hot.vectors_alt", n=len(view.words), V=len(voc.words)))  # fmt: skip
-    folded_table("one_hot.vectors_table", "oh_x_vectors", figures.vectors_table, view, lang, key="oh_vectors",
-                 filename="one_hot_vectors.csv")  # fmt: skip
+    page.folded_table(
+        t("one_hot.vectors_table"),
+        "oh_x_vectors",
+        figures.vectors_table,
+        view,
+        lang,
+        key="oh_vectors",
+        filename="one_hot_vectors.csv",
+    )
 
 
 @st.fragment
 def similarity_section(view: WordVectors) -> None:
     frame.heading("similarity")
-    _, figure_box = opening(t("one_hot.similarity_body"))
+    _, figure_box = page.opening(t("one_hot.similarity_body"))
     labels, sim = [figures.word_label(w, lang) for w in view.words], view.learned_similarity
     left, right = figure_box.columns(2) if big or len(labels) <= figures.SIDE_BY_SIDE_MAX else (figure_box, figure_box)
     with left:
@@ -88,8 +76,16 @@ def similarity_section(view: WordVectors) -> None:
     else:
         st.markdown(t("one_hot.sim_reading", pairs=len(labels) * (len(labels) - 1) // 2, a=labels[a], b=labels[b],
                       best=sim[a, b], c=labels[c], e=labels[e], worst=sim[c, e]))  # fmt: skip
-    folded_table("one_hot.pairs_table", "oh_x_pairs", figures.pairs_table, view, lang, key="oh_pairs",
-                 filename="cosine_similarities.csv", caption=t("one_hot.pairs_caption"))  # fmt: skip
+    page.folded_table(
+        t("one_hot.pairs_table"),
+        "oh_x_pairs",
+        figures.pairs_table,
+        view,
+        lang,
+        key="oh_pairs",
+        filename="cosine_similarities.csv",
+        caption=t("one_hot.pairs_caption"),
+    )
     widgets.formula_and_code(
         r"\begin{aligned}\cos(\mathbf{x}, \mathbf{y}) &= "
         r"\frac{\mathbf{x}\cdot\mathbf{y}}{\lVert\mathbf{x}\rVert\,\lVert\mathbf{y}\rVert}\\[4pt]"
@@ -106,7 +102,7 @@ def similarity_section(view: WordVectors) -> None:
 @st.fragment
 def map_section(view: WordVectors) -> None:
     frame.heading("map")
-    controls_box, figure_box = opening(t("one_hot.map_body", d=view.learned.shape[1]))
+    controls_box, figure_box = page.opening(t("one_hot.map_body", d=view.learned.shape[1]))
     with controls_box:
         scope = controls.segmented(t("one_hot.map_scope"), ["picked", "all"], key="oh_map", default="picked",
                                    format_func=lambda s: t(f"one_hot.map_{s}"))  # fmt: skip
@@ -126,8 +122,16 @@ def map_section(view: WordVectors) -> None:
     st.markdown(t("one_hot.map_reading_one" if k == 1 else "one_hot.map_reading", d=view.learned.shape[1], groups=k,
                   within=gmap.within, between=gmap.between, kept=100 * gmap.kept,
                   centres=100 * gmap.centre_share))  # fmt: skip
-    folded_table("one_hot.map_table", "oh_x_map", figures.map_table, gmap, lang, key="oh_map_coords",
-                 filename="vocabulary_map.csv", missing="—")  # fmt: skip
+    page.folded_table(
+        t("one_hot.map_table"),
+        "oh_x_map",
+        figures.map_table,
+        gmap,
+        lang,
+        key="oh_map_coords",
+        filename="vocabulary_map.csv",
+        missing="—",
+    )
     widgets.formula_and_code(
         r"\begin{aligned}\text{within} &= \operatorname*{mean}_{i \neq j,\ g_i = g_j} \cos(\mathbf{x}_i, \mathbf{x}_j)"
         r"\\ \text{between} &= \operatorname*{mean}_{g_i \neq g_j} \cos(\mathbf{x}_i, \mathbf{x}_j)\\[6pt]"
@@ -142,7 +146,7 @@ def map_section(view: WordVectors) -> None:
 @st.fragment
 def sizes_section(view: WordVectors) -> None:
     frame.heading("sizes")
-    controls_box, figure_box = opening(t("one_hot.size_body"))
+    controls_box, figure_box = page.opening(t("one_hot.size_body"))
     with controls_box, page.section_controls():
         V = controls.select_slider(t("one_hot.V_label"), V_OPTIONS, 30_522, key="oh_V", help=t("one_hot.V_help"))
         d = controls.select_slider(t("one_hot.d_label"), D_OPTIONS, 384, key="oh_d", help=t("one_hot.d_help"))
@@ -156,8 +160,15 @@ def sizes_section(view: WordVectors) -> None:
     m2.metric(t("one_hot.metric_embedding_len"), f"{s.d:,}")
     m3.metric(t(f"one_hot.metric_ratio_{s.longer}"), f"{s.longer_by:,.1f}×")  # a tiny vocabulary: the embedding
     st.markdown(t("one_hot.size_memory", T=T, **figures.memory(s)))
-    folded_table("one_hot.sizes_table", "oh_x_sizes", figures.sizes_table, s, lang, key="oh_sizes",
-                 filename="one_hot_vs_embedding_sizes.csv")  # fmt: skip
+    page.folded_table(
+        t("one_hot.sizes_table"),
+        "oh_x_sizes",
+        figures.sizes_table,
+        s,
+        lang,
+        key="oh_sizes",
+        filename="one_hot_vs_embedding_sizes.csv",
+    )
     st.markdown(t("one_hot.size_reading", V=s.V, d=s.d, table=s.table_parameters))
     widgets.formula_and_code(
         r"\begin{aligned}\mathbf{x}_i &= \mathbf{e}_i^\top E = E_{i,:}\\ E &\in \mathbb{R}^{V \times d}\end{aligned}",
@@ -169,7 +180,7 @@ def sizes_section(view: WordVectors) -> None:
 @st.fragment
 def sequences_section(view: WordVectors) -> None:
     frame.heading("sequences")
-    controls_box, figure_box = opening(t("one_hot.seq_body"))
+    controls_box, figure_box = page.opening(t("one_hot.seq_body"))
     with controls_box:
         kind = controls.segmented(t("one_hot.seq_kind"), ["sentence", "sound", "molecule", "network"], key="oh_seq",
                                   format_func=lambda k: t(f"one_hot.seq_{k}"))  # fmt: skip
@@ -179,8 +190,15 @@ def sequences_section(view: WordVectors) -> None:
             widgets.show_figure(cached(figures.sentence, view, lang, big), key="one_hot_sentence",
                                 alt=t("one_hot.sentence_alt", T=T, d=d))  # fmt: skip
         st.markdown(t("one_hot.sentence_text", T=T, d=d, sentence=" ".join(view.words)))
-        folded_table("one_hot.sentence_table", "oh_x_sentence", figures.sentence_table, view, lang, key="oh_sentence",
-                     filename="sentence_vectors.csv")  # fmt: skip
+        page.folded_table(
+            t("one_hot.sentence_table"),
+            "oh_x_sentence",
+            figures.sentence_table,
+            view,
+            lang,
+            key="oh_sentence",
+            filename="sentence_vectors.csv",
+        )
     elif kind == "sound":
         sound_example(controls_box, figure_box)
     else:

@@ -79,8 +79,7 @@ def figure(key: str, builder, view, alt: str, *args) -> None:
 
 def numbers(key: str, *tables: Callable[[], None]) -> None:
     """The numbers behind a figure, drawn only when their expander is open (it reruns the section)."""
-    box = st.expander(t("positional.numbers"), key=key, on_change="rerun", icon=":material/table:")
-    if box.open:
+    if box := page.numbers_box(key, t("positional.numbers")):
         with box:
             for draw in tables:
                 draw()

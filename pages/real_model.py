@@ -9,8 +9,6 @@ it. The "find a head" pickers (rm_q, rm_k) are the jobs section's own (a fragmen
 answers are the check section's (a fragment).
 """
 
-import contextlib
-
 import streamlit as st
 
 from attention_core import attention_views as av
@@ -52,13 +50,6 @@ def presets(available: bool) -> dict[str, dict]:
         "animal": {"rm_ex": DEFAULT_EX, "rm_layer": A_LAYER + 1, "rm_head": A_HEAD + 1, "rm_hide": False,
                    "rm_q": A_IT, "rm_k": A_NOUN},
     }  # fmt: skip
-
-
-def stacked():  # (words, figures): in lecture mode the figures first, whole on the first screen
-    if not is_lecture():
-        return contextlib.nullcontext(), contextlib.nullcontext()  # in page order, no extra elements
-    figure, words = st.container(), st.container()
-    return words, figure
 
 
 def show_head(layer: int, head: int) -> None:
@@ -114,7 +105,7 @@ def source_maps(choice: str, text: str) -> av.ModelMaps:
 
 def grid_section(v: av.ModelView, layer: int, head: int) -> None:
     frame.heading("grid")
-    words, figure = stacked()
+    words, figure = page.parts(2)
     n_grid = min(len(v.kept), figs.GRID_MAX)
     with words:
         page.prose(t("real_model.grid_body"))
@@ -123,15 +114,14 @@ def grid_section(v: av.ModelView, layer: int, head: int) -> None:
                             alt=t("real_model.grid_alt", T=n_grid, layer=layer + 1, head=head + 1))  # fmt: skip
     limit = load_minilm().max_tokens if v.truncated else 0
     st.caption(figs.grid_notes(v, lang, choice != OWN, limit, parking, MAP_MAX))
-    box = st.expander(t("real_model.grid_numbers"), key="rm_num_grid", on_change="rerun", icon=":material/table:")
-    if box.open:
+    if box := page.numbers_box("rm_num_grid", t("real_model.grid_numbers")):
         with box:
             widgets.show_table(figs.grid_table(v, lang), key="rm_grid_table", filename="all_heads.csv")
 
 
 def head_section(v: av.ModelView, layer: int, head: int) -> None:
     frame.heading("head")
-    words, figure = stacked()
+    words, figure = page.parts(2)
     numbers = cached(av.head_numbers, v, layer, head, MAP_MAX)
     body, row_sums, notes = figs.head_words(numbers, v, layer, head, lang)
     with words:
@@ -143,8 +133,7 @@ def head_section(v: av.ModelView, layer: int, head: int) -> None:
     st.markdown(row_sums)
     if notes:
         st.caption(notes)
-    box = st.expander(t("real_model.head_numbers"), key="rm_num_head", on_change="rerun", icon=":material/table:")
-    if box.open:
+    if box := page.numbers_box("rm_num_head", t("real_model.head_numbers")):
         with box:
             widgets.show_table(figs.head_table(numbers, v, lang), key="rm_head_table", filename=f"layer{layer + 1}_"
                                f"head{head + 1}.csv", caption=t("real_model.head_table"))  # fmt: skip
@@ -152,7 +141,7 @@ def head_section(v: av.ModelView, layer: int, head: int) -> None:
 
 def sink_section(v: av.ModelView) -> None:
     frame.heading("sink")
-    words, figure = stacked()
+    words, figure = page.parts(2)
     top_l, top_h = v.top_park
     with words:
         page.prose(t("real_model.sink_body"))
@@ -163,8 +152,7 @@ def sink_section(v: av.ModelView) -> None:
                             alt=t("real_model.share_alt", n=parking, total=v.share.size))  # fmt: skip
     st.button(t("real_model.show_parking", layer=top_l + 1, head=top_h + 1), key="rm_go_park", on_click=show_head,
               args=(top_l, top_h), icon=":material/visibility:")  # fmt: skip
-    box = st.expander(t("real_model.share_numbers"), key="rm_num_share", on_change="rerun", icon=":material/table:")
-    if box.open:
+    if box := page.numbers_box("rm_num_share", t("real_model.share_numbers")):
         with box:
             widgets.show_table(figs.share_table(v, lang), key="rm_share_table", filename="cls_sep_share.csv")
     widgets.formula_and_code(figs.LATEX_SHARE, av.special_share, av.hide_tokens)

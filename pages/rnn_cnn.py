@@ -37,26 +37,6 @@ frame = page.start(NS, presets=PRESETS)
 lang = current_lang()
 
 
-def _show(fig, **kwargs) -> None:
-    """widgets.show_figure, in lecture mode no taller than what this page's first screen leaves
-    the figure (under the title row, the step bar and the folded text)."""
-    widgets.show_figure(cached(figures.shorter, fig, LECTURE_PX) if is_lecture() else fig, **kwargs)
-
-
-def _numbers_box(key: str):
-    """The numbers behind a figure, in a closed box whose table is built only once it is opened
-    (a table costs a rerun more than a figure does)."""
-    box = st.expander(t(P + "numbers"), icon=":material/table_view:", on_change="rerun", key=key)
-    return box if box.open else None
-
-
-def _slots():
-    """(figure, controls) containers of a section: in lecture mode the figure comes first, so that
-    a projector's first screen holds it, and its controls sit under it; else controls first."""
-    first, second = st.container(), st.container()
-    return (first, second) if is_lecture() else (second, first)
-
-
 def _powers_of_two(first: int, last: int) -> tuple[int, ...]:
     return tuple(2**e for e in range(first.bit_length() - 1, last.bit_length()))
 
@@ -65,7 +45,7 @@ def _powers_of_two(first: int, last: int) -> tuple[int, ...]:
 def see_section() -> None:
     frame.heading("see")
     page.prose(t(P + "see_body"))
-    figure_box, controls_box = _slots()
+    controls_box, figure_box = page.parts(2)
     with controls_box, page.section_controls():
         T = controls.slider(t(P + "T_label"), 1, 64, 8, key="rc_T", help=t(P + "T_help"))
         k = controls.select_slider(t(P + "k_label"), KERNELS, 3, key="rc_k", help=t(P + "k_help"))
@@ -73,11 +53,11 @@ def see_section() -> None:
     comp = cached(compare_visibility, T, k, layers)
     with figure_box:
         per_row = 5 if is_lecture() else 3  # a projector is wide; a phone is not
-        _show(cached(figures.visibility_figure, comp, lang, per_row), key="rc_see", numbers_on_phones=False,
-              alt=t(P + "see_alt", T=T, k=k, r=comp.r))  # fmt: skip
+        widgets.show_figure(cached(figures.visibility_figure, comp, lang, per_row), key="rc_see", lecture_px=LECTURE_PX,
+                            numbers_on_phones=False, alt=t(P + "see_alt", T=T, k=k, r=comp.r))  # fmt: skip
     st.markdown(t(P + "see_reading", T=T, k=k, r=comp.r, window=comp.window, layers=layers,
                   cnn_seen=int(comp.seen[2, T // 2]), rnn_steps=int(comp.steps[0, T - 1, 0])))  # fmt: skip
-    if box := _numbers_box("rc_see_numbers"):
+    if box := page.numbers_box("rc_see_numbers", t(P + "numbers")):
         with box:
             widgets.show_table(cached(figures.visibility_table, comp, lang), key="rc_see_table", decimals=0,
                                filename="who_sees_whom.csv", missing="—",
@@ -88,7 +68,7 @@ def see_section() -> None:
 def long_range_section() -> None:
     frame.heading("long_range")
     page.prose(t(P + "long_body"))
-    figure_box, controls_box = _slots()
+    controls_box, figure_box = page.parts(2)
     with controls_box, page.section_controls():
         radius = controls.select_slider(t(P + "radius_label"), RADII, 0.9, key="rc_radius", help=t(P + "radius_help"))
         d = controls.select_slider(t(P + "lr_d_label"), LONG_D, 16, key="rc_lrd")
@@ -98,10 +78,10 @@ def long_range_section() -> None:
     with st.spinner(t(P + "computing")):
         curves = cached(long_range_influence, _powers_of_two(1, T_max), d, 0, radius)
     with figure_box:
-        _show(cached(figures.long_range_figure, curves, view == "relative", lang), key="rc_long",
-              alt=t(P + f"lr_alt_{view}", T=T_max))  # fmt: skip
+        widgets.show_figure(cached(figures.long_range_figure, curves, view == "relative", lang), key="rc_long",
+                            lecture_px=LECTURE_PX, alt=t(P + f"lr_alt_{view}", T=T_max))  # fmt: skip
     st.markdown(figures.long_range_reading(curves, view == "relative", lang))
-    if box := _numbers_box("rc_long_numbers"):
+    if box := page.numbers_box("rc_long_numbers", t(P + "numbers")):
         with box:
             widgets.show_table(cached(figures.long_range_table, curves, lang), key="rc_long_table",
                                filename="long_range.csv", decimals=None, number_format="%.3e",
@@ -123,26 +103,32 @@ def parallel_section() -> None:
     frame.heading("parallel")
     page.prose(t(P + "parallel_body"))
     button_box = st.container() if is_lecture() else None  # a projector: the button above the figure it fills
-    figure_box, controls_box = _slots()
+    controls_box, figure_box = page.parts(2)
     with controls_box, page.section_controls():
         d = controls.select_slider(t(P + "time_d_label"), TIMED_D, 256, key="rc_td")
         T_max = controls.select_slider(t(P + "time_T_label"), TIMED_T, 1024, key="rc_tT")
     T_values = _powers_of_two(16, T_max)
     measured = st.session_state.setdefault("_rc_timings", {})  # this session's measurements, by settings
-    (button_box or controls_box).button(t(P + "measure"), key="rc_measure", icon=":material/timer:", type="primary",
-                        on_click=st.session_state.__setitem__, args=("_rc_asked", (d, T_max)))  # fmt: skip
+    with button_box or controls_box:
+        st.button(t(P + "measure"), key="rc_measure", icon=":material/timer:", type="primary",
+                  on_click=st.session_state.__setitem__, args=("_rc_asked", (d, T_max)))  # fmt: skip
     if st.session_state.pop("_rc_asked", None) == (d, T_max):  # pressed: the clock runs now, never on a rerun
         with st.spinner(t(P + "measuring")):
             measured[(d, T_max)] = cached(time_rnn_vs_attention, T_values, d, 5)
     timing = measured.get((d, T_max))
     with figure_box:
-        _show(cached(figures.parallel_figure, T_values, timing, lang), key="rc_parallel", alt=t(P + "par_alt", T=T_max))
+        widgets.show_figure(
+            cached(figures.parallel_figure, T_values, timing, lang),
+            key="rc_parallel",
+            lecture_px=LECTURE_PX,
+            alt=t(P + "par_alt", T=T_max),
+        )
     if timing is not None:
         st.markdown(t(P + "par_reading", cpus=timing.cpu_count, when=timing.measured_at, d=d,
                       rnn=f"{1000 * timing.rnn_seconds[-1]:.1f}", att=f"{1000 * timing.attention_seconds[-1]:.1f}",
                       T=T_max))  # fmt: skip
     st.info(t(P + "par_hardware"), icon=":material/memory:")
-    if box := _numbers_box("rc_parallel_numbers"):
+    if box := page.numbers_box("rc_parallel_numbers", t(P + "numbers")):
         with box:
             widgets.show_table(cached(figures.parallel_table, T_values, timing, lang), key="rc_parallel_table",
                                filename="steps_and_time.csv", caption=t(P + "par_table_caption"), decimals=None,
@@ -153,7 +139,7 @@ def parallel_section() -> None:
 def cost_section() -> None:
     frame.heading("cost")
     page.prose(t(P + "cost_body"))
-    figure_box, controls_box = _slots()
+    controls_box, figure_box = page.parts(2)
     with controls_box, page.section_controls():
         T = controls.number_input(t(P + "n_label"), key="rc_n", value=100, min_value=1, max_value=1_000_000, step=1)
         d = controls.number_input(t(P + "d_label"), key="rc_d", value=512, min_value=1, max_value=100_000, step=1)
@@ -163,11 +149,16 @@ def cost_section() -> None:
     costs = cached(layer_costs, T, d, k, r)
     curves = cached(cost_curves, cached(cost_axis, T, d), d, k, r)
     with figure_box:
-        _show(cached(figures.cost_figure, curves, T, lang), key="rc_cost", alt=t(P + "cost_alt", d=d, T=T))
+        widgets.show_figure(
+            cached(figures.cost_figure, curves, T, lang),
+            key="rc_cost",
+            lecture_px=LECTURE_PX,
+            alt=t(P + "cost_alt", d=d, T=T),
+        )
     cheaper = "attention" if costs.cheaper_than_rnn else ("equal" if d == T else "rnn")
     st.markdown(t(P + f"cost_reading_{cheaper}", T=f"{T:,}", d=f"{d:,}", att=f"{costs.self_attention:,}",
                   rnn=f"{costs.rnn:,}"))  # fmt: skip
-    if box := _numbers_box("rc_cost_numbers"):
+    if box := page.numbers_box("rc_cost_numbers", t(P + "numbers")):
         with box:
             widgets.show_table(cached(figures.cost_table, curves, lang), key="rc_cost_table", filename="cost.csv",
                                decimals=None, number_format="%.4g",
@@ -185,7 +176,7 @@ def cost_section() -> None:
 def images_section() -> None:
     frame.heading("images")
     page.prose(t(P + "images_body"))
-    figure_box, controls_box = _slots()
+    controls_box, figure_box = page.parts(2)
     with controls_box, page.section_controls():
         patch = controls.select_slider(t(P + "patch_label"), patch_choices(48, 48), 8, key="rc_patch")
         spot = controls.selectbox(t(P + "spot_label"), list(LANDMARKS), key="rc_spot", default="grass",
@@ -195,10 +186,11 @@ def images_section() -> None:
         layers = controls.slider(t(P + "il_label"), 1, 6, 1, key="rc_il")
     view = cached(picture_view, patch, spot, beta, k, layers, True)
     with figure_box:
-        _show(cached(figures.picture_figure, view, lang), key="rc_picture",
-              alt=t(P + "img_alt", spot=t(P + f"spot_{spot}"), outside=f"{view.weight_outside_field:.2f}"))  # fmt: skip
+        widgets.show_figure(cached(figures.picture_figure, view, lang), key="rc_picture", lecture_px=LECTURE_PX,
+                            alt=t(P + "img_alt", spot=t(P + f"spot_{spot}"),
+                                  outside=f"{view.weight_outside_field:.2f}"))  # fmt: skip
     st.markdown(figures.picture_reading(view, spot, lang))
-    if box := _numbers_box("rc_picture_numbers"):
+    if box := page.numbers_box("rc_picture_numbers", t(P + "numbers")):
         with box:
             widgets.show_table(cached(figures.picture_table, view, lang), key="rc_picture_table",
                                filename="patch_attention.csv", caption=t(P + "img_table_caption"))  # fmt: skip

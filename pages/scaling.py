@@ -42,31 +42,11 @@ if frame.shows("spread") or frame.shows("softmax"):  # the derivation alone (a l
         seed = widgets.seed_input(key="sc_seed")
 
 
-def opening(text: str) -> tuple:
-    """A section's words, its own controls and its figure, in reading order on a screen; on a
-    projector the figure first, whole on the first screen, then the controls, then the folded
-    words. -> the places for the controls and for the figure"""
-    words, controls_box, figure_box = st.container(), st.container(), st.container()
-    if big:
-        figure_box, words = words, figure_box
-    with words:
-        page.prose(text)
-    return controls_box, figure_box
-
-
-def folded_table(label_key: str, box_key: str, build, *args, **show) -> None:
-    """A table behind a figure, folded, built only when opened: most visits never open it."""
-    box = st.expander(t(label_key), key=box_key, on_change="rerun", icon=":material/table:")
-    if box.open:
-        with box:
-            widgets.show_table(build(*args), **show)
-
-
 @st.fragment
 def spread_section(d_k: int, seed: int) -> None:
     frame.heading("spread")
     j = D_VALUES.index(d_k)
-    control_box, figure_box = opening(t("scaling.s1_body"))
+    control_box, figure_box = page.opening(t("scaling.s1_body"))
     with control_box:
         n = controls.select_slider(t("scaling.n_label"), N_SAMPLES, 2000, key="sc_n", help=t("scaling.n_help"))
     with st.spinner(t("scaling.sampling")):
@@ -85,8 +65,16 @@ def spread_section(d_k: int, seed: int) -> None:
     st.caption(t("scaling.hist_caption"))
     widgets.show_figure(cached(figures.variance_against_d, var, d_k, lang), key="scaling_variance",
                         alt=t("scaling.var_alt", d=d_k))  # fmt: skip
-    folded_table("scaling.var_table", "sc_x_variance", figures.variance_table, var, lang, key="scaling_variance_table",
-                 filename="dot_product_variance.csv", caption=t("scaling.var_table_caption"))  # fmt: skip
+    page.folded_table(
+        t("scaling.var_table"),
+        "sc_x_variance",
+        figures.variance_table,
+        var,
+        lang,
+        key="scaling_variance_table",
+        filename="dot_product_variance.csv",
+        caption=t("scaling.var_table_caption"),
+    )
     widgets.formula_and_code(
         r"\begin{aligned} s &= q \cdot k = \textstyle\sum_{i=1}^{d_k} q_i k_i \\ q_i, k_i &\sim N(0, 1) \\"
         r" \operatorname{Var}(s) &= d_k \\ \operatorname{Var}\big(s / \sqrt{d_k}\big) &= 1 \end{aligned}",
@@ -99,7 +87,7 @@ def spread_section(d_k: int, seed: int) -> None:
 def softmax_section(d_k: int, seed: int) -> None:
     frame.heading("softmax")
     j = D_VALUES.index(d_k)
-    control_box, figure_box = opening(t("scaling.s2_body"))
+    control_box, figure_box = page.opening(t("scaling.s2_body"))
     with control_box:
         T = controls.slider(t("scaling.T_label"), 2, T_MAX, 8, key="sc_T", help=t("scaling.T_help"))
     with st.spinner(t("scaling.sampling")):
@@ -139,9 +127,18 @@ def softmax_section(d_k: int, seed: int) -> None:
     st.markdown(t("scaling.slopes_reading", d=d_k, none=f"{own[NONE, j]:.2g}", none_first=f"{own[NONE, 0]:.2f}",
                   sqrt=f"{own[SQRT, j]:.3f}", sqrt_raw=f"{raw[SQRT, j]:.2g}", dk=f"{own[BY_D, j]:.3f}",
                   dk_raw=f"{raw[BY_D, j]:.2g}", root=f"{np.sqrt(d_k):g}"))  # fmt: skip
-    folded_table("scaling.sat_table", "sc_x_saturation", figures.saturation_table, sat, lang,
-                 key="scaling_saturation_table", filename="softmax_saturation.csv", full_precision=True,
-                 caption=t("scaling.sat_table_caption", rows=sat.n_rows), number_format="%.4g")  # fmt: skip
+    page.folded_table(
+        t("scaling.sat_table"),
+        "sc_x_saturation",
+        figures.saturation_table,
+        sat,
+        lang,
+        key="scaling_saturation_table",
+        filename="softmax_saturation.csv",
+        full_precision=True,
+        caption=t("scaling.sat_table_caption", rows=sat.n_rows),
+        number_format="%.4g",
+    )
     widgets.formula_and_code(
         r"\begin{aligned} p &= \operatorname{softmax}(z),\ z = c\,s \\ c &\in \{1,\ 1/\sqrt{d_k},\ 1/d_k\} \\"
         r" H(p) &= -\textstyle\sum_i p_i \log p_i \\"

@@ -60,17 +60,6 @@ task = cached(saw_task)
 settings = (config, task, steps, float(lr), seed)
 
 
-def _show(fig, **kwargs) -> None:
-    """widgets.show_figure, in lecture mode no taller than this page's first screen leaves it."""
-    widgets.show_figure(cached(figures.shorter, fig, LECTURE_PX) if big else fig, **kwargs)
-
-
-def _numbers(key: str):
-    """A closed box of numbers, built only when opened."""
-    box = st.expander(t(P + "numbers"), icon=":material/table_view:", on_change="rerun", key=key)
-    return box if box.open else None
-
-
 def _watch(fn, *args, name: str, label=lambda p: ""):
     """fn(*args) through lab_ui.live: a progress bar (and live curves for a training run) at most
     every 0.2 s; a click meanwhile (Stop) interrupts it, and what it had done is kept for the rerun."""
@@ -115,13 +104,6 @@ def _session() -> str:
     return get_script_run_ctx().session_id
 
 
-def _slots():
-    """(figure, controls) containers of a section: in lecture mode the figure comes first, so that
-    a projector's first screen holds it, and its controls sit under it; else controls first."""
-    first, second = st.container(), st.container()
-    return (first, second) if big else (second, first)
-
-
 def _button(name: str, label: str, **kwargs) -> bool:
     """A run's button. The press is noted by its callback and taken here once: the app shell may
     rerun the script before the page is reached, which would lose a plain button's True."""
@@ -147,19 +129,24 @@ def train_section(auto: bool):
     asked = _button("train", t(P + "train"), type="primary", icon=":material/model_training:")
     result = _result(fit, *settings, name="train", asked=asked or auto)
     if result is None:
-        _show(cached(figures.curves, None, steps, lang), key="tr_curves", alt=t(P + "curves_empty_alt"))
+        widgets.show_figure(
+            cached(figures.curves, None, steps, lang),
+            key="tr_curves",
+            lecture_px=LECTURE_PX,
+            alt=t(P + "curves_empty_alt"),
+        )
         st.info(t(P + "press_train"), icon=":material/play_arrow:")
         return None
     if hit and asked:
         st.caption(t(P + "from_cache"))
     _explain(result)
-    _show(cached(figures.curves, result, steps, lang), key="tr_curves",
-          alt=t(P + "curves_alt", amb=f"{100 * result.ambiguous_accuracy:.1f}", steps=result.steps_run,
-                test=f"{100 * result.test_accuracy:.1f}", loss=f"{result.final_loss:.4f}"))  # fmt: skip
+    widgets.show_figure(cached(figures.curves, result, steps, lang), key="tr_curves", lecture_px=LECTURE_PX,
+                        alt=t(P + "curves_alt", amb=f"{100 * result.ambiguous_accuracy:.1f}", steps=result.steps_run,
+                              test=f"{100 * result.test_accuracy:.1f}", loss=f"{result.final_loss:.4f}"))  # fmt: skip
     st.markdown(t(P + "train_reading", amb=f"{100 * result.ambiguous_accuracy:.1f}", steps=result.steps_run,
                   test=f"{100 * result.test_accuracy:.1f}", loss=f"{result.final_loss:.4f}",
                   seconds=f"{result.seconds:.1f}"))  # fmt: skip
-    if box := _numbers("tr_curves_numbers"):
+    if box := page.numbers_box("tr_curves_numbers", t(P + "numbers")):
         with box:
             widgets.show_table(cached(figures.curves_table, result, lang), key="tr_curves_table",  # rounded there
                                filename="learning_curves.csv", decimals=None)  # fmt: skip
@@ -174,16 +161,16 @@ def frames_section(result) -> None:
         st.info(t(P + ("frames_none" if result is None else "frames_no_attention")), icon=":material/info:")
         return
     n_heads = result.attention_frames.shape[2]
-    figure_box, controls_box = _slots()
+    controls_box, figure_box = page.parts(2)
     page.choice_keep_valid("tr_head", list(range(1, n_heads + 1)), 1)
     with controls_box:
         head = controls.segmented(t(P + "head"), list(range(1, n_heads + 1)), key="tr_head", default=1) - 1
     with figure_box:
-        _show(cached(figures.frames, result, head, lang, big), key="tr_frames",
-              alt=t(P + "frames_alt", head=head + 1, steps=result.steps_run))  # fmt: skip
+        widgets.show_figure(cached(figures.frames, result, head, lang, big), key="tr_frames", lecture_px=LECTURE_PX,
+                            alt=t(P + "frames_alt", head=head + 1, steps=result.steps_run))  # fmt: skip
     if len(result.frame_steps) > 1:  # a single snapshot has nothing to play
         st.caption(t(P + "frames_hint"))
-    if box := _numbers("tr_frames_numbers"):
+    if box := page.numbers_box("tr_frames_numbers", t(P + "numbers")):
         with box:
             widgets.show_table(cached(figures.frames_table, result, head, lang), key="tr_frames_table",
                                filename="attention_frames.csv")  # fmt: skip
@@ -193,7 +180,7 @@ def frames_section(result) -> None:
 def tag_section(result) -> None:
     frame.heading("tag")
     page.prose(t(P + "tag_body"))
-    figure_box, controls_box = _slots()
+    controls_box, figure_box = page.parts(2)
     with controls_box:
         words = widgets.sentence_tokens(t(P + "text"), EXAMPLE, key="tr_text", max_tokens=task.max_len)
         with st.expander(t(P + "vocabulary_box"), icon=":material/menu_book:"):
@@ -209,7 +196,9 @@ def tag_section(result) -> None:
         if len(words) > 7:
             st.caption(t(P + "long_sentence", n=len(words)))
     with figure_box:
-        _show(cached(figures.tags, pred, lang), key="tr_tags", alt=t(P + "tags_alt", n=len(words)))
+        widgets.show_figure(
+            cached(figures.tags, pred, lang), key="tr_tags", lecture_px=LECTURE_PX, alt=t(P + "tags_alt", n=len(words))
+        )
     widgets.show_table(cached(figures.tags_table, pred, lang), key="tr_tags_table", filename="tags.csv", decimals=1)
 
 
@@ -228,7 +217,7 @@ def _comparison(name: str, fn, args: tuple, ceiling: float, kind: str, at=None) 
             _explain(row.fit)
     fig = cached(figures.scaling, comp, lang) if kind == "scaling" else cached(figures.comparison, comp, kind, ceiling,
                                                                                lang)  # fmt: skip
-    _show(fig, key=f"tr_{name}_figure", alt=t(P + f"{name}_alt"))
+    widgets.show_figure(fig, key=f"tr_{name}_figure", lecture_px=LECTURE_PX, alt=t(P + f"{name}_alt"))
     table = figures.scaling_table if kind == "scaling" else figures.comparison_table
     widgets.show_table(cached(table, comp, lang) if kind == "scaling" else cached(table, comp, kind, lang),
                        key=f"tr_{name}_table", filename=f"{name}.csv", missing="—", decimals=None)  # fmt: skip

@@ -395,8 +395,3 @@ def picture_table(view: PictureView, lang: str) -> pd.DataFrame:
          t(P + "col_in_field", lang): [t(P + f"yes_{bool(f)}", lang) for f in view.field.ravel()]},
         index=pd.Index(np.arange(n), name=t(P + "img_patch", lang)),
     )  # fmt: skip
-
-
-def shorter(fig: go.Figure, height: int) -> go.Figure:
-    """A copy no taller than `height` pixels (the original may sit in a cache)."""
-    return go.Figure(fig).update_layout(height=min(fig.layout.height or height, height))

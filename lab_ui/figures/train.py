@@ -291,8 +291,3 @@ def scaling_table(comp: Comparison, lang: str) -> pd.DataFrame:
     table = pd.DataFrame.from_dict(rows, orient="index")
     table.index.name = t(P + "scaling_row", lang)
     return table
-
-
-def shorter(fig: go.Figure, height: int) -> go.Figure:
-    """A copy no taller than `height` pixels (the original may sit in a cache)."""
-    return go.Figure(fig).update_layout(height=min(fig.layout.height or height, height))
