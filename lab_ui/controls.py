@@ -249,8 +249,25 @@ def slider(label: str, min_value, max_value, value, *, key: str, step=None, **kw
 
 def select_slider(label: str, options: Sequence[Any], value, *, key: str, **kwargs):
     """A slider over fixed values (e.g. powers of two); the option text must not depend on the
-    language, because it is what the URL holds."""
+    language, because it is what the URL holds. A link may write a number as a person types it:
+    beta=50 for the option 50.0, tau=1.50 for 1.5."""
+    raw = st.query_params.get_all(key) if key not in st.session_state else []
+    if len(raw) == 1:
+        _spell_as_option(key, raw[0], options)
     return _bound(st.select_slider, key, value, label, options=options, value=value, **kwargs)
+
+
+def _spell_as_option(key: str, text: str, options: Sequence[Any]) -> None:
+    """Rewrite a link's number into the spelling of the option it equals (Streamlit matches the
+    option's text exactly), before the widget reads it."""
+    texts = [str(o) for o in options]
+    if text in texts or not _number_text_ok(text, integer=False):
+        return
+    same = [t for o, t in zip(options, texts, strict=True) if isinstance(o, int | float) and float(o) == float(text)]
+    if same:
+        st.query_params[key] = same[0]
+        with get_session_state().query_params() as qp:  # Streamlit's copy, as in _drop_unreadable_numbers
+            qp._initial_query_params[key] = [same[0]]
 
 
 def number_input(label: str, *, key: str, value=None, **kwargs):

@@ -72,3 +72,13 @@ def test_link_numbers_streamlit_could_not_read_are_recognised():
         assert _number_text_ok(text, integer=False)
     for text in ["1e309", "-1e309", "9e999", "NaN", "inf", "abc"]:
         assert not _number_text_ok(text, integer=False), text
+
+
+def test_a_link_writes_a_select_sliders_number_as_a_person_types_it():
+    """rc_beta=50 means the option 50.0 (Streamlit matches an option's text exactly, and fell back
+    with a notice); a number no option equals still falls back."""
+    at = open_page("pages/rnn_cnn.py", rc_beta="50")
+    assert at.select_slider(key="rc_beta").value == 50.0 and not at.toast
+    assert at.query_params["rc_beta"] in ("50.0", ["50.0"])
+    at = open_page("pages/rnn_cnn.py", rc_beta="51")
+    assert at.select_slider(key="rc_beta").value == 10.0 and at.toast
