@@ -367,7 +367,9 @@ def test_a_stopped_run_is_kept_for_the_session_that_stopped_it_and_never_cached(
 
     old_run = threading.Thread(target=wrapped)
     old_run.start()
-    time.sleep(0.1)
+    deadline = time.monotonic() + 30  # as in a browser, the old run is under way before Stop is pressed
+    while not live.running(core.fit, Config(d_model=4), saw_task(), 50, 0.01, 0) and time.monotonic() < deadline:
+        time.sleep(0.01)
     release.set()
     partial = live.stopped("A", core.fit, Config(d_model=4), saw_task(), 50, 0.01, 0)  # waits for the old run
     old_run.join(5)
