@@ -14,6 +14,7 @@ tests/conftest.py does) t() raises on a missing key instead of showing the key i
 from __future__ import annotations
 
 import os
+import re
 import threading
 import tomllib
 from functools import cache
@@ -47,6 +48,20 @@ def reload_if_changed() -> None:
         _loaded_stamp = stamp
 
 
+# A Chinese character or full-width punctuation mark (CJK symbols, ideographs, full-width forms).
+_CJK = "\u3000-\u303f\u4e00-\u9fff\uff00-\uffef"
+_CJK_LINE_BREAK = re.compile(f"(?<=[{_CJK}])(\\**)\n(?=\\**[{_CJK}])")  # **bold** may stand either side
+
+
+def join_chinese_lines(text: str) -> str:
+    """The catalogs wrap long Chinese paragraphs over several lines, as the English ones are.
+    Markdown turns a single line break into a space, which English needs between words and
+    Chinese does not have: "服务器上\n训练" would read "服务器上 训练". A break between two
+    Chinese characters (either of them maybe in **bold**) is removed; a blank line (a new
+    paragraph) and a break next to a Latin word, a number or maths stay."""
+    return _CJK_LINE_BREAK.sub(r"\1", text)
+
+
 @cache
 def catalog() -> dict[str, dict[str, str]]:
     """{"ns.key": {"en": ..., "zh": ...}} over every catalog file."""
@@ -54,6 +69,8 @@ def catalog() -> dict[str, dict[str, str]]:
     for path in sorted(_LOCALES.glob("*.toml")):
         with path.open("rb") as f:
             for name, texts in tomllib.load(f).items():
+                if "zh" in texts:
+                    texts = {**texts, "zh": join_chinese_lines(texts["zh"])}
                 entries[f"{path.stem}.{name}"] = texts
     return entries
 

@@ -4,11 +4,12 @@ present in a catalog."""
 
 import re
 import string
+import tomllib
 from pathlib import Path
 
 import pytest
 
-from lab_ui.i18n import LANGS, STRICT_TEXT_ENV, MissingText, catalog, t
+from lab_ui.i18n import LANGS, STRICT_TEXT_ENV, MissingText, catalog, join_chinese_lines, t
 
 ROOT = Path(__file__).resolve().parents[2]
 ENTRIES = sorted(catalog().items())
@@ -53,3 +54,22 @@ def test_a_missing_key_fails_loudly_under_the_tests_and_quietly_in_a_lecture(mon
         t("no_such.key")
     monkeypatch.delenv(STRICT_TEXT_ENV)
     assert t("no_such.key") == "no_such.key"
+
+
+def test_a_chinese_paragraph_wrapped_over_lines_reads_without_spaces():
+    """Markdown shows a single line break as a space; the catalogs wrap long Chinese paragraphs,
+    and "在这台服务器上 训练" was on the train page. A break between two Chinese characters goes;
+    a new paragraph and a break beside a Latin word stay."""
+    assert join_chinese_lines("在这台服务器上\n训练这三种模型。") == "在这台服务器上训练这三种模型。"
+    assert join_chinese_lines("第一段。\n\n第二段。") == "第一段。\n\n第二段。"
+    assert join_chinese_lines("测试句子里的\n**歧义词**（") == "测试句子里的**歧义词**（"
+    assert join_chinese_lines("你用\nNumPy 训练") == "你用\nNumPy 训练"
+    assert join_chinese_lines("the first\nline") == "the first\nline"
+    wrapped = 0
+    for path in sorted((ROOT / "lab_ui" / "locales").glob("*.toml")):
+        with path.open("rb") as f:
+            for name, texts in tomllib.load(f).items():
+                if re.search(r"[\u4e00-\u9fff，。；：]\**\n\**[\u4e00-\u9fff]", texts.get("zh", "")):
+                    shown = t(f"{path.stem}.{name}", "zh")
+                    wrapped += bool(re.search(r"[\u4e00-\u9fff，。；：]\**\n\**[\u4e00-\u9fff]", shown))
+    assert wrapped == 0
