@@ -62,16 +62,23 @@ def join_chinese_lines(text: str) -> str:
     return _CJK_LINE_BREAK.sub(r"\1", text)
 
 
+def _join_wrapped_paragraphs(source: str) -> str:
+    """A catalog file's text with join_chinese_lines applied inside its multi-line strings (in
+    triple quotes), where a line break is only the file's wrapping. A line break written as an
+    escape in a one-line string is meant, e.g. a figure title's second line, and stays."""
+    return _MULTILINE.sub(lambda m: join_chinese_lines(m.group(0)), source)
+
+
+_MULTILINE = re.compile(r'"""(?:.|\n)*?"""')
+
+
 @cache
 def catalog() -> dict[str, dict[str, str]]:
     """{"ns.key": {"en": ..., "zh": ...}} over every catalog file."""
     entries: dict[str, dict[str, str]] = {}
     for path in sorted(_LOCALES.glob("*.toml")):
-        with path.open("rb") as f:
-            for name, texts in tomllib.load(f).items():
-                if "zh" in texts:
-                    texts = {**texts, "zh": join_chinese_lines(texts["zh"])}
-                entries[f"{path.stem}.{name}"] = texts
+        for name, texts in tomllib.loads(_join_wrapped_paragraphs(path.read_text(encoding="utf-8"))).items():
+            entries[f"{path.stem}.{name}"] = texts
     return entries
 
 
