@@ -187,6 +187,19 @@ def slider_count(context, url: str) -> int:
     return n
 
 
+def take_turns(targets: list, rounds: int, steps: int, warmup: int, timeout_ms: int) -> None:
+    """Open every target and warm it up, then `rounds` rounds in which each target takes `steps`
+    steps in turn, so that a busy moment of the machine falls on the floor and the rows alike."""
+    for target in targets:
+        target.open()
+        for _ in range(warmup):
+            target.step(timeout_ms, record=False)
+    for _ in range(rounds):
+        for target in targets:
+            for _ in range(steps):
+                target.step(timeout_ms)
+
+
 def measure(pages: list[str], rounds: int, steps: int, warmup: int, gc: str, timeout_ms: int,
             first_only: bool = False) -> None:  # fmt: skip
     from playwright.sync_api import sync_playwright
@@ -204,14 +217,7 @@ def measure(pages: list[str], rounds: int, steps: int, warmup: int, gc: str, tim
             url = f"{app.url}/{name}?lang=en"
             n = 1 if first_only else max(1, slider_count(context, url))
             targets += [Target(name, url, context, index) for index in range(n)]
-        for target in targets:
-            target.open()
-            for _ in range(warmup):
-                target.step(timeout_ms, record=False)
-        for _ in range(rounds):
-            for target in targets:
-                for _ in range(steps):
-                    target.step(timeout_ms)
+        take_turns(targets, rounds, steps, warmup, timeout_ms)
         browser.close()
 
     if not floor.times:

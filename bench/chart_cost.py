@@ -19,7 +19,7 @@ from __future__ import annotations
 import argparse
 import statistics
 
-from bench.browser_latency import Target
+from bench.browser_latency import Target, take_turns
 from bench.common import BARE_APP, machine_line, percentile, start_server
 
 APP = "bench/chart_cost_app.py"
@@ -85,14 +85,7 @@ def measure(rows: list[tuple[str, str]], rounds: int, steps: int, warmup: int, t
         context = browser.new_context(viewport={"width": 1280, "height": 720}, locale="en-US")
         floor = Counted("bare slider (floor)", bare.url, context)
         targets = [floor] + [Counted(query, f"{app.url}/?{query}", context) for query, _ in rows]
-        for target in targets:
-            target.open()
-            for _ in range(warmup):
-                target.step(timeout_ms, record=False)
-        for _ in range(rounds):  # the floor and the rows take turns, so a busy moment falls on all alike
-            for target in targets:
-                for _ in range(steps):
-                    target.step(timeout_ms)
+        take_turns(targets, rounds, steps, warmup, timeout_ms)
         browser.close()
     if not floor.times:
         raise SystemExit(f"the floor could not be measured: {floor.skip_reason or floor.failures}")
