@@ -37,6 +37,12 @@ ROWS = [
     ("fragment=1&kind=heatmap", "a 12 x 12 heatmap instead of the bars"),
     ("fragment=1&kind=heatmap_text", "the heatmap with its 144 numbers in the cells"),
     ("static=40", "a page-level slider over 40 paragraphs and 4 charts that stay"),
+    ("static=40&math=1", "the same, each paragraph with a formula (KaTeX)"),
+    ("fragment=1&charts=2&formulas=3", "the 2-chart section with 3 paragraphs and 3 formulas that stay"),
+    ("fragment=1&charts=2&formulas=10", "... with 10 of each"),
+    ("fragment=1&charts=2&titles=1", "the 2 charts with axis titles and tight margins (automargin grows them)"),
+    ("fragment=1&charts=2&titles=1&automargin=0", "... with margins that fit and automargin off"),
+    ("fragment=1&charts=2&theme=none", "the 2 charts without Streamlit's chart theme (theme=None)"),
 ]
 
 # Count each chart's draws: Plotly emits plotly_afterplot after every full draw of a chart.
