@@ -18,7 +18,7 @@ import streamlit as st
 from attention_core import split_tokens
 from lab_ui import controls, course
 from lab_ui.cache import cached, is_cached_result
-from lab_ui.figures.common import LECTURE_FIGURE_MAX_PX, LECTURE_TEXT_PX, LECTURE_TITLE_PX
+from lab_ui.figures.common import LECTURE_FIGURE_MAX_PX, LECTURE_TEXT_PX, LECTURE_TITLE_PX, fixed_margins
 from lab_ui.i18n import t
 from lab_ui.lecture import is_lecture
 from lab_ui.quiz import shown
@@ -71,8 +71,9 @@ def show_figure(
     be tall in lecture mode, where a page's title row and text leave less than the usual room."""
     if is_lecture():
         fig = cached(lecture_styled, fig, lecture_px)
-    if is_cached_result(fig):  # built once per figure, not on every rerun (Serialised says why)
-        fig = cached(Serialised, fig)
+    # built once per figure, not on every rerun (Serialised says why); a figure made in this run
+    # is serialised in this run, as st.plotly_chart would do anyway
+    fig = cached(Serialised, fig) if is_cached_result(fig) else Serialised(fig)
     st.plotly_chart(fig, key=key, config=plotly_config(key), width="stretch", on_select="ignore", alt=alt)
     if not numbers_on_phones:
         st.html(f"<style>@media (max-width: 640px) {{ .st-key-{key} .heatmap-label {{ display: none; }} }}</style>")
@@ -82,11 +83,12 @@ class Serialised(go.Figure):
     """A figure that hands out the dict Plotly made of it once. st.plotly_chart asks the figure
     for `to_dict()` on every run: a deep copy of every array and a base64 pass over them, about a
     third of a multi-head page's rerun for figures that come from the cache unchanged. A cached
-    figure never changes (lab_ui.cache), so its dict is made once; Streamlit only reads it."""
+    figure never changes (lab_ui.cache), so its dict is made once; Streamlit only reads it. The
+    dict has fixed margins for its labels (lab_ui.figures.common.fixed_margins says why)."""
 
     def __init__(self, fig: go.Figure):
         super().__init__()
-        self._spec = fig.to_dict()
+        self._spec = fixed_margins(fig.to_dict())
 
     def to_dict(self) -> dict:
         return self._spec

@@ -7,7 +7,10 @@ renders Chinese. graph_objects only: plotly.express costs ~50 ms per figure on a
 
 from __future__ import annotations
 
+import base64
 import html
+import math
+import re
 from collections.abc import Sequence
 
 import numpy as np
@@ -183,3 +186,178 @@ def bars(
         yaxis=dict(title=y_title),
     )
     return go.Figure(data=[bar], layout=layout)
+
+
+# Fixed margins instead of Plotly's automargin (lab_ui.widgets.show_figure applies them).
+# Automargin measures every tick label in the browser on each draw of a chart, and a changed
+# chart is drawn afresh on every slider step: on the synthetic page of bench/chart_cost.py two
+# titled charts cost 1.75x the floor's step with it and 1.38x with margins that already fit and
+# automargin off. The labels are known here, so the room they need is too. The sizes below are
+# those of Streamlit's chart theme, which the browser applies: tick labels 12 px, axis titles 14
+# px, the title 32 px from a y axis's labels and 24 px under an x axis's, 8 px between the plot
+# and its labels. An axis whose room cannot be told here keeps automargin.
+TICK_PX, AXIS_TITLE_PX, Y_TITLE_STANDOFF, X_TITLE_STANDOFF, PLOT_PAD = 12, 14, 32, 24, 8
+# More than the estimate, as measured against automargin's own margins in Chromium (bench/..., the
+# docs): labels sit a little further out than pad + width, and a cut label is worse than air.
+_Y_SLACK, _X_SLACK = 1.35, 0.7  # in tick-label font sizes: lecture mode's 20 px labels need more
+_CARTESIAN = {"scatter", "bar", "heatmap", "histogram"}
+
+
+def text_px(text: str, size: float) -> float:
+    """How wide a label is drawn, from the font size: Chinese and Japanese a full em, Latin
+    letters and digits about half of one (Source Sans; a slight overestimate, as the margin wants)."""
+    text = re.sub(r"<[^>]*>", "", html.unescape(str(text)))  # <b>, <sub>, <br>: tags take no room
+    width = 0.0
+    for ch in text:
+        if ord(ch) >= 0x2E80:
+            width += 1.0
+        elif ch in " .,:;'|!il":
+            width += 0.3
+        elif ch.isupper() or ch in "mwMW%—":
+            width += 0.72
+        else:
+            width += 0.56
+    return width * size
+
+
+def _values(v) -> np.ndarray | None:
+    """A trace's x or y as numbers or strings, however the figure's dict holds it."""
+    if v is None:
+        return None
+    if isinstance(v, dict) and "bdata" in v:
+        return np.frombuffer(base64.b64decode(v["bdata"]), dtype=np.dtype(v["dtype"])).ravel()  # [n]
+    return np.asarray(v, dtype=object).ravel()  # [n]
+
+
+def _shape(z) -> tuple[int, int]:
+    """Rows and columns of a heatmap's z, a list of rows or Plotly's {"bdata", "shape"} dict."""
+    if isinstance(z, dict):
+        rows, _, cols = str(z.get("shape", "0, 0")).partition(",")
+        return int(rows), int(cols or 1)
+    z = np.asarray(z, dtype=object)  # [rows, cols]
+    return (z.shape[0], z.shape[1]) if z.ndim == 2 else (1, z.shape[0])
+
+
+def _numeric_labels(lo: float, hi: float, tickformat: str | None, log: bool) -> list[str] | None:
+    """The tick labels Plotly will likely write between lo and hi (about six ticks), or None when
+    its format cannot be told here."""
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        return None
+    if log:
+        return None  # powers of ten in a format of Plotly's choosing (1, 10, 100 or 10⁻⁵)
+    if tickformat not in (None, "", ".0%", ".1%", ".2f", ".3f", ".1f", ".0f", "d", ",d"):
+        return None
+    lo, hi = min(lo, hi), max(lo, hi)
+    span = hi - lo or abs(hi) or 1.0
+    raw = span / 5
+    step = 10 ** math.floor(math.log10(raw))
+    step *= next(m for m in (1, 2, 2.5, 5, 10) if m * step >= raw)
+    values = [lo, hi, lo + step, hi - step]
+    if tickformat and tickformat.endswith("%"):
+        return [f"{100 * v:.{int(tickformat[1])}f}%" for v in values]
+    if tickformat and tickformat.endswith("f"):
+        return [f"{v:.{int(tickformat[1])}f}" for v in values]
+    if tickformat in ("d", ",d"):
+        return [f"{v:,.0f}" for v in values]
+    if max(abs(lo), abs(hi)) >= 10_000:
+        return [f"{v / 1000:.0f}k" if abs(v) < 1e6 else f"{v / 1e6:.1f}M" for v in values]  # Plotly's SI
+    quarter = step / 10 ** math.floor(math.log10(step)) == 2.5  # 0.25, 2.5: one digit more
+    decimals = max(0, -math.floor(math.log10(step) + 1e-9)) + int(quarter)
+    return [f"−{abs(v):.{decimals}f}" if v < 0 else f"{v:.{decimals}f}" for v in values]
+
+
+def _axis_labels(layout: dict, name: str, traces: list[dict], letter: str) -> list[str] | None:
+    """The tick labels of axis `name` (e.g. "yaxis2"), from its ticktext, its categories or its
+    numbers' range; None when they cannot be told here."""
+    axis = layout.get(name) or {}
+    if axis.get("showticklabels") is False or axis.get("visible") is False:
+        return []
+    if axis.get("ticktext") is not None:
+        return [str(s) for s in axis["ticktext"]]
+    ref = letter + name[5:]  # "yaxis2" -> "y2"
+    mine = [tr for tr in traces if tr.get(f"{letter}axis", letter) == ref]
+    if any(tr.get("type", "scatter") not in _CARTESIAN or tr.get("orientation") == "h" for tr in mine):
+        return None
+    found: list = []
+    for tr in mine:
+        v = _values(tr.get(letter))
+        if v is None and tr.get("type") == "heatmap" and tr.get("z") is not None:
+            rows, cols = _shape(tr["z"])
+            v = np.arange(rows if letter == "y" else cols)  # [rows] or [cols]: Plotly numbers the cells
+        elif v is None and tr.get("type", "scatter") != "histogram":  # a histogram's other axis counts
+            along = _values(tr.get("y" if letter == "x" else "x"))
+            v = None if along is None else np.arange(len(along))  # [n]: Plotly numbers the points 0, 1, ...
+        if v is None:
+            return None
+        found.extend(v.tolist())
+        if tr.get("type") == "bar" and letter == "y":
+            found.append(0)
+    if not found:
+        return None
+    if axis.get("type") == "category" or any(isinstance(s, str) for s in found):
+        return [str(s) for s in found]
+    numbers = [float(s) for s in found if s is not None and math.isfinite(float(s))]
+    if axis.get("range"):
+        numbers += [float(r) for r in axis["range"] if r is not None]
+    if not numbers:
+        return []
+    return _numeric_labels(min(numbers), max(numbers), axis.get("tickformat"), axis.get("type") == "log")
+
+
+def _title_lines(axis: dict) -> int:
+    title = axis.get("title")
+    text = title.get("text") if isinstance(title, dict) else title
+    return 0 if not text else str(text).count("<br>") + 1
+
+
+def fixed_margins(spec: dict) -> dict:
+    """The figure's dict with margins that hold its outer axes' labels and titles, and automargin
+    off on every axis whose room was reserved (the others keep it)."""
+    layout = dict(spec.get("layout") or {})
+    traces = spec.get("data") or []
+    if not traces or any(tr.get("type", "scatter") not in _CARTESIAN for tr in traces):
+        return spec
+    font = (layout.get("font") or {}).get("size")
+    margin = dict(layout.get("margin") or {})
+    names = {n for n in layout if re.fullmatch(r"[xy]axis\d*", n)} | {"xaxis", "yaxis"}
+    # A square plot (scaleanchor) leaves free room beside it, which its labels use; and a legend
+    # under the plot moves the x axis's title: automargin knows both, this estimate does not.
+    square = {layout[n]["scaleanchor"] for n in names if (layout.get(n) or {}).get("scaleanchor")}
+    legend = layout.get("legend") or {}
+    legend_below = layout.get("showlegend") is not False and (
+        legend.get("orientation") == "h" and (legend.get("y") is None or legend.get("y") < 0.5)
+    )
+    for name in sorted(names):
+        axis = dict(layout.get(name) or {})
+        letter, other = name[0], "y" if name[0] == "x" else "x"
+        if axis.get("overlaying") or axis.get("anchor") == "free" or axis.get("side") in ("right", "top"):
+            continue
+        if axis.get("scaleanchor") or letter + name[5:] in square or (letter == "x" and legend_below):
+            continue
+        if letter == "x" and (
+            axis.get("tickangle") or (axis.get("ticktext") is not None and axis.get("tickangle") is None)
+        ):
+            continue  # slanted words, or words Plotly may slant on a narrow screen: automargin finds their room
+        labels = _axis_labels(layout, name, traces, letter)
+        if labels is None:
+            continue
+        tick = (axis.get("tickfont") or {}).get("size") or font or TICK_PX
+        title = ((axis.get("title") or {}).get("font") or {}).get("size") or font or AXIS_TITLE_PX
+        anchor = layout.get(other + "axis" + (axis.get("anchor") or other)[1:]) or {}
+        on_edge = (anchor.get("domain") or [0, 1])[0] <= 0.02
+        if on_edge:
+            lines = _title_lines(axis)
+            if letter == "y":
+                widest = max((text_px(s, tick) for s in labels), default=0)
+                need = PLOT_PAD + widest + (Y_TITLE_STANDOFF + 1.4 * title * lines if lines else 0) + _Y_SLACK * tick
+                margin["l"] = max(margin.get("l") or 0, math.ceil(need))
+            else:
+                angle = math.radians(float(axis.get("tickangle") or 0))
+                widest = max((text_px(s, tick) for s in labels), default=0)
+                tall = widest * abs(math.sin(angle)) + 1.45 * tick * abs(math.cos(angle)) if labels else 0
+                need = PLOT_PAD + tall + (X_TITLE_STANDOFF + 1.4 * title * lines if lines else 0) + _X_SLACK * tick
+                margin["b"] = max(margin.get("b") or 0, math.ceil(need))
+        axis["automargin"] = False
+        layout[name] = axis
+    layout["margin"] = margin
+    return {**spec, "layout": layout}

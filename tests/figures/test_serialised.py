@@ -1,11 +1,13 @@
-"""lab_ui.widgets.Serialised: a cached figure serialised once sends the browser exactly what the
-figure itself would, and st.plotly_chart's second serialisation of it does not copy it again."""
+"""lab_ui.widgets.Serialised: a cached figure serialised once sends the browser what the figure
+itself would, with fixed margins instead of automargin (lab_ui.figures.common.fixed_margins), and
+st.plotly_chart's second serialisation of it does not copy it again."""
 
 import numpy as np
 import plotly.graph_objects as go
 import plotly.io as pio
 import plotly.tools
 
+from lab_ui.figures.common import fixed_margins
 from lab_ui.widgets import Serialised
 
 
@@ -18,9 +20,12 @@ def figure() -> go.Figure:
     )
 
 
-def test_the_browser_gets_the_same_json():
+def test_the_browser_gets_the_same_json_but_the_margins():
     fig = figure()
-    assert pio.to_json(Serialised(fig), validate=False) == pio.to_json(fig, validate=False)
+    sent = pio.to_json(Serialised(fig), validate=False)
+    assert sent == pio.to_json(fixed_margins(fig.to_dict()), validate=False)
+    assert sent != pio.to_json(fig, validate=False)  # the margins were fixed ...
+    assert Serialised(fig).to_dict()["data"] == fig.to_dict()["data"]  # ... and nothing else changed
 
 
 def test_streamlit_gets_the_same_dict_every_run_and_the_same_json_each_time():
@@ -28,4 +33,5 @@ def test_streamlit_gets_the_same_dict_every_run_and_the_same_json_each_time():
     first = plotly.tools.return_figure_from_figure_or_data(prepared, validate_figure=True)
     second = plotly.tools.return_figure_from_figure_or_data(prepared, validate_figure=True)
     assert first is second  # no copy per run
-    assert pio.to_json(first, validate=False) == pio.to_json(second, validate=False) == pio.to_json(figure())
+    once = pio.to_json(fixed_margins(figure().to_dict()), validate=False)
+    assert pio.to_json(first, validate=False) == pio.to_json(second, validate=False) == once
