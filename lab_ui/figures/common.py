@@ -188,7 +188,7 @@ def bars(
     return go.Figure(data=[bar], layout=layout)
 
 
-# Fixed margins instead of Plotly's automargin (lab_ui.widgets.show_figure applies them).
+# Fixed margins instead of Plotly's automargin (lab_ui.widgets.Serialised applies them, once per figure).
 # Automargin measures every tick label in the browser on each draw of a chart, and a changed
 # chart is drawn afresh on every slider step: on the synthetic page of bench/chart_cost.py two
 # titled charts cost 1.75x the floor's step with it and 1.38x with margins that already fit and
@@ -197,8 +197,8 @@ def bars(
 # px, the title 32 px from a y axis's labels and 24 px under an x axis's, 8 px between the plot
 # and its labels. An axis whose room cannot be told here keeps automargin.
 TICK_PX, AXIS_TITLE_PX, Y_TITLE_STANDOFF, X_TITLE_STANDOFF, PLOT_PAD = 12, 14, 32, 24, 8
-# More than the estimate, as measured against automargin's own margins in Chromium (bench/..., the
-# docs): labels sit a little further out than pad + width, and a cut label is worse than air.
+# More than the estimate, as measured against automargin's own margins in Chromium (bench/margins.py):
+# labels sit a little further out than pad + width, and a cut label is worse than air.
 _Y_SLACK, _X_SLACK = 1.35, 0.7  # in tick-label font sizes: lecture mode's 20 px labels need more
 _CARTESIAN = {"scatter", "bar", "heatmap", "histogram"}
 
@@ -238,13 +238,11 @@ def _shape(z) -> tuple[int, int]:
     return (z.shape[0], z.shape[1]) if z.ndim == 2 else (1, z.shape[0])
 
 
-def _numeric_labels(lo: float, hi: float, tickformat: str | None, log: bool) -> list[str] | None:
-    """The tick labels Plotly will likely write between lo and hi (about six ticks), or None when
-    its format cannot be told here."""
+def _numeric_labels(lo: float, hi: float, tickformat: str | None) -> list[str] | None:
+    """The tick labels Plotly will likely write between lo and hi on a linear axis (about six
+    ticks), or None when its format cannot be told here."""
     if not (math.isfinite(lo) and math.isfinite(hi)):
         return None
-    if log:
-        return None  # powers of ten in a format of Plotly's choosing (1, 10, 100 or 10⁻⁵)
     if tickformat not in (None, "", ".0%", ".1%", ".2f", ".3f", ".1f", ".0f", "d", ",d"):
         return None
     lo, hi = min(lo, hi), max(lo, hi)
@@ -274,6 +272,8 @@ def _axis_labels(layout: dict, name: str, traces: list[dict], letter: str) -> li
         return []
     if axis.get("ticktext") is not None:
         return [str(s) for s in axis["ticktext"]]
+    if axis.get("type") == "log":
+        return None  # powers of ten in a format of Plotly's choosing (1, 10, 100 or 10⁻⁵)
     ref = letter + name[5:]  # "yaxis2" -> "y2"
     mine = [tr for tr in traces if tr.get(f"{letter}axis", letter) == ref]
     if any(tr.get("type", "scatter") not in _CARTESIAN or tr.get("orientation") == "h" for tr in mine):
@@ -301,7 +301,7 @@ def _axis_labels(layout: dict, name: str, traces: list[dict], letter: str) -> li
         numbers += [float(r) for r in axis["range"] if r is not None]
     if not numbers:
         return []
-    return _numeric_labels(min(numbers), max(numbers), axis.get("tickformat"), axis.get("type") == "log")
+    return _numeric_labels(min(numbers), max(numbers), axis.get("tickformat"))
 
 
 def _title_lines(axis: dict) -> int:
@@ -351,10 +351,8 @@ def fixed_margins(spec: dict) -> dict:
                 widest = max((text_px(s, tick) for s in labels), default=0)
                 need = PLOT_PAD + widest + (Y_TITLE_STANDOFF + 1.4 * title * lines if lines else 0) + _Y_SLACK * tick
                 margin["l"] = max(margin.get("l") or 0, math.ceil(need))
-            else:
-                angle = math.radians(float(axis.get("tickangle") or 0))
-                widest = max((text_px(s, tick) for s in labels), default=0)
-                tall = widest * abs(math.sin(angle)) + 1.45 * tick * abs(math.cos(angle)) if labels else 0
+            else:  # level labels only (slanted ones were left to automargin above): one line tall
+                tall = 1.45 * tick if labels else 0
                 need = PLOT_PAD + tall + (X_TITLE_STANDOFF + 1.4 * title * lines if lines else 0) + _X_SLACK * tick
                 margin["b"] = max(margin.get("b") or 0, math.ceil(need))
         axis["automargin"] = False
