@@ -62,14 +62,14 @@ def join_chinese_lines(text: str) -> str:
     return _CJK_LINE_BREAK.sub(r"\1", text)
 
 
+_MULTILINE = re.compile(r'"""(?:.|\n)*?"""')  # a triple-quoted TOML string, line breaks and all
+
+
 def _join_wrapped_paragraphs(source: str) -> str:
     """A catalog file's text with join_chinese_lines applied inside its multi-line strings (in
     triple quotes), where a line break is only the file's wrapping. A line break written as an
     escape in a one-line string is meant, e.g. a figure title's second line, and stays."""
     return _MULTILINE.sub(lambda m: join_chinese_lines(m.group(0)), source)
-
-
-_MULTILINE = re.compile(r'"""(?:.|\n)*?"""')
 
 
 @cache

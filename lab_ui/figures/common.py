@@ -264,7 +264,7 @@ def _numeric_labels(lo: float, hi: float, tickformat: str | None) -> list[str] |
     return [f"−{abs(v):.{decimals}f}" if v < 0 else f"{v:.{decimals}f}" for v in values]
 
 
-def _axis_labels(layout: dict, name: str, traces: list[dict], letter: str) -> list[str] | None:
+def _axis_labels(layout: dict, name: str, traces: list[dict]) -> list[str] | None:
     """The tick labels of axis `name` (e.g. "yaxis2"), from its ticktext, its categories or its
     numbers' range; None when they cannot be told here."""
     axis = layout.get(name) or {}
@@ -274,7 +274,7 @@ def _axis_labels(layout: dict, name: str, traces: list[dict], letter: str) -> li
         return [str(s) for s in axis["ticktext"]]
     if axis.get("type") == "log":
         return None  # powers of ten in a format of Plotly's choosing (1, 10, 100 or 10⁻⁵)
-    ref = letter + name[5:]  # "yaxis2" -> "y2"
+    letter, ref = name[0], name[0] + name[5:]  # "yaxis2" -> "y", "y2"
     mine = [tr for tr in traces if tr.get(f"{letter}axis", letter) == ref]
     if any(tr.get("type", "scatter") not in _CARTESIAN or tr.get("orientation") == "h" for tr in mine):
         return None
@@ -338,7 +338,7 @@ def fixed_margins(spec: dict) -> dict:
             axis.get("tickangle") or (axis.get("ticktext") is not None and axis.get("tickangle") is None)
         ):
             continue  # slanted words, or words Plotly may slant on a narrow screen: automargin finds their room
-        labels = _axis_labels(layout, name, traces, letter)
+        labels = _axis_labels(layout, name, traces)
         if labels is None:
             continue
         tick = (axis.get("tickfont") or {}).get("size") or font or TICK_PX
