@@ -4,6 +4,7 @@ address; tables download as spreadsheet-safe CSV and figures as PNG or SVG."""
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 from pathlib import Path
@@ -11,6 +12,7 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 from browser_helpers import chart_data, copied_link, exceptions, open_page, settled, wait_for_change, wait_until_idle
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from lab_ui.course import concept_pages
 from lab_ui.i18n import t
@@ -66,6 +68,7 @@ def test_a_copied_quiz_link_asks_the_same_questions(browser, app_url):
     page.get_by_text(t("quiz.new_attempt", lang="zh")).click()
     page.wait_for_function("() => location.search.includes('qz_seed=2')", timeout=30000)
     wait_until_idle(page)
+    page.wait_for_selector("[data-testid=stMain] [data-testid=stPageLink]", timeout=30000)  # the page's last element
     asked = settled(page, QUIZ_TEXTS)
     copied = copied_link(page, "zh")
     assert "qz_seed=2" in copied, copied
@@ -75,6 +78,11 @@ def test_a_copied_quiz_link_asks_the_same_questions(browser, app_url):
     fresh = second.new_page()
     open_page(fresh, copied.strip(), charts=False)
     assert exceptions(fresh) == []
+    # In a fresh browser the widgets' code loads after the questions' text: on a busy machine their
+    # labels arrived after two equal readings half a second apart (CI, 2 December). Wait until the
+    # page holds as many texts as the first one did, then let it settle.
+    with contextlib.suppress(PlaywrightTimeout):
+        fresh.wait_for_function(f"() => ({QUIZ_TEXTS})().length >= {len(asked)}", timeout=30000)
     assert settled(fresh, QUIZ_TEXTS) == asked
     second.close()
 
