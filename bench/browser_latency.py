@@ -7,6 +7,11 @@ moves it; the floor is a round trip, not the 200 ms debounce of older sliders.)
     .venv/bin/python -m bench.browser_latency                 # every slider of every page
     .venv/bin/python -m bench.browser_latency heatmap -r 5    # one page, 5 rounds of 5 steps
     .venv/bin/python -m bench.browser_latency --first-only    # each page's first slider only
+    .venv/bin/python -m bench.browser_latency rnn_cnn --against /tmp/before   # this checkout vs another
+
+With --against, a second app is served from another checkout (e.g. `git worktree add /tmp/before
+HEAD~3`), and each slider is measured on both, in tabs that take turns, so a change is judged
+against the version before it in one run; the other checkout's rows are marked [against].
 
 Each slider of the main area is a target of its own (in its own tab). Printed for each: whether
 its step reran one section (the browser sent a fragment rerun: the slider lives in an
@@ -26,6 +31,7 @@ no slider above 2.0x.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import statistics
 
 from playwright.sync_api import Error as PlaywrightError
@@ -201,14 +207,15 @@ def take_turns(targets: list, rounds: int, steps: int, warmup: int, timeout_ms: 
 
 
 def measure(pages: list[str], rounds: int, steps: int, warmup: int, gc: str, timeout_ms: int,
-            first_only: bool = False) -> None:  # fmt: skip
+            first_only: bool = False, against: str | None = None) -> None:  # fmt: skip
     from playwright.sync_api import sync_playwright
 
     from bench.common import launch_chromium
 
     print(machine_line())
     app, bare = start_server(flags=gc_flags(gc)), start_server(BARE_APP, flags=gc_flags(gc))
-    with app, bare, sync_playwright() as p:
+    other = start_server(f"{against}/app.py", flags=gc_flags(gc)) if against else contextlib.nullcontext()
+    with app, bare, other, sync_playwright() as p:
         browser = launch_chromium(p)
         context = browser.new_context(viewport={"width": 1280, "height": 720}, locale="en-US")
         floor = Target("bare slider (floor)", bare.url, context)
@@ -216,7 +223,10 @@ def measure(pages: list[str], rounds: int, steps: int, warmup: int, gc: str, tim
         for name in pages:
             url = f"{app.url}/{name}?lang=en"
             n = 1 if first_only else max(1, slider_count(context, url))
-            targets += [Target(name, url, context, index) for index in range(n)]
+            for index in range(n):
+                targets.append(Target(name, url, context, index))
+                if against:  # the same slider of the other checkout, in the next tab
+                    targets.append(Target(f"[against] {name}", f"{other.url}/{name}?lang=en", context, index))
         take_turns(targets, rounds, steps, warmup, timeout_ms)
         browser.close()
 
@@ -254,9 +264,12 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=10, help="seconds one step may take before it fails")
     parser.add_argument("--gc", choices=("config", "on", "off"), default="config", help="runner.postScriptGC")
     parser.add_argument("--first-only", action="store_true", help="only each page's first slider")
+    parser.add_argument("--against", metavar="DIR",
+                        help="another checkout, served beside this one: each slider on both")  # fmt: skip
     args = parser.parse_args()
     pages = [page_url_path(name) for name in args.pages] or [p.url_path for p in PAGES]
-    measure(pages, args.rounds, args.steps, args.warmup, args.gc, int(args.timeout * 1000), args.first_only)
+    measure(pages, args.rounds, args.steps, args.warmup, args.gc, int(args.timeout * 1000), args.first_only,
+            args.against)  # fmt: skip
 
 
 if __name__ == "__main__":
