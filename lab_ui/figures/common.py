@@ -71,6 +71,14 @@ def layout_dict(*, title: str | None = None, height: int | None = None, **more) 
     )
 
 
+def bytes_text(n_bytes: int) -> str:
+    """A memory size in decimal units, as every page writes one: 46.9 MB (10^6 bytes), 732.5 kB."""
+    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if n_bytes >= scale:
+            return f"{n_bytes / scale:,.1f} {unit}"
+    return f"{n_bytes:,} B"
+
+
 def base_layout(fig: go.Figure, *, title: str | None = None, height: int | None = None) -> go.Figure:
     """Apply the shared layout to a figure built elsewhere."""
     fig.update_layout(**layout_dict(title=title, height=height))

@@ -27,6 +27,7 @@ from lab_ui.figures.common import (
     NO_TEMPLATE,
     QUALITATIVE,
     SEQUENTIAL,
+    bytes_text,
     safe_label,
 )
 from lab_ui.i18n import t
@@ -72,14 +73,6 @@ LATEX = {
     r" N_{\mathrm{full}} &= T^2 \\ N_{w} &= \sum_{i} \bigl|\{ j : |i - j| \le w \}\bigr| \\"
     r" &= T(2w + 1) - w(w + 1) \end{aligned}",  # two lines: a phone's width
 }
-
-
-def memory(n_bytes: int) -> str:
-    """1.5 MB, 2.00 GB: a size as a student reads it."""
-    for unit, size in (("GB", 2**30), ("MB", 2**20)):
-        if n_bytes >= size:
-            return f"{n_bytes / size:,.{2 if unit == 'GB' else 1}f} {unit}"
-    return f"{n_bytes / 2**10:,.1f} kB"
 
 
 def position_label(i: int, token: str) -> str:
@@ -136,8 +129,8 @@ def speech_text(cost: SpeechCost, lang: str) -> str:
     """The speech section's numbers in words: frames, full and windowed weights and their memory."""
     return t(
         "heatmap.speech_numbers", lang, seconds=f"{cost.seconds:g}", T=f"{cost.T:,}", full=f"{cost.full_entries:,}",
-        full_memory=memory(cost.full_bytes), w=cost.window, ms=cost.window_ms, keys=2 * cost.window + 1,
-        windowed=f"{cost.window_entries:,}", windowed_memory=memory(cost.window_bytes),
+        full_memory=bytes_text(cost.full_bytes), w=cost.window, ms=cost.window_ms, keys=2 * cost.window + 1,
+        windowed=f"{cost.window_entries:,}", windowed_memory=bytes_text(cost.window_bytes),
         ratio=f"{cost.full_entries / cost.window_entries:,.0f}",
     )  # fmt: skip
 

@@ -15,7 +15,7 @@ import plotly.graph_objects as go
 from attention_core.sequences import HOP_MS, WINDOW_MS, GraphVectors, RepresentationSizes, frame_starts, toy_sound
 from attention_core.shipped import load_vocabulary
 from attention_core.word_map import GroupMap, WordVectors
-from lab_ui.figures.common import QUALITATIVE, SEQUENTIAL, heatmap, layout_dict, safe_label
+from lab_ui.figures.common import QUALITATIVE, SEQUENTIAL, bytes_text, heatmap, layout_dict, safe_label
 from lab_ui.i18n import t
 
 # A binary matrix reads best as dark marks on a pale ground: one Okabe-Ito blue for the 1s.
@@ -525,14 +525,6 @@ def map_table(gmap: GroupMap, lang: str) -> pd.DataFrame:
                t("one_hot.col_axis", lang, k=1): gmap.coords[:, 0], t("one_hot.col_axis", lang, k=2): gmap.coords[:, 1],
                t("one_hot.col_own", lang): gmap.own_group, t("one_hot.col_other", lang): gmap.other_groups}  # fmt: skip
     return pd.DataFrame(columns, index=_word_index([voc.words[r] for r in gmap.rows], lang))
-
-
-def bytes_text(n_bytes: int) -> str:
-    """A memory size in decimal units: 46.9 MB."""
-    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
-        if n_bytes >= scale:
-            return f"{n_bytes / scale:,.1f} {unit}"
-    return f"{n_bytes:,} B"
 
 
 def memory(s: RepresentationSizes) -> dict[str, str]:

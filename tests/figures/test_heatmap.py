@@ -178,7 +178,9 @@ def test_speech_mask_is_the_band_of_the_window():
 
 
 def test_words_under_the_figures():
-    assert figs.memory(4 * 998**2) == "3.8 MB" and figs.memory(3 * 2**30) == "3.00 GB" and figs.memory(512) == "0.5 kB"
+    # decimal units, as the one-hot page writes them: 3,984,016 bytes are 4.0 MB, not 3.8 "MB"
+    assert figs.bytes_text(4 * 998**2) == "4.0 MB" and figs.bytes_text(3 * 10**9) == "3.0 GB"
+    assert figs.bytes_text(512) == "512 B"
     e = EXAMPLES["cat_river_zh"]
     notes = figs.notes(shipped_view(e.tokens, e.attentions, 1, 1, mask="causal"), "zh")
     assert t("heatmap.masked_note", "zh") in notes and t("heatmap.model_unk", "zh") in notes
