@@ -193,7 +193,8 @@ def _step_bar(frame: Frame, key: str, prev_col, label_col, next_col) -> None:
     prev_col.button(t("common.previous_step"), key=f"{key}_prev", disabled=step == 1, on_click=go, args=(step - 1,),
                     icon=":material/arrow_back:", width="stretch")  # fmt: skip
     title = t(f"{frame.ns}.section_{frame.sections[step - 1]}")
-    label_col.markdown(f"**{t('common.step_of', i=step, n=n)}** · {title}")
+    with label_col.container(key="lecture_step_label"):  # lab_ui.style balances its lines
+        st.markdown(f"**{t('common.step_of', i=step, n=n)}** · {title}")
     next_col.button(t("common.next_step"), key=f"{key}_next", disabled=step == n, on_click=go, args=(step + 1,),
                     icon=":material/arrow_forward:", width="stretch")  # fmt: skip
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import streamlit as st
 
+# No "<" inside the CSS, comments included: st.html's sanitiser drops a whole <style> element
+# whose text holds something that looks like a tag (tests/app/test_style.py).
 _BASE = """
 <style>
 /* Streamlit leaves ~6rem above the first element; on a 1280x720 projector that is a tenth of the screen. */
@@ -72,6 +74,10 @@ h1 { font-size: 1.55rem !important; padding: 0 !important; }
   min-height: 2.1rem; padding: 0.1rem 0.6rem; }
 [data-testid="stMainBlockContainer"] [data-testid="stPopoverButton"] *,
 [data-testid="stMainBlockContainer"] [data-testid="stBaseButton-secondary"] * { font-size: 0.8rem; }
+/* "Step 4 of 6 · (the section's title)" wraps in its narrow column: lines of even length, not a lone
+   last character ("每层的计算量与表" / "1") or word on a line of its own, and Chinese broken at its
+   spaces and punctuation ("第 4 步，共 6 步 ·" / "每层的计算量与表 1"), not inside a word. */
+.st-key-lecture_step_label p { text-wrap: balance; word-break: keep-all; }
 h2 { font-size: 1.6rem !important; }
 h3 { font-size: 1.3rem !important; }
 /* The hall reads the page, not the page list: the sidebar's navigation keeps its normal size, so
