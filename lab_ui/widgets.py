@@ -19,7 +19,7 @@ from attention_core import split_tokens
 from lab_ui import controls, course
 from lab_ui.cache import cached, is_cached_result
 from lab_ui.figures.common import LECTURE_FIGURE_MAX_PX, LECTURE_TEXT_PX, LECTURE_TITLE_PX, fixed_margins
-from lab_ui.i18n import t
+from lab_ui.i18n import current_lang, t
 from lab_ui.lecture import is_lecture
 from lab_ui.quiz import shown
 
@@ -32,16 +32,35 @@ IMAGE_FORMAT_KEY = "img"
 MODEBAR_REMOVED = ["lasso2d", "select2d", "pan2d", "zoomIn2d", "zoomOut2d", "autoScale2d"]
 
 
+# Plotly's own texts that a student can meet (the kept buttons' tooltips, the messages of a zoom
+# or a download), by their catalog keys; the catalog's English is Plotly's wording.
+PLOTLY_TEXTS = ("plotly_download_png", "plotly_download", "plotly_zoom", "plotly_reset_axes", "plotly_autoscale",
+                "plotly_zoom_back", "plotly_legend_isolate", "plotly_preparing_image", "plotly_image_done",
+                "plotly_image_failed")  # fmt: skip
+
+
+@cache
+def plotly_locale(lang: str) -> dict:
+    """Plotly's texts in `lang`, as the `locale` and `locales` of its config (plotly.js looks each
+    English text up in the locale's dictionary). English is Plotly's own, so nothing."""
+    if lang == "en":
+        return {}
+    dictionary = {t(f"common.{key}", lang="en"): t(f"common.{key}", lang=lang) for key in PLOTLY_TEXTS}
+    return {"locale": lang, "locales": {lang: {"dictionary": dictionary}}}
+
+
 def plotly_config(filename: str) -> dict:
     """Plotly's modebar: its camera button downloads the figure as PNG or SVG (the format chosen
     in the sidebar, image_format_picker), named after the figure; no Plotly logo. Three buttons
     stay (download, zoom, reset): the whole default row covered the start of a long title on a
-    phone's 350 px figure (the multi-head page's "all-MiniLM-L6-v2 layer 1: trained heads")."""
+    phone's 350 px figure (the multi-head page's "all-MiniLM-L6-v2 layer 1: trained heads").
+    Their tooltips are in the page's language."""
     image_format = st.session_state.get(IMAGE_FORMAT_KEY, "png")
     return {
         "displaylogo": False,
         "toImageButtonOptions": {"format": image_format, "filename": filename, "scale": 2},
         "modeBarButtonsToRemove": MODEBAR_REMOVED,
+        **plotly_locale(current_lang()),
     }
 
 

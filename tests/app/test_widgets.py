@@ -1,10 +1,15 @@
 """Shared widgets: CSV that a spreadsheet cannot run, markdown escaping, URL texts, and how a
 check-yourself answer is repeated."""
 
+from pathlib import Path
+
 import pandas as pd
+import streamlit
 from app_harness import open_page
 
+from lab_ui import widgets
 from lab_ui.controls import _matches_default, _number_text_ok, _url_text
+from lab_ui.i18n import t
 from lab_ui.widgets import csv_safe, escape_markdown
 
 
@@ -82,3 +87,15 @@ def test_a_link_writes_a_select_sliders_number_as_a_person_types_it():
     assert at.query_params["rc_beta"] in ("50.0", ["50.0"])
     at = open_page("pages/rnn_cnn.py", rc_beta="51")
     assert at.select_slider(key="rc_beta").value == 10.0 and at.toast
+
+
+def test_plotlys_own_texts_follow_the_page_language():
+    """The toolbar's tooltips and Plotly's messages: a locale of the catalog's translations, keyed
+    by Plotly's English wording, which must be the wording of the plotly.js Streamlit serves."""
+    assert widgets.plotly_locale("en") == {}
+    zh = widgets.plotly_locale("zh")
+    dictionary = zh["locales"][zh["locale"]]["dictionary"]
+    assert dictionary["Zoom"] == t("common.plotly_zoom", lang="zh") and len(dictionary) == len(widgets.PLOTLY_TEXTS)
+    (bundle,) = (Path(streamlit.__file__).parent / "static" / "static" / "js").glob("PlotlyChart.*.js")
+    plotly_js = bundle.read_text(encoding="utf-8")
+    assert [text for text in dictionary if f"`{text}`" not in plotly_js] == []
