@@ -128,14 +128,8 @@ def train_section(auto: bool):
     hit, _ = live.finished(fit, *settings)
     asked = _button("train", t(P + "train"), type="primary", icon=":material/model_training:")
     result = _result(fit, *settings, name="train", asked=asked or auto)
-    if result is None:
-        widgets.show_figure(
-            cached(figures.curves, None, steps, lang),
-            key="tr_curves",
-            lecture_px=LECTURE_PX,
-            alt=t(P + "curves_empty_alt"),
-        )
-        st.info(t(P + "press_train"), icon=":material/play_arrow:")
+    if result is None:  # a message, not empty axes, as sections 4-6 do before their runs
+        st.info(t(P + "press_train", steps=steps), icon=":material/play_arrow:")
         return None
     if hit and asked:
         st.caption(t(P + "from_cache"))

@@ -60,24 +60,19 @@ def _two_panels(title: str, left: str, right: str, steps: int, lang: str, **more
     return layout
 
 
-def curves(run: Fit | Progress | None, steps: int, lang: str) -> go.Figure:
-    """The loss (left) and the three accuracies (right) against the step; empty axes before a run
-    (a trace with no points on each panel, so that both are drawn)."""
-    data = []
-    if run is None:
-        data = [go.Scatter(x=[], y=[], xaxis=x, yaxis=y, showlegend=False, hoverinfo="skip")
-                for x, y in (("x", "y"), ("x2", "y2"))]  # fmt: skip
-    else:
-        losses, at, *accuracies = _curves(run)
-        data.append(go.Scatter(x=np.arange(len(losses)), y=np.asarray(losses, dtype=np.float32), mode="lines",
-                               name=t(P + "curve_loss", lang), line=dict(color=COLOUR["loss"], width=2),
-                               hovertemplate="%{x}: %{y:.4f}<extra></extra>"))  # fmt: skip
-        for name, curve in zip(CURVES, accuracies, strict=True):
-            data.append(go.Scatter(
-                x=np.asarray(at), y=100 * np.asarray(curve, dtype=np.float32), mode="lines+markers", xaxis="x2",
-                yaxis="y2", name=t(P + f"curve_{name}", lang), line=dict(color=COLOUR[name], width=2,
-                dash="solid" if name == "ambiguous" else "dot"), marker=dict(size=5),
-                hovertemplate="%{x}: %{y:.1f}%<extra></extra>"))  # fmt: skip
+def curves(run: Fit | Progress, steps: int, lang: str) -> go.Figure:
+    """The loss (left) and the three accuracies (right) against the step, of a finished run or a
+    running one (before a run the page shows a message, not empty axes)."""
+    losses, at, *accuracies = _curves(run)
+    data = [go.Scatter(x=np.arange(len(losses)), y=np.asarray(losses, dtype=np.float32), mode="lines",
+                       name=t(P + "curve_loss", lang), line=dict(color=COLOUR["loss"], width=2),
+                       hovertemplate="%{x}: %{y:.4f}<extra></extra>")]  # fmt: skip
+    for name, curve in zip(CURVES, accuracies, strict=True):
+        data.append(go.Scatter(
+            x=np.asarray(at), y=100 * np.asarray(curve, dtype=np.float32), mode="lines+markers", xaxis="x2",
+            yaxis="y2", name=t(P + f"curve_{name}", lang), line=dict(color=COLOUR[name], width=2,
+            dash="solid" if name == "ambiguous" else "dot"), marker=dict(size=5),
+            hovertemplate="%{x}: %{y:.1f}%<extra></extra>"))  # fmt: skip
     layout = _two_panels(
         t(P + "curves_title", lang), t(P + "curve_loss", lang), t(P + "accuracy", lang), steps, lang,
         yaxis=dict(rangemode="tozero"), yaxis2=dict(range=[0, 102], anchor="x2"),

@@ -14,12 +14,6 @@ def run():
     return fit(Config(), saw_task(), 20, 0.01, 0)
 
 
-def test_empty_axes_before_a_run_span_the_steps_on_both_panels():
-    fig = figs.curves(None, 300, "zh")
-    assert [len(tr.x) for tr in fig.data] == [0, 0]  # no points, but a trace on each panel, so both are drawn
-    assert [tr.xaxis for tr in fig.data] == ["x", "x2"] and list(fig.layout.xaxis2.range) == [0, 300]
-
-
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_two_panels_are_named_above_them_not_by_an_axis_title_in_the_gap(run, lang):
     # a y-axis title of the right panel stands in the gap, over the left panel's curves on a phone
