@@ -176,6 +176,7 @@ def tag_section(result) -> None:
     page.prose(t(P + "tag_body"))
     controls_box, figure_box = page.parts(2)
     with controls_box:
+        st.markdown(cached(figures.tag_legend, task, lang))  # what PRON, DET, ... mean, before they are shown
         words = widgets.sentence_tokens(t(P + "text"), EXAMPLE, key="tr_text", max_tokens=task.max_len)
         with st.expander(t(P + "vocabulary_box"), icon=":material/menu_book:"):
             st.markdown(widgets.escape_markdown(" · ".join(task.vocab[2:])))
@@ -193,7 +194,8 @@ def tag_section(result) -> None:
         widgets.show_figure(
             cached(figures.tags, pred, lang), key="tr_tags", lecture_px=LECTURE_PX, alt=t(P + "tags_alt", n=len(words))
         )
-    widgets.show_table(cached(figures.tags_table, pred, lang), key="tr_tags_table", filename="tags.csv", decimals=1)
+    widgets.show_table(cached(figures.tags_table, pred, lang), key="tr_tags_table", filename="tags.csv", decimals=1,
+                       missing="—")  # fmt: skip
 
 
 def _comparison(name: str, fn, args: tuple, ceiling: float, kind: str, at=None) -> None:

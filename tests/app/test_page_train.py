@@ -201,6 +201,15 @@ def test_a_typed_sentence_is_tagged_like_the_core_does():
     assert list(tags[t("train.tag", lang="en")]) == list(expected.tags) == ["PRON", "VERB", "DET", "NOUN", "PUNCT"]
     np.testing.assert_allclose(tags[t("train.confidence", lang="en")], 100 * expected.confidence)
     assert tags.index.name == t("train.position", lang="en")
+    assert list(tags[t("train.tag_meaning", lang="en")]) == [t(f"train.tag_{tag}", lang="en") for tag in expected.tags]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_tags_are_named_in_words_where_they_are_first_shown(lang):
+    at = open_page(PAGE, lang=lang, lecture="1", tr_step="3")
+    legend = next(m.value for m in at.markdown if "**PRON**" in m.value)
+    for tag in saw_task().tags:  # the task's whole tag set, not only the tags of the sentence typed
+        assert f"**{tag}**" in legend and t(f"train.tag_{tag}", lang=lang) in legend
 
 
 @pytest.mark.parametrize(
