@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from attention_core.train_tasks import Task
+from attention_core.train_tasks import IGNORE, Task
 
 
 def tag_counts(task: Task) -> np.ndarray:
@@ -48,3 +48,16 @@ def attention_entropy(frames) -> np.ndarray:
     logs = np.log(np.where(frames > 0, frames, 1.0))  # [n_frames, layers, h, T, T]
     rows = -(frames * logs).sum(axis=-1)  # [n_frames, layers, h, T]
     return rows.reshape(frames.shape[0], -1).mean(axis=1)  # [n_frames]
+
+
+def tag_examples(task: Task, k: int = 2) -> tuple[tuple[str, ...], ...]:
+    """For each of the task's tags (in task.tags' order), the first k words of the vocabulary that
+    carry it in the training sentences: examples a legend of the tags can give, taken from the
+    corpus rather than typed beside it. The ambiguous words stand last in the vocabulary, so a
+    noun's or a verb's examples are words that are always nouns or always verbs."""
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+        raise ValueError(f"k must be a whole number, 1 or more; got {k!r}.")
+    words = task.train_tags != IGNORE  # [N_train, T]
+    carries = np.zeros((len(task.tags), len(task.vocab)), dtype=bool)  # [C, V]
+    carries[task.train_tags[words], task.train_tokens[words]] = True
+    return tuple(tuple(task.vocab[i] for i in np.flatnonzero(row)[:k]) for row in carries)  # C tuples of <= k words

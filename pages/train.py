@@ -128,14 +128,8 @@ def train_section(auto: bool):
     hit, _ = live.finished(fit, *settings)
     asked = _button("train", t(P + "train"), type="primary", icon=":material/model_training:")
     result = _result(fit, *settings, name="train", asked=asked or auto)
-    if result is None:
-        widgets.show_figure(
-            cached(figures.curves, None, steps, lang),
-            key="tr_curves",
-            lecture_px=LECTURE_PX,
-            alt=t(P + "curves_empty_alt"),
-        )
-        st.info(t(P + "press_train"), icon=":material/play_arrow:")
+    if result is None:  # a message, not empty axes, as sections 4-6 do before their runs
+        st.info(t(P + "press_train", steps=steps), icon=":material/play_arrow:")
         return None
     if hit and asked:
         st.caption(t(P + "from_cache"))
@@ -182,6 +176,7 @@ def tag_section(result) -> None:
     page.prose(t(P + "tag_body"))
     controls_box, figure_box = page.parts(2)
     with controls_box:
+        st.markdown(cached(figures.tag_legend, task, lang))  # what PRON, DET, ... mean, before they are shown
         words = widgets.sentence_tokens(t(P + "text"), EXAMPLE, key="tr_text", max_tokens=task.max_len)
         with st.expander(t(P + "vocabulary_box"), icon=":material/menu_book:"):
             st.markdown(widgets.escape_markdown(" · ".join(task.vocab[2:])))
@@ -199,7 +194,8 @@ def tag_section(result) -> None:
         widgets.show_figure(
             cached(figures.tags, pred, lang), key="tr_tags", lecture_px=LECTURE_PX, alt=t(P + "tags_alt", n=len(words))
         )
-    widgets.show_table(cached(figures.tags_table, pred, lang), key="tr_tags_table", filename="tags.csv", decimals=1)
+    widgets.show_table(cached(figures.tags_table, pred, lang), key="tr_tags_table", filename="tags.csv", decimals=1,
+                       missing="—")  # fmt: skip
 
 
 def _comparison(name: str, fn, args: tuple, ceiling: float, kind: str, at=None) -> None:

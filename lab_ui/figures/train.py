@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from attention_core.train import Comparison, ComparisonRow, Fit, Prediction, Progress
-from attention_core.train_views import attention_entropy, first_step_at
+from attention_core.train import Comparison, ComparisonRow, Fit, Prediction, Progress, Task
+from attention_core.train_views import attention_entropy, first_step_at, tag_examples
 from lab_ui.figures.common import QUALITATIVE, SEQUENTIAL, layout_dict, safe_label
 from lab_ui.i18n import t
 
@@ -60,24 +60,19 @@ def _two_panels(title: str, left: str, right: str, steps: int, lang: str, **more
     return layout
 
 
-def curves(run: Fit | Progress | None, steps: int, lang: str) -> go.Figure:
-    """The loss (left) and the three accuracies (right) against the step; empty axes before a run
-    (a trace with no points on each panel, so that both are drawn)."""
-    data = []
-    if run is None:
-        data = [go.Scatter(x=[], y=[], xaxis=x, yaxis=y, showlegend=False, hoverinfo="skip")
-                for x, y in (("x", "y"), ("x2", "y2"))]  # fmt: skip
-    else:
-        losses, at, *accuracies = _curves(run)
-        data.append(go.Scatter(x=np.arange(len(losses)), y=np.asarray(losses, dtype=np.float32), mode="lines",
-                               name=t(P + "curve_loss", lang), line=dict(color=COLOUR["loss"], width=2),
-                               hovertemplate="%{x}: %{y:.4f}<extra></extra>"))  # fmt: skip
-        for name, curve in zip(CURVES, accuracies, strict=True):
-            data.append(go.Scatter(
-                x=np.asarray(at), y=100 * np.asarray(curve, dtype=np.float32), mode="lines+markers", xaxis="x2",
-                yaxis="y2", name=t(P + f"curve_{name}", lang), line=dict(color=COLOUR[name], width=2,
-                dash="solid" if name == "ambiguous" else "dot"), marker=dict(size=5),
-                hovertemplate="%{x}: %{y:.1f}%<extra></extra>"))  # fmt: skip
+def curves(run: Fit | Progress, steps: int, lang: str) -> go.Figure:
+    """The loss (left) and the three accuracies (right) against the step, of a finished run or a
+    running one (before a run the page shows a message, not empty axes)."""
+    losses, at, *accuracies = _curves(run)
+    data = [go.Scatter(x=np.arange(len(losses)), y=np.asarray(losses, dtype=np.float32), mode="lines",
+                       name=t(P + "curve_loss", lang), line=dict(color=COLOUR["loss"], width=2),
+                       hovertemplate="%{x}: %{y:.4f}<extra></extra>")]  # fmt: skip
+    for name, curve in zip(CURVES, accuracies, strict=True):
+        data.append(go.Scatter(
+            x=np.asarray(at), y=100 * np.asarray(curve, dtype=np.float32), mode="lines+markers", xaxis="x2",
+            yaxis="y2", name=t(P + f"curve_{name}", lang), line=dict(color=COLOUR[name], width=2,
+            dash="solid" if name == "ambiguous" else "dot"), marker=dict(size=5),
+            hovertemplate="%{x}: %{y:.1f}%<extra></extra>"))  # fmt: skip
     layout = _two_panels(
         t(P + "curves_title", lang), t(P + "curve_loss", lang), t(P + "accuracy", lang), steps, lang,
         yaxis=dict(rangemode="tozero"), yaxis2=dict(range=[0, 102], anchor="x2"),
@@ -171,16 +166,34 @@ def frames_table(fit: Fit, head: int, lang: str) -> pd.DataFrame:
 # --- a typed sentence -------------------------------------------------------------------------------
 
 
+def tag_name(tag: str | None, lang: str) -> str | None:
+    """A tag's full name ("PRON" -> "pronoun"), None for an unknown word's missing tag."""
+    return None if tag is None else t(P + f"tag_{tag}", lang)
+
+
+def tag_legend(task: Task, lang: str) -> str:
+    """Markdown naming each of the task's tags in words, with example words of the corpus: the
+    short tags (PRON, DET, ...) stand on the bars and in the table unexplained otherwise."""
+    items = [t(P + "tag_item", lang, tag=tag, name=tag_name(tag, lang),
+               examples=t(P + "tag_examples_sep", lang).join(t(P + "tag_example", lang, word=w) for w in words))
+             for tag, words in zip(task.tags, tag_examples(task), strict=True)]  # fmt: skip
+    return t(P + "tag_legend", lang, items=" · ".join(items))
+
+
 def tags(prediction: Prediction, lang: str) -> go.Figure:
-    """Each word's predicted tag (the bar's text) and how sure the model is (its height)."""
+    """Each word's predicted tag (the bar's text; the hover names it in words) and how sure the
+    model is (its height)."""
     n = len(prediction.words)
     ticks = list(range(n))
     labels = [safe_label(w) for w in prediction.words]
-    shown = [tag if tag is not None else t(P + "unknown_tag", lang) for tag in prediction.tags]
+    unknown = t(P + "unknown_tag", lang)
+    shown = [tag if tag is not None else unknown for tag in prediction.tags]
+    hover = [f"{label}: {t(P + 'tag_hover', lang, tag=tag, name=tag_name(tag, lang))}" if tag is not None
+             else f"{label}: {unknown}" for label, tag in zip(labels, prediction.tags, strict=True)]  # fmt: skip
     colours = [QUALITATIVE[0] if known else "rgba(150,150,150,0.6)" for known in prediction.known]
     bar = go.Bar(x=ticks, y=100 * np.asarray(prediction.confidence, dtype=np.float32), text=shown,
-                 textposition="outside", cliponaxis=False, marker_color=colours, customdata=labels,
-                 hovertemplate="%{customdata}: %{text} (%{y:.1f}%)<extra></extra>")  # fmt: skip
+                 textposition="outside", cliponaxis=False, marker_color=colours, hovertext=hover,
+                 hovertemplate="%{hovertext} (%{y:.1f}%)<extra></extra>")  # fmt: skip
     layout = layout_dict(
         title=t(P + "tags_title", lang), height=320,
         xaxis=dict(tickmode="array", tickvals=ticks, ticktext=labels, title=t(P + "word", lang)),
@@ -195,6 +208,7 @@ def tags_table(prediction: Prediction, lang: str) -> pd.DataFrame:
     return pd.DataFrame(
         {t(P + "word", lang): list(prediction.words),
          t(P + "tag", lang): [tag if tag is not None else unknown for tag in prediction.tags],
+         t(P + "tag_meaning", lang): [tag_name(tag, lang) for tag in prediction.tags],  # None: shown as missing
          t(P + "confidence", lang): 100 * np.asarray(prediction.confidence)},
         index=pd.Index(np.arange(1, len(prediction.words) + 1), name=t(P + "position", lang)),
     )  # fmt: skip

@@ -71,10 +71,9 @@ def test_opens_in_both_languages_with_the_articles_example_trained(lang):
 
 def test_train_draws_the_curves_of_these_settings_and_a_new_setting_asks_first(fits):
     at = open_page(PAGE, **SHORT)
-    assert not fits and "tr_curves" in figures(at)  # other settings than the example: not trained unasked
-    assert t("train.press_train", lang="en") in texts(at)
-    empty = figures(at)["tr_curves"]["data"]  # empty axes: both panels, no points
-    assert [tr.get("xaxis", "x") for tr in empty] == ["x", "x2"] and not any(len(plotly_array(tr["x"])) for tr in empty)
+    assert not fits  # other settings than the example: not trained unasked
+    # a message saying what to do, not empty axes that look like a chart gone wrong (as sections 4-6)
+    assert "tr_curves" not in figures(at) and t("train.press_train", lang="en", steps=20) in [i.value for i in at.info]
     at.button(key="tr_train").click().run()
     assert not at.exception and len(fits) == 1
     expected = fit(Config(d_model=8), saw_task(), 20, 0.01, 0)
@@ -202,6 +201,15 @@ def test_a_typed_sentence_is_tagged_like_the_core_does():
     assert list(tags[t("train.tag", lang="en")]) == list(expected.tags) == ["PRON", "VERB", "DET", "NOUN", "PUNCT"]
     np.testing.assert_allclose(tags[t("train.confidence", lang="en")], 100 * expected.confidence)
     assert tags.index.name == t("train.position", lang="en")
+    assert list(tags[t("train.tag_meaning", lang="en")]) == [t(f"train.tag_{tag}", lang="en") for tag in expected.tags]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_tags_are_named_in_words_where_they_are_first_shown(lang):
+    at = open_page(PAGE, lang=lang, lecture="1", tr_step="3")
+    legend = next(m.value for m in at.markdown if "**PRON**" in m.value)
+    for tag in saw_task().tags:  # the task's whole tag set, not only the tags of the sentence typed
+        assert f"**{tag}**" in legend and t(f"train.tag_{tag}", lang=lang) in legend
 
 
 @pytest.mark.parametrize(

@@ -1,10 +1,19 @@
-"""attention_core.train_views: the per-word ceiling, the first step at a level, attention entropy."""
+"""attention_core.train_views: the per-word ceiling, the first step at a level, attention entropy,
+example words of each tag."""
 
 import numpy as np
 import pytest
 
 from attention_core.train import Config, fit, order_task, saw_task
-from attention_core.train_views import attention_entropy, first_step_at, per_word_ceiling, tag_counts, word_ceiling
+from attention_core.train_tasks import AMBIGUOUS_WORDS
+from attention_core.train_views import (
+    attention_entropy,
+    first_step_at,
+    per_word_ceiling,
+    tag_counts,
+    tag_examples,
+    word_ceiling,
+)
 
 
 @pytest.mark.parametrize("seed", [0, 3])
@@ -41,3 +50,21 @@ def test_the_trained_maps_sharpen():
     result = fit(Config(), saw_task(), 60, 0.01, 0)
     entropy = attention_entropy(result.attention_frames)  # [n_frames]
     assert entropy[0] > entropy[-1] and entropy[0] <= np.log(5) + 1e-9
+
+
+@pytest.mark.parametrize("make", [saw_task, order_task])
+def test_each_tags_examples_are_words_the_training_sentences_tag_so(make):
+    task = make()
+    examples = tag_examples(task, 2)
+    assert len(examples) == len(task.tags)
+    for c, words in enumerate(examples):
+        tagged = {task.vocab[i] for i in task.train_tokens[task.train_tags == c]}
+        assert 1 <= len(words) <= 2 and set(words) <= tagged, task.tags[c]
+
+
+def test_examples_come_in_vocabulary_order_so_nouns_and_verbs_are_unambiguous_ones():
+    examples = dict(zip(saw_task().tags, tag_examples(saw_task(), 1), strict=True))
+    assert examples["PRON"] == ("I",) and examples["PUNCT"] == (".",)
+    assert not {examples["NOUN"][0], examples["VERB"][0]} & set(AMBIGUOUS_WORDS)
+    with pytest.raises(ValueError):
+        tag_examples(saw_task(), 0)

@@ -1,10 +1,11 @@
-"""The figures and tables of the live-training page: they draw the run they are given, empty axes
-before a run, frames played in the browser, unknown words marked and escaped."""
+"""The figures and tables of the live-training page: they draw the run they are given, frames
+played in the browser, unknown words marked and escaped, tags named in words."""
 
 import numpy as np
 import pytest
 
 from attention_core.train import Config, compare_models, compare_positions, compare_scaling, fit, predict, saw_task
+from attention_core.train_views import tag_examples
 from lab_ui.figures import train as figs
 from lab_ui.i18n import t
 
@@ -12,12 +13,6 @@ from lab_ui.i18n import t
 @pytest.fixture(scope="module")
 def run():
     return fit(Config(), saw_task(), 20, 0.01, 0)
-
-
-def test_empty_axes_before_a_run_span_the_steps_on_both_panels():
-    fig = figs.curves(None, 300, "zh")
-    assert [len(tr.x) for tr in fig.data] == [0, 0]  # no points, but a trace on each panel, so both are drawn
-    assert [tr.xaxis for tr in fig.data] == ["x", "x2"] and list(fig.layout.xaxis2.range) == [0, 300]
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -84,6 +79,27 @@ def test_unknown_words_are_marked_and_escaped(run):
     assert fig.data[0].text[1] == t("train.unknown_tag", "en") and fig.data[0].y[1] == 0
     assert "&lt;b&gt;" in fig.layout.xaxis.ticktext[1]
     assert list(figs.tags_table(pred, "en")[t("train.word", "en")]) == ["I", "<b>x</b>", "saw"]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_legend_names_every_tag_of_the_task_with_example_words_of_the_corpus(lang):
+    task = saw_task()
+    legend = figs.tag_legend(task, lang)
+    for tag, words in zip(task.tags, tag_examples(task), strict=True):
+        named = t("train.tag_item", lang, tag=tag, name=t(f"train.tag_{tag}", lang), examples="")
+        assert named.split("(")[0].split("（")[0] in legend, tag  # "**PRON** pronoun", before its examples
+        assert all(t("train.tag_example", lang, word=w) in legend for w in words), tag
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_tags_hover_and_table_name_each_tag_in_words(run, lang):
+    pred = predict(run.params, run.config, saw_task(), ["I", "saw", "a", "xyz", "."])
+    fig = figs.tags(pred, lang)
+    for hover, tag in zip(fig.data[0].hovertext, pred.tags, strict=True):
+        assert (t(f"train.tag_{tag}", lang) if tag else t("train.unknown_tag", lang)) in hover
+    table = figs.tags_table(pred, lang)
+    names = table[t("train.tag_meaning", lang)]
+    assert list(names.fillna("")) == [t(f"train.tag_{tag}", lang) if tag else "" for tag in pred.tags]
 
 
 def test_the_scaling_table_names_its_rows_and_leaves_never_empty():
