@@ -198,3 +198,12 @@ def test_the_formulas_have_no_words_the_chinese_page_would_show_in_english():
     # KaTeX writes \text{...} as it is: "columns c of Q" stood in the split formula on the Chinese page.
     for name, tex in figs.FORMULAS.items():
         assert "\\text{" not in tex, name
+
+
+def test_the_close_up_keeps_its_key_labels_at_the_map_on_a_narrow_screen(shipped):
+    # A square map in a figure of fixed height: on a phone the width limits it. The y axis kept its
+    # domain, so the rows shrank to the middle of the plot and the keys stayed 120 px under them.
+    fig = figs.head_detail(shipped, 3, "en")
+    assert fig.layout.yaxis.scaleanchor == "x"  # still square
+    assert fig.layout.xaxis.constrain == "domain" and fig.layout.yaxis.constrain == "domain"
+    assert fig.layout.yaxis.constraintoward == "top"  # under its title; spare height goes below
