@@ -207,3 +207,43 @@ def test_the_close_up_keeps_its_key_labels_at_the_map_on_a_narrow_screen(shipped
     assert fig.layout.yaxis.scaleanchor == "x"  # still square
     assert fig.layout.xaxis.constrain == "domain" and fig.layout.yaxis.constrain == "domain"
     assert fig.layout.yaxis.constraintoward == "top"  # under its title; spare height goes below
+
+
+def _plot_px(fig: go.Figure) -> float:
+    return fig.layout.height - fig.layout.margin.t - fig.layout.margin.b
+
+
+@pytest.mark.parametrize("lecture", [False, True])
+def test_every_colour_bar_of_a_stacked_figure_is_long_enough_to_read(lecture):
+    # A projector's output part is about 55 px tall: its own bar was that short, tick labels on one
+    # another under a title taller than the bar.
+    view = hv.random_view(("the", "cat", "sat", "on", "the", "mat"), 24, 12, 0)
+    fig = figs.concat_figure(view, "en", lecture=lecture)
+    plot, least = _plot_px(fig), figs.LECTURE_MIN_BAR_PX if lecture else figs.MIN_BAR_PX
+    bars = []
+    for name in ("coloraxis", "coloraxis2"):
+        bar = fig.layout[name].colorbar
+        assert bar.yanchor == "bottom" and bar.len * plot >= least - 1e-6
+        bars.append((bar.y * plot, (bar.y + bar.len) * plot))  # px above the plot's bottom
+        assert bars[-1][0] >= -fig.layout.margin.b  # inside the figure
+    assert bars[1][1] < bars[0][0]  # the output's bar stays under the joined heads' bar
+    part = fig.layout.yaxis3.domain  # the output part: its bar runs beside the whole of it
+    assert bars[1][0] <= part[0] * plot + 1e-6 and bars[1][1] >= part[1] * plot - 1e-6
+
+
+def test_part_titles_and_head_tags_fit_a_phone_and_stay_on_one_line_on_a_projector():
+    view = hv.random_view(("the", "cat", "sat", "on", "the", "mat"), 24, 12, 0)
+    phone, projector = figs.split_figure(view, "Q", "zh"), figs.split_figure(view, "Q", "zh", lecture=True)
+    titles = [a.text for a in phone.layout.annotations if a.xref == "paper"]
+    assert len(titles) == 2 and all("<br>" in s for s in titles)  # name, then shape: ~180 px on a phone
+    assert all(a.align == "left" for a in phone.layout.annotations if a.xref == "paper")
+    assert not any("<br>" in a.text for a in projector.layout.annotations if a.xref == "paper")
+    tags = [a for a in phone.layout.annotations if a.xref != "paper"]
+    assert [a.text for a in tags] == [f"<b>{i}</b>" for i in range(1, 13)]  # 12 heads: numbers
+    rows = [a.yshift for a in tags]
+    assert rows[0::2] != rows[1::2] and len(set(rows)) == 2  # neighbours alternate between two rows
+    assert phone.layout.margin.b >= 34 + figs.TAG_ROW_PX  # and the lower row has its room
+    assert len({a.yshift for a in projector.layout.annotations if a.xref != "paper"}) == 1  # 1000 px: one row
+    eight = figs.split_figure(hv.random_view(view.tokens, 24, 8, 0), "Q", "en")
+    assert [a.text for a in eight.layout.annotations if a.xref != "paper"][:2] == ["<b>1</b>", "<b>2</b>"]
+    assert len({a.yshift for a in eight.layout.annotations if a.xref != "paper"}) == 1  # 1-digit numbers fit
