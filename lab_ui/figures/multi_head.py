@@ -208,7 +208,7 @@ def _stack(parts: list[_Part], view: HeadsView, lang: str, scales: dict[str, flo
     part_h = T * cell_h
     plot_h = n * part_h + (n - 1) * gap_h
     tick_text = [safe_label(tok) for tok in view.tokens]
-    rows = [f"{p}: {tok}" for p, tok in enumerate(tick_text)]  # unique categories: repeated tokens stay apart
+    rows = token_labels(tick_text)  # unique categories: repeated tokens stay apart; hover names them
     every = _label_step(cell_h, lecture)
     # Numbers in the cells while they fit: a projector's 18 px numbers need rows of 24 px at least
     show_text = (not lecture or cell_h >= 24) and all(np.count_nonzero(~np.isnan(p.z)) <= MAX_TEXT_CELLS for p in parts)
@@ -489,8 +489,9 @@ def overlap_heatmap(view: HeadsView, diff: HeadDifferences, lang: str, lecture: 
 
 
 def token_labels(tokens: Sequence[str]) -> list[str]:
-    """Row names for the numbers tables: position and token, unique even when a token repeats."""
-    return [f"{p}: {tok}" for p, tok in enumerate(tokens)]
+    """Row names for the numbers tables and the stacked figures' hover: position and token, unique even
+    when a token repeats. Positions count from 1, as the source articles (a_1 ... a_T) and the other pages do."""
+    return [f"{p}: {tok}" for p, tok in enumerate(tokens, start=1)]
 
 
 # --- the numbers behind the figures, as tables (pandas; shown and downloaded by show_table) ----
