@@ -161,7 +161,7 @@ def sink_section(v: av.ModelView) -> None:
 @st.fragment
 def jobs_section(v: av.ModelView, animal: bool) -> None:
     frame.heading("jobs")
-    page.prose(t("real_model.jobs_body"))
+    page.prose(t("real_model.jobs_body", page=t("multi_head.nav")))
     widgets.formula_and_code(figs.LATEX_JOBS, av.pattern_shares, av.job_targets)  # the measure, then who does it
     weak = []
     for job in v.jobs:

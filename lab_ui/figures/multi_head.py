@@ -560,8 +560,10 @@ def cost_table(cost: CostComparison, lang: str) -> pd.DataFrame:
     return pd.DataFrame(values, index=index)
 
 
-def differences_text(diff: HeadDifferences, lang: str) -> str:
-    """The pairs that stand out, and the heads with a clear job, as markdown."""
+def differences_text(diff: HeadDifferences, lang: str, model: bool = False) -> str:
+    """The pairs that stand out, and the heads with a clear job, as markdown, with what a job's share
+    measures. model: the real model's heads, whose rows include [CLS] and [SEP], which the real-model
+    page leaves out of its own scores: said, so a student comparing the two pages knows why they differ."""
     name = [t("multi_head.head_name", lang, i=i + 1) for i in range(len(diff.entropy))]
     lines = [t("multi_head.one_head_only", lang)] if diff.most_alike is None else []
     if (high := diff.most_alike) is not None:
@@ -573,4 +575,6 @@ def differences_text(diff: HeadDifferences, lang: str) -> str:
     lines.append(
         t("multi_head.jobs", lang) + "\n" + "".join(f"\n- {j}" for j in jobs) if jobs else t("multi_head.no_jobs", lang)
     )
+    if jobs and model:
+        lines.append(t("multi_head.jobs_model", lang, page=t("real_model.nav", lang)))
     return "\n\n".join(lines)

@@ -177,6 +177,12 @@ def test_differences_text_names_the_pairs_and_the_jobs(shipped):
     assert all(f"head {j.head + 1}: " in text for j in diff.jobs)
     one = hv.head_differences(shipped.weights[:1])
     assert t("multi_head.one_head_only", "en") in figs.differences_text(one, "en")
+    # What a job's share measures is said; with the real model's heads, also why the real-model page's
+    # number for the same head can differ ([CLS] and [SEP] are left out there).
+    assert t("multi_head.jobs", "en") in text and "[CLS]" not in text
+    for lang in ("en", "zh"):
+        model = figs.differences_text(diff, lang, model=True)
+        assert t("multi_head.jobs_model", lang, page=t("real_model.nav", lang)) in model
 
 
 def test_a_difference_that_should_be_nothing_reads_as_0_or_as_rounding():
