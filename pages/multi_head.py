@@ -212,7 +212,7 @@ def differ_section(view) -> None:
         with right:
             widgets.show_figure(cached(figs.overlap_heatmap, view, diff, lang, lecture), key="mh_overlap",
                                 alt=t("multi_head.overlap_alt", n_heads=n_heads))  # fmt: skip
-    st.markdown(cached(figs.differences_text, diff, lang))
+    st.markdown(cached(figs.differences_text, diff, lang, view.source != "random"))
     numbers("mh_num_heads", lambda: widgets.show_table(cached(figs.stats_table, diff, lang), key="mh_stats",
             filename="head_stats.csv", caption=t("multi_head.stats_table")),
             lambda: widgets.show_table(cached(figs.overlap_table, diff, lang), key="mh_overlap_table",

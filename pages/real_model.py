@@ -17,7 +17,7 @@ from attention_core.shipped import load_examples
 from lab_ui import controls, page, widgets
 from lab_ui.cache import cached
 from lab_ui.figures import real_model as figs
-from lab_ui.figures.real_model import position_label
+from lab_ui.figures.real_model import position_label, position_number
 from lab_ui.i18n import current_lang, t
 from lab_ui.lecture import is_lecture
 
@@ -161,7 +161,7 @@ def sink_section(v: av.ModelView) -> None:
 @st.fragment
 def jobs_section(v: av.ModelView, animal: bool) -> None:
     frame.heading("jobs")
-    page.prose(t("real_model.jobs_body"))
+    page.prose(t("real_model.jobs_body", page=t("multi_head.nav")))
     widgets.formula_and_code(figs.LATEX_JOBS, av.pattern_shares, av.job_targets)  # the measure, then who does it
     weak = []
     for job in v.jobs:
@@ -174,7 +174,8 @@ def jobs_section(v: av.ModelView, animal: bool) -> None:
         st.markdown("\n\n".join(weak))
     if (a := v.apart) is not None:
         token = widgets.escape_markdown(v.tokens[a.first])
-        job_line(t("real_model.found_apart", token=token, i=a.first, j=a.second, layer=a.layer + 1, head=a.head + 1,
+        i, j = position_number(a.first), position_number(a.second)  # counted from 1, as the labels are
+        job_line(t("real_model.found_apart", token=token, i=i, j=j, layer=a.layer + 1, head=a.head + 1,
                    apart=f"{a.distance:.2f}"), a.layer, a.head, "rm_go_apart")  # fmt: skip
     st.markdown(f"**{t('real_model.find_title')}**")  # which head links this word to that one most strongly?
     words = list(av.word_positions(v))

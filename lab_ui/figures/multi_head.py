@@ -39,6 +39,14 @@ LECTURE_WIDTH_PX = 1000  # the same in lecture mode: no sidebar
 LECTURE_HEIGHT_PX = 390
 MIN_LABEL_GAP_PX = 13  # token labels closer than this overlap; thinned to every 2nd, 3rd, ...
 LECTURE_LABEL_GAP_PX = 23  # the same for lecture mode's 20 px text
+# A colour bar shorter than this cannot hold three tick labels and its title, at 12 px and at lecture
+# mode's 20 px text: one along a short part of a stacked figure is drawn this long, centred on the part.
+MIN_BAR_PX, LECTURE_MIN_BAR_PX = 80, 130
+TITLE_LINE_PX = 16  # the second line of a part's title (12 px bold text)
+TAG_ROW_PX = 20  # a second row of head tags (12 px bold numbers and their padding)
+# Under a part cut into heads, each head's tag: its name up to NAMED_TAGS heads ("head 1" is about 45 px,
+# a phone's part about 180 px wide), else its number; more than MANY_TAGS numbers alternate on two rows.
+NAMED_TAGS, MANY_TAGS = 4, 8
 RANDOM_COLOUR = "#B34E00"  # dark orange, 5.2:1 on white: the title of random weights stands out
 
 
@@ -113,6 +121,12 @@ def _head_name(lang: str) -> str:
     return t("multi_head.head_name", lang, i="{i}")  # "head {i}", filled per head below
 
 
+def _title_break(lecture: bool) -> str:
+    """Between a part's name and its shape: a projector's full width holds both on one line; a phone's
+    180 px do not (the Chinese split title ran into the colour bar), so elsewhere they take two."""
+    return "   " if lecture else "<br>"
+
+
 def _label_step(cell_px: float, lecture: bool = False) -> int:
     """Label every token while the rows are far enough apart, else every 2nd, 3rd, ..."""
     return max(1, int(np.ceil((LECTURE_LABEL_GAP_PX if lecture else MIN_LABEL_GAP_PX) / max(cell_px, 1e-9))))
@@ -172,11 +186,21 @@ def _stack(parts: list[_Part], view: HeadsView, lang: str, scales: dict[str, flo
     """Draw the parts one under another, each on its own axes spanning the full width, rows
     labelled with the tokens, the weights' source as the title. Traces, shapes and annotations
     are collected as plain dicts and validated once, when the figure is made. In lecture mode the
-    whole figure is LECTURE_HEIGHT_PX tall, its rows as high as that leaves."""
+    whole figure is LECTURE_HEIGHT_PX tall, its rows as high as that leaves.
+
+    The figure does not know the screen's width, and a phone leaves the parts about 180 px: off a
+    projector each part's title takes two lines (its name, then its shape), and more than MANY_TAGS
+    head tags stand alternately on two rows, so neither runs into the colour bar or the next tag."""
     T, n = view.T, len(parts)
     token, value, head = t("multi_head.label_token", lang), t("multi_head.label_value", lang), _head_name(lang)
+    stagger = not lecture and any(p.named and len(p.boxes) > MANY_TAGS for p in parts)
     # gap: the head names under a part, then the next part's title (a projector's 32 px tags need 66)
-    top_m, bottom_m, gap_h = (64, 30, 66.0) if lecture else (66, 34, 62.0)
+    if lecture:
+        top_m, bottom_m, gap_h = 64, 30, 66.0
+    else:
+        tags = TAG_ROW_PX if stagger else 0
+        top_m, gap_h = 66 + TITLE_LINE_PX, 62.0 + TITLE_LINE_PX + tags
+        bottom_m = 34 + (tags if parts[-1].named else 0)
     if lecture:
         cell_h = (LECTURE_HEIGHT_PX - top_m - bottom_m - (n - 1) * gap_h) / (n * max(T, 1))
     else:
@@ -184,7 +208,7 @@ def _stack(parts: list[_Part], view: HeadsView, lang: str, scales: dict[str, flo
     part_h = T * cell_h
     plot_h = n * part_h + (n - 1) * gap_h
     tick_text = [safe_label(tok) for tok in view.tokens]
-    rows = [f"{p}: {tok}" for p, tok in enumerate(tick_text)]  # unique categories: repeated tokens stay apart
+    rows = token_labels(tick_text)  # unique categories: repeated tokens stay apart; hover names them
     every = _label_step(cell_h, lecture)
     # Numbers in the cells while they fit: a projector's 18 px numbers need rows of 24 px at least
     show_text = (not lecture or cell_h >= 24) and all(np.count_nonzero(~np.isnan(p.z)) <= MAX_TEXT_CELLS for p in parts)
@@ -217,24 +241,33 @@ def _stack(parts: list[_Part], view: HeadsView, lang: str, scales: dict[str, flo
             texttemplate="%{z:.2f}" if show_text else None,
         ))  # fmt: skip
         notes.append(dict(text=f"<b>{p.title}</b>", x=0, xref="paper", y=top, yref="paper", yshift=4,
-                          xanchor="left", yanchor="bottom", showarrow=False))  # fmt: skip
+                          xanchor="left", yanchor="bottom", align="left", showarrow=False))  # fmt: skip
         for x0, x1, i in p.boxes:
             shapes.append(dict(type="rect", x0=x0, x1=x1, y0=-0.5, y1=T - 0.5, xref=xa, yref=ya,
                                line=dict(color=head_colour(i), width=3), fillcolor="rgba(0,0,0,0)"))  # fmt: skip
             if p.named:
-                name = head.format(i=i + 1) if len(p.boxes) <= 8 else str(i + 1)  # many heads: numbers
-                notes.append(dict(x=(x0 + x1) / 2, y=T - 0.5, xref=xa, yref=ya, yanchor="top", yshift=-3,
+                name = head.format(i=i + 1) if len(p.boxes) <= NAMED_TAGS else str(i + 1)
+                down = TAG_ROW_PX if stagger and len(p.boxes) > MANY_TAGS and i % 2 else 0  # heads 2, 4, ...: row 2
+                notes.append(dict(x=(x0 + x1) / 2, y=T - 0.5, xref=xa, yref=ya, yanchor="top", yshift=-3 - down,
                                   **head_tag(i, name)))  # fmt: skip
     for name in dict.fromkeys(p.coloraxis for p in parts):
         ks = [k for k, p in enumerate(parts) if p.coloraxis == name]
         top, bottom = domains[ks[0]][1], domains[ks[-1]][0]
         m = max(scales[name], 1e-12)
-        layout[name] = dict(
-            colorscale=DIVERGING_WARM, cmin=-m, cmax=m,
-            colorbar=dict(title=dict(text=value, side="right"), thickness=14, len=top - bottom,
-                          y=(top + bottom) / 2, yanchor="middle"),
-        )  # fmt: skip
+        layout[name] = dict(colorscale=DIVERGING_WARM, cmin=-m, cmax=m,
+                            colorbar=_bar(value, top, bottom, plot_h, bottom_m, lecture))  # fmt: skip
     return go.Figure(data=traces, layout=dict(layout, shapes=shapes, annotations=notes))
+
+
+def _bar(title: str, top: float, bottom: float, plot_h: float, bottom_m: float, lecture: bool) -> dict:
+    """A colour bar beside the parts it serves (top, bottom: their extent in the plot, 0..1), at least
+    MIN_BAR_PX long (a projector: LECTURE_MIN_BAR_PX): a projector's output part is 55 px tall, and a bar
+    that short put its tick labels on one another under a title taller than the bar. A longer bar stays
+    centred on its parts, and above the figure's bottom edge."""
+    length = max((top - bottom) * plot_h, LECTURE_MIN_BAR_PX if lecture else MIN_BAR_PX)  # px
+    low = max((top + bottom) / 2 * plot_h - length / 2, 4 - bottom_m)  # px above the plot's bottom
+    return dict(title=dict(text=title, side="right"), thickness=14, len=length / plot_h, lenmode="fraction",
+                y=low / plot_h, yanchor="bottom")  # fmt: skip
 
 
 def split_figure(view: HeadsView, matrix: str, lang: str, lecture: bool = False) -> go.Figure:
@@ -242,7 +275,9 @@ def split_figure(view: HeadsView, matrix: str, lang: str, lecture: bool = False)
     outlined in its head's colour. Traces: the matrix, then its blocks apart (NaN between them)."""
     r = view.layer
     whole, blocks = {"Q": (r.q, r.q_heads), "K": (r.k, r.k_heads), "V": (r.v, r.v_heads)}[matrix]
-    sizes = dict(name=matrix, T=view.T, d_model=view.d_model, n_heads=view.n_heads, d_head=view.d_head)
+    sizes = dict(
+        name=matrix, T=view.T, d_model=view.d_model, n_heads=view.n_heads, d_head=view.d_head, sep=_title_break(lecture)
+    )
     head, column = _head_name(lang), t("multi_head.label_column", lang)
     parts = [
         _whole(whole, view.n_heads, t("multi_head.whole_title", lang, **sizes), "coloraxis", column, head),
@@ -256,7 +291,7 @@ def concat_figure(view: HeadsView, lang: str, lecture: bool = False) -> go.Figur
     then the result of × W_o [T, d_model] on its own colour scale: W_o mixes every head into
     every column, so the head outlines end there. Traces: the heads apart, joined, the output."""
     r = view.layer
-    sizes = dict(T=view.T, d_model=view.d_model, n_heads=view.n_heads, d_head=view.d_head)
+    sizes = dict(T=view.T, d_model=view.d_model, n_heads=view.n_heads, d_head=view.d_head, sep=_title_break(lecture))
     head, column = _head_name(lang), t("multi_head.label_column", lang)
     parts = [
         _apart(r.heads, t("multi_head.heads_title", lang, **sizes), "coloraxis", head, column),
@@ -354,7 +389,9 @@ def head_maps(view: HeadsView, lang: str, lecture: bool = False) -> go.Figure:
         )  # fmt: skip
         shapes.append(dict(type="rect", xref="paper", yref="paper", x0=x_dom[0], x1=x_dom[1], y0=y_dom[0], y1=y_dom[1],
                            line=dict(color=head_colour(i), width=3), fillcolor="rgba(0,0,0,0)"))  # fmt: skip
-        tag = names[i] if h <= 4 else str(i + 1)  # many heads: numbers, which fit above a narrow map on a phone
+        tag = (
+            names[i] if h <= NAMED_TAGS else str(i + 1)
+        )  # many heads: numbers, which fit above a narrow map on a phone
         notes.append(dict(x=x_dom[0], y=y_dom[1], xref="paper", yref="paper", xanchor="left", yanchor="bottom",
                           yshift=3, **head_tag(i, tag)))  # fmt: skip
     label_room = 7 * max(map(len, text), default=0)  # rotated key labels under the maps
@@ -376,9 +413,15 @@ def head_detail(view: HeadsView, head: int, lang: str) -> go.Figure:
     i = head - 1
     name = t("multi_head.head_name", lang, i=head)
     title = f"<span style='color:{head_colour(i)}'>■</span> {name} · {source_title(view, lang)}"
-    return heatmap(view.weights[i], view.tokens, view.tokens, x_title=t("multi_head.key", lang),
-                   y_title=t("multi_head.query", lang), value_name=t("multi_head.weight", lang), title=title,
-                   zmin=0.0, zmax=1.0, height=int(np.clip(24 * view.T + 170, 300, 1000)))  # fmt: skip
+    fig = heatmap(view.weights[i], view.tokens, view.tokens, x_title=t("multi_head.key", lang),
+                  y_title=t("multi_head.query", lang), value_name=t("multi_head.weight", lang), title=title,
+                  zmin=0.0, zmax=1.0, height=int(np.clip(24 * view.T + 170, 300, 1000)))  # fmt: skip
+    # The map is square and the figure's height fixed: on a phone the width is what limits it. With the
+    # y axis keeping its range, the rows shrank to the middle of a tall plot and the key labels stayed
+    # at the plot's bottom, 120 px under the map; shrinking the y domain instead keeps them at the map,
+    # and the map under its title. One property set: the shared heatmap() leaves this axis's range free.
+    fig.layout.yaxis.update(constrain="domain", constraintoward="top")
+    return fig
 
 
 # --- do the heads differ? ---------------------------------------------------------------------
@@ -446,8 +489,9 @@ def overlap_heatmap(view: HeadsView, diff: HeadDifferences, lang: str, lecture: 
 
 
 def token_labels(tokens: Sequence[str]) -> list[str]:
-    """Row names for the numbers tables: position and token, unique even when a token repeats."""
-    return [f"{p}: {tok}" for p, tok in enumerate(tokens)]
+    """Row names for the numbers tables and the stacked figures' hover: position and token, unique even
+    when a token repeats. Positions count from 1, as the source articles (a_1 ... a_T) and the other pages do."""
+    return [f"{p}: {tok}" for p, tok in enumerate(tokens, start=1)]
 
 
 # --- the numbers behind the figures, as tables (pandas; shown and downloaded by show_table) ----
@@ -516,8 +560,10 @@ def cost_table(cost: CostComparison, lang: str) -> pd.DataFrame:
     return pd.DataFrame(values, index=index)
 
 
-def differences_text(diff: HeadDifferences, lang: str) -> str:
-    """The pairs that stand out, and the heads with a clear job, as markdown."""
+def differences_text(diff: HeadDifferences, lang: str, model: bool = False) -> str:
+    """The pairs that stand out, and the heads with a clear job, as markdown, with what a job's share
+    measures. model: the real model's heads, whose rows include [CLS] and [SEP], which the real-model
+    page leaves out of its own scores: said, so a student comparing the two pages knows why they differ."""
     name = [t("multi_head.head_name", lang, i=i + 1) for i in range(len(diff.entropy))]
     lines = [t("multi_head.one_head_only", lang)] if diff.most_alike is None else []
     if (high := diff.most_alike) is not None:
@@ -529,4 +575,6 @@ def differences_text(diff: HeadDifferences, lang: str) -> str:
     lines.append(
         t("multi_head.jobs", lang) + "\n" + "".join(f"\n- {j}" for j in jobs) if jobs else t("multi_head.no_jobs", lang)
     )
+    if jobs and model:
+        lines.append(t("multi_head.jobs_model", lang, page=t("real_model.nav", lang)))
     return "\n\n".join(lines)

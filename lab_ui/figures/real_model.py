@@ -2,7 +2,7 @@
 
 The 6 x 12 grid of attention maps is ONE heatmap trace: the 72 maps sit in one matrix with empty
 (NaN) gaps between them. Its axes are categorical with one label per row and per column
-("layer 3 · query 10: it", "head 7 · key 2: animal"), so hovering any cell names the layer, the
+("layer 3 · query 11: it", "head 7 · key 3: animal"), so hovering any cell names the layer, the
 head, the query and the key from 18·(T + gap) short strings, instead of 72·T² per-cell strings;
 the whole grid serialises like a single map.
 """
@@ -28,8 +28,15 @@ MODEBAR = dict(remove=["zoomin", "zoomout", "autoscale", "pan", "select", "lasso
 
 
 def position_label(position: int, tokens: Sequence[str]) -> str:
-    """'10 · it': a token with its position in the whole text ([CLS] is 0), unique when a word repeats."""
-    return f"{position} · {tokens[position]}"
+    """'11 · it': the token at `position` (0-based, as the core and the links count) with its place in
+    the whole text counted from 1, as the source articles (a_1 ... a_T) and the other pages count: [CLS]
+    is 1. Unique when a word repeats."""
+    return f"{position_number(position)} · {tokens[position]}"
+
+
+def position_number(position: int) -> int:
+    """A token's place as a student reads it: position 0 ([CLS]) is token 1."""
+    return int(position) + 1
 
 
 def grid_gap(T: int) -> int:
@@ -51,14 +58,14 @@ def model_grid(view: ModelView, selected: tuple[int, int] | None, lang: str, lec
     for layer in range(L):
         for head in range(H):
             z[layer * step : layer * step + T, head * step : head * step + T] = maps[layer, head]
-    text = [f"{int(p)}: {safe_label(view.tokens[p])}" for p in view.kept[:n]]
+    text = [f"{position_number(p)}: {safe_label(view.tokens[p])}" for p in view.kept[:n]]
     query, key, value_name = (t(f"real_model.{k}", lang) for k in ("query_word", "key_word", "weight"))
     # One label per row and per column, unique (categories): gaps get labels nobody sees.
     y_cats = [f"gap {i}" for i in range(z.shape[0])]
     x_cats = [f"gap {j}" for j in range(z.shape[1])]
     for layer in range(L):
         name = t("real_model.layer_n", lang, layer=layer + 1)
-        for i, tok in enumerate(text):  # tok: "10: it"
+        for i, tok in enumerate(text):  # tok: "11: it"
             y_cats[layer * step + i] = f"{name} · {query} {tok}"
     for head in range(H):
         name = t("real_model.head_n", lang, head=head + 1)
@@ -107,7 +114,7 @@ def grid_block(fig_z: np.ndarray, T: int, layer: int, head: int) -> np.ndarray:
 
 
 def head_labels(numbers: HeadNumbers, view: ModelView, lang: str) -> tuple[list[str], list[str]]:
-    """The drawn map's row and column names: "10 · it", and the "rest" column when there is one."""
+    """The drawn map's row and column names: "11 · it", and the "rest" column when there is one."""
     rows = [position_label(int(p), view.tokens) for p in numbers.positions]
     return rows, [*rows, t("real_model.rest_column", lang, n=numbers.rest)] if numbers.rest else rows
 
@@ -116,7 +123,7 @@ def head_map(numbers: HeadNumbers, view: ModelView, lang: str, lecture: bool = F
     """One head's map, large, on the shared 0..1 scale (with a last column summing the keys not
     drawn, when there are more than the drawn ones).
 
-    Both axes are categorical with unique labels ("10 · it", so a repeated word keeps its own row),
+    Both axes are categorical with unique labels ("11 · it", so a repeated word keeps its own row),
     and hover reads them back (%{y}, %{x}): the exact weight with both tokens and positions for
     2·T strings, where per-cell hover text would be 2·T² strings, 8,000 at 64 tokens, copied on
     every rerun. The columns carry the same labels as the rows, slanted so they stand side by

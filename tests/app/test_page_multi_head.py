@@ -202,7 +202,7 @@ def test_every_figure_has_its_numbers_as_a_table_once_opened():
     r = core("one two three", 6, 3, 2)
     q = table_with_column(at, "h3:c1")
     np.testing.assert_allclose(q.to_numpy(), r.q)
-    assert list(q.index) == ["0: one", "1: two", "2: three"]
+    assert list(q.index) == ["1: one", "2: two", "3: three"]  # counted from 1, as on the other pages
     assert q.index.name == t("multi_head.label_token")  # the CSV's first column has a header
     maps = table_with_column(at, t("multi_head.query"))
     np.testing.assert_allclose(maps.iloc[:, 2:].to_numpy(float), r.weights.reshape(9, 3))

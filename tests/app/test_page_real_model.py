@@ -111,7 +111,7 @@ def test_grid_holds_the_72_shipped_maps(shipped_only, example):
     T = len(e.tokens)
     np.testing.assert_allclose(grid_maps(at, T), e.attentions, atol=1e-6)  # float32 on the wire
     grid = figures(at)["rm_grid"]
-    assert grid["data"][0]["y"][0] == t("real_model.layer_n", layer=1) + f" · query 0: {e.tokens[0]}"
+    assert grid["data"][0]["y"][0] == t("real_model.layer_n", layer=1) + f" · query 1: {e.tokens[0]}"  # counted from 1
     assert (grid["data"][0]["zmin"], grid["data"][0]["zmax"]) == (0, 1)
 
 
@@ -122,7 +122,7 @@ def test_selected_head_is_shown_large_and_outlined(layer, head):
     at.slider(key="rm_head").set_value(head).run()
     e = EXAMPLES["keys_cabinet"]
     np.testing.assert_allclose(head_map(at), e.attentions[layer - 1, head - 1], atol=1e-6)
-    assert head_rows(at) == [f"{i} · {tok}" for i, tok in enumerate(e.tokens)]
+    assert head_rows(at) == [f"{i} · {tok}" for i, tok in enumerate(e.tokens, start=1)]
     np.testing.assert_allclose(head_map(at).sum(axis=1), 1.0, atol=1e-5)
     (outline,) = figures(at)["rm_grid"]["layout"]["shapes"]
     T = len(e.tokens)
@@ -141,7 +141,7 @@ def test_hiding_cls_and_sep_renormalises_each_row_over_the_words():
     expected = words / words.sum(axis=1, keepdims=True)  # by hand, not with the page's function
     np.testing.assert_allclose(head_map(at), expected, atol=1e-6)
     np.testing.assert_allclose(head_map(at).sum(axis=1), 1.0, atol=1e-5)
-    assert head_rows(at)[0] == "1 · she" and len(head_rows(at)) == len(e.tokens) - 2  # positions kept
+    assert head_rows(at)[0] == "2 · she" and len(head_rows(at)) == len(e.tokens) - 2  # positions kept
     T = len(e.tokens) - 2
     np.testing.assert_allclose(grid_maps(at, T), hide_tokens(e.attentions, special), atol=1e-6)
     assert t("real_model.grid_hidden") in texts(at)
@@ -183,7 +183,7 @@ def test_every_figure_has_its_numbers_once_opened():
     head = next(d.value for d in at.dataframe if t("real_model.row_sum") in d.value.columns)
     np.testing.assert_allclose(head.iloc[:, 1:].to_numpy(float), e.attentions[1, 3], atol=1e-6)  # float32 kept
     np.testing.assert_allclose(head[t("real_model.row_sum")], 1.0, atol=1e-6)
-    assert list(head.index) == ["0 · [CLS]", "1 · i", "2 · saw", "3 · a", "4 · saw", "5 · .", "6 · [SEP]"]
+    assert list(head.index) == ["1 · [CLS]", "2 · i", "3 · saw", "4 · a", "5 · saw", "6 · .", "7 · [SEP]"]
     grid = next(d.value for d in at.dataframe if t("real_model.query") in d.value.columns)
     assert len(grid) == 72 * 7
     np.testing.assert_allclose(grid.iloc[:, 3:].to_numpy(float), e.attentions.reshape(-1, 7), atol=1e-6)
@@ -229,6 +229,23 @@ def test_seeds_preset_shows_the_two_saws_attending_differently():
     assert f"{apart[layer, head]:.2f}" in texts(at)
 
 
+def test_positions_are_counted_from_1_as_on_the_other_pages_and_links_keep_their_meaning():
+    # The heatmap page says "11 · it" for this sentence; this page said "10 · it" and "“the” stands at 1
+    # and at 7". Links store the 0-based position (rm_q=10 is "it"), as they always did.
+    at = open_page(PAGE, rm_q=str(IT), rm_k=str(NOUN))
+    assert (at.selectbox(key="rm_q").value, at.selectbox(key="rm_k").value) == (IT, NOUN)
+    assert ANIMAL.tokens[IT] == "it" and IT == 10
+    options = at.selectbox(key="rm_q").options  # as shown: the words only, counted from 1
+    assert options[0] == "2 · the" and "11 · it" in options
+    first, second = [i for i, tok in enumerate(ANIMAL.tokens) if tok == "the"][:2]
+    said = texts(at)
+    assert f"“the” stands at {first + 1} and at {second + 1}" in said  # 2 and 8
+    assert escape_markdown("11 · it → 3 · animal") in said
+    assert head_rows(at)[IT] == "11 · it"
+    grid = figures(at)["rm_grid"]["data"][0]
+    assert grid["y"][IT] == t("real_model.layer_n", layer=1) + " · query 11: it"
+
+
 def test_find_a_head_links_two_words():
     at = open_page(PAGE, rm_ex="keys_cabinet")
     e = EXAMPLES["keys_cabinet"]
@@ -269,15 +286,15 @@ def test_check_yourself_answers_are_computed():
     best = int(np.argmax(e.attentions[layer, head, ask]))
     assert best == ask - 1  # the previous-token head does its job here
     at.radio(key="rm_check").set_value(str(ask + 1)).run()
-    assert t("common.not_quite_choice", typed=escape_markdown(f"{ask + 1} · {e.tokens[ask + 1]}")) in texts(at)
-    explanation = t("real_model.check_expl", best=escape_markdown(f"{best} · {e.tokens[best]}"),
+    assert t("common.not_quite_choice", typed=escape_markdown(f"{ask + 2} · {e.tokens[ask + 1]}")) in texts(at)
+    explanation = t("real_model.check_expl", best=escape_markdown(f"{best + 1} · {e.tokens[best]}"),
                     weight=f"{e.attentions[layer, head, ask, best]:.3f}", layer=layer + 1, head=head + 1)  # fmt: skip
     assert explanation not in texts(at)  # a wrong pick keeps the answer behind "Show the answer"
     at.toggle(key="rm_check_show").set_value(True).run()
     assert explanation in texts(at)
     at.toggle(key="rm_check_show").set_value(False).run()
     at.radio(key="rm_check").set_value(str(best)).run()
-    assert t("common.correct", answer=escape_markdown(f"{best} · {e.tokens[best]}")) in texts(at)
+    assert t("common.correct", answer=escape_markdown(f"{best + 1} · {e.tokens[best]}")) in texts(at)
     assert explanation in texts(at)
     parked = float(e.attentions[4, 5, ask, 0] + e.attentions[4, 5, ask, -1])
     at.number_input(key="rm_num").set_value(round(parked, 3)).run()
@@ -302,7 +319,7 @@ def test_a_free_text_link_without_the_package_falls_back_with_a_notice(shipped_o
     assert not at.exception
     assert at.selectbox(key="rm_ex").value == "animal_tired"
     assert at.toast and "rm_ex" in at.toast[0].value
-    assert head_rows(at)[1] == "1 · the"
+    assert head_rows(at)[1] == "2 · the"
 
 
 # --- free text with the package -------------------------------------------------------------------------------
@@ -316,7 +333,7 @@ def test_free_text_runs_the_model(minilm):
     T = len(r.tokens)
     np.testing.assert_allclose(grid_maps(at, T), r.attentions, atol=1e-6)
     np.testing.assert_allclose(head_map(at), r.attentions[1, 2], atol=1e-6)
-    assert head_rows(at) == [f"{i} · {tok}" for i, tok in enumerate(r.tokens)]
+    assert head_rows(at) == [f"{i} · {tok}" for i, tok in enumerate(r.tokens, start=1)]
     assert t("real_model.shipped_note") not in texts(at)
 
 
@@ -372,7 +389,7 @@ def test_awkward_text_gives_a_message_or_a_view(minilm, text, expected):
         assert t(expected, n=tokens.count("[UNK]"), T=len(tokens)) in texts(at)
     elif expected:
         assert t(expected, example=OWN_DEFAULT) in texts(at)
-        assert head_rows(at)[1:3] == ["1 · the", "2 · trophy"]  # the example sentence is shown instead
+        assert head_rows(at)[1:3] == ["2 · the", "3 · trophy"]  # the example sentence is shown instead
     assert at.text_input(key="rm_text").value == text  # what was typed stays in the box
     rows = head_rows(at)
     assert all("<b>" not in r and "<img" not in r for r in rows)  # HTML reaches the figure escaped
@@ -392,7 +409,7 @@ def test_text_the_tokenizer_cannot_read_falls_back_with_a_message(minilm, monkey
     at = open_page(PAGE, lang="zh", rm_ex="own", rm_text="MARK unreadable")
     assert not at.exception
     assert t("real_model.unreadable", lang="zh", example=OWN_DEFAULT) in texts(at)
-    assert head_rows(at)[1:3] == ["1 · the", "2 · trophy"]
+    assert head_rows(at)[1:3] == ["2 · the", "3 · trophy"]
 
 
 # --- bad links ---------------------------------------------------------------------------------------------

@@ -97,8 +97,11 @@ def test_head_differences_by_hand():
     d = hv.head_differences(np.stack([back, first, back]))
     assert (d.most_alike.a, d.most_alike.b, d.most_alike.overlap) == (0, 2, 1.0)
     assert (d.least_alike.a, d.least_alike.b) == (0, 1) and d.least_alike.overlap == pytest.approx(2 / 3)
-    assert [(j.head, j.pattern) for j in d.jobs] == [(0, "previous"), (0, "first"), (1, "first"), (2, "previous"),
-                                                     (2, "first")]  # fmt: skip
+    # Head 1's query 1 looks at token 0, which is also its previous token: one of the two queries that
+    # have a previous token, a share of 1/2, which counts as a job at JOB_SHARE = 0.5.
+    assert [(j.head, j.pattern) for j in d.jobs] == [(0, "previous"), (0, "first"), (1, "previous"), (1, "first"),
+                                                     (2, "previous"), (2, "first")]  # fmt: skip
+    assert [j.share for j in d.jobs if j.pattern == "previous"] == [1.0, 0.5, 1.0]
     assert d.uniform_bits == pytest.approx(np.log2(3)) and d.most_focused == 0
     one = hv.head_differences(back[None])
     assert one.most_alike is None and one.least_alike is None
@@ -109,3 +112,17 @@ def test_cost_comparison_h_heads_against_one_wide_head():
     assert c.same_parameters and c.many.total == c.one.total == 4 * 384**2
     assert c.rows == ("qkv_per_head", "qkv", "w_o", "total", "score_products", "softmax_rows")
     assert (c.many.softmax_rows, c.one.softmax_rows) == (12 * 16, 16)
+
+
+def test_the_multi_head_page_and_the_real_model_page_agree_on_the_previous_token_head():
+    # "The animal didn't cross the street because it was too tired.", layer 1, head 3: the multi-head
+    # page said "the previous token (94%)", the real-model page 1.00. The 94% was 15/16: the first row,
+    # which has no previous token, counted 0. Both measures now average over the rows that have one.
+    from attention_core import attention_views as av
+
+    real = av.build_view(av.example_maps("animal_tired"), hide=False)
+    assert (real.previous.layer, real.previous.head) == (0, 2)
+    diff = hv.head_differences(hv.shipped_view("animal_tired", 1).weights)
+    (job,) = [j for j in diff.jobs if j.head == 2 and j.pattern == "previous"]
+    assert f"{job.share:.0%}" == "100%" and f"{real.previous.share:.2f}" == "1.00"
+    assert job.share == pytest.approx(real.previous.share, abs=0.005)

@@ -47,7 +47,7 @@ def test_split_figure_puts_each_block_apart_in_its_colour(small):
     names = [a.text for a in fig.layout.annotations if a.bgcolor]
     assert names == ["<b>head 1</b>", "<b>head 2</b>", "<b>head 3</b>"]
     # rows: unique categories (the two "a"s stay apart), shown as the escaped tokens
-    assert list(fig.layout.yaxis.categoryarray) == ["0: a", "1: &lt;b&gt;", "2: a", "3: c"]
+    assert list(fig.layout.yaxis.categoryarray) == ["1: a", "2: &lt;b&gt;", "3: a", "4: c"]
     assert list(fig.layout.yaxis.ticktext) == ["a", "&lt;b&gt;", "a", "c"]
     np.testing.assert_allclose(_z(figs.split_figure(small, "V", "en").data[0]), small.layer.v, atol=1e-6)
 
@@ -124,8 +124,8 @@ def test_lecture_figures_fit_under_the_projectors_title_and_step_bar(small, ship
     lecture = figs.maps_grid(12, shipped.T, lecture=True)
     assert lecture.cols == 6 and lecture.rows == 2  # two rows of six: larger maps on a wide, low screen
     fig = figs.split_figure(long, "Q", "en", lecture=True)
-    step = fig.layout.yaxis.tickvals[1].split(":")[0]
-    assert int(step) >= 2  # 20 px labels on short rows: thinned
+    step = int(fig.layout.yaxis.tickvals[1].split(":")[0]) - 1  # the second label's row, counted from 0
+    assert step >= 2  # 20 px labels on short rows: thinned
     maps = figs.head_maps(shipped, "en", lecture=True)
     keys_labelled = [maps.layout[f"xaxis{k if k > 1 else ''}"].showticklabels for k in range(1, 13)]
     assert not any(keys_labelled)  # on a projector the keys are labelled on the close-up
@@ -177,6 +177,12 @@ def test_differences_text_names_the_pairs_and_the_jobs(shipped):
     assert all(f"head {j.head + 1}: " in text for j in diff.jobs)
     one = hv.head_differences(shipped.weights[:1])
     assert t("multi_head.one_head_only", "en") in figs.differences_text(one, "en")
+    # What a job's share measures is said; with the real model's heads, also why the real-model page's
+    # number for the same head can differ ([CLS] and [SEP] are left out there).
+    assert t("multi_head.jobs", "en") in text and "[CLS]" not in text
+    for lang in ("en", "zh"):
+        model = figs.differences_text(diff, lang, model=True)
+        assert t("multi_head.jobs_model", lang, page=t("real_model.nav", lang)) in model
 
 
 def test_a_difference_that_should_be_nothing_reads_as_0_or_as_rounding():
@@ -198,3 +204,52 @@ def test_the_formulas_have_no_words_the_chinese_page_would_show_in_english():
     # KaTeX writes \text{...} as it is: "columns c of Q" stood in the split formula on the Chinese page.
     for name, tex in figs.FORMULAS.items():
         assert "\\text{" not in tex, name
+
+
+def test_the_close_up_keeps_its_key_labels_at_the_map_on_a_narrow_screen(shipped):
+    # A square map in a figure of fixed height: on a phone the width limits it. The y axis kept its
+    # domain, so the rows shrank to the middle of the plot and the keys stayed 120 px under them.
+    fig = figs.head_detail(shipped, 3, "en")
+    assert fig.layout.yaxis.scaleanchor == "x"  # still square
+    assert fig.layout.xaxis.constrain == "domain" and fig.layout.yaxis.constrain == "domain"
+    assert fig.layout.yaxis.constraintoward == "top"  # under its title; spare height goes below
+
+
+def _plot_px(fig: go.Figure) -> float:
+    return fig.layout.height - fig.layout.margin.t - fig.layout.margin.b
+
+
+@pytest.mark.parametrize("lecture", [False, True])
+def test_every_colour_bar_of_a_stacked_figure_is_long_enough_to_read(lecture):
+    # A projector's output part is about 55 px tall: its own bar was that short, tick labels on one
+    # another under a title taller than the bar.
+    view = hv.random_view(("the", "cat", "sat", "on", "the", "mat"), 24, 12, 0)
+    fig = figs.concat_figure(view, "en", lecture=lecture)
+    plot, least = _plot_px(fig), figs.LECTURE_MIN_BAR_PX if lecture else figs.MIN_BAR_PX
+    bars = []
+    for name in ("coloraxis", "coloraxis2"):
+        bar = fig.layout[name].colorbar
+        assert bar.yanchor == "bottom" and bar.len * plot >= least - 1e-6
+        bars.append((bar.y * plot, (bar.y + bar.len) * plot))  # px above the plot's bottom
+        assert bars[-1][0] >= -fig.layout.margin.b  # inside the figure
+    assert bars[1][1] < bars[0][0]  # the output's bar stays under the joined heads' bar
+    part = fig.layout.yaxis3.domain  # the output part: its bar runs beside the whole of it
+    assert bars[1][0] <= part[0] * plot + 1e-6 and bars[1][1] >= part[1] * plot - 1e-6
+
+
+def test_part_titles_and_head_tags_fit_a_phone_and_stay_on_one_line_on_a_projector():
+    view = hv.random_view(("the", "cat", "sat", "on", "the", "mat"), 24, 12, 0)
+    phone, projector = figs.split_figure(view, "Q", "zh"), figs.split_figure(view, "Q", "zh", lecture=True)
+    titles = [a.text for a in phone.layout.annotations if a.xref == "paper"]
+    assert len(titles) == 2 and all("<br>" in s for s in titles)  # name, then shape: ~180 px on a phone
+    assert all(a.align == "left" for a in phone.layout.annotations if a.xref == "paper")
+    assert not any("<br>" in a.text for a in projector.layout.annotations if a.xref == "paper")
+    tags = [a for a in phone.layout.annotations if a.xref != "paper"]
+    assert [a.text for a in tags] == [f"<b>{i}</b>" for i in range(1, 13)]  # 12 heads: numbers
+    rows = [a.yshift for a in tags]
+    assert rows[0::2] != rows[1::2] and len(set(rows)) == 2  # neighbours alternate between two rows
+    assert phone.layout.margin.b >= 34 + figs.TAG_ROW_PX  # and the lower row has its room
+    assert len({a.yshift for a in projector.layout.annotations if a.xref != "paper"}) == 1  # 1000 px: one row
+    eight = figs.split_figure(hv.random_view(view.tokens, 24, 8, 0), "Q", "en")
+    assert [a.text for a in eight.layout.annotations if a.xref != "paper"][:2] == ["<b>1</b>", "<b>2</b>"]
+    assert len({a.yshift for a in eight.layout.annotations if a.xref != "paper"}) == 1  # 1-digit numbers fit

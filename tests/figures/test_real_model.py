@@ -42,20 +42,20 @@ def test_grid_hover_labels_name_layer_head_query_and_key_in_the_language_asked_f
     fig = figs.model_grid(view(), (1, 2), "en")
     y, x = list(fig.data[0].y), list(fig.data[0].x)
     assert len(set(y)) == len(y) and len(set(x)) == len(x)  # categories: the two "a"s stay apart
-    assert y[1] == "layer 1 · query 1: a" and y[3] == "layer 1 · query 3: a"
-    assert x[2] == "head 1 · key 2: &lt;b&gt;"  # a token's HTML is shown as text
+    assert y[1] == "layer 1 · query 2: a" and y[3] == "layer 1 · query 4: a"  # counted from 1: [CLS] is 1
+    assert x[2] == "head 1 · key 3: &lt;b&gt;"  # a token's HTML is shown as text
     step = 5 + figs.grid_gap(5)
-    assert x[2 * step + 4] == "head 3 · key 4: [SEP]"
+    assert x[2 * step + 4] == "head 3 · key 5: [SEP]"
     assert "%{y}<br>%{x}" in fig.data[0].hovertemplate
     assert list(fig.layout.xaxis.ticktext) == ["1", "2", "3"] and list(fig.layout.yaxis.ticktext) == ["1", "2"]
     zh = figs.model_grid(view(), None, "zh")
-    assert list(zh.data[0].y)[1] == f"{t('real_model.layer_n', 'zh', layer=1)} · 查询 1: a"
+    assert list(zh.data[0].y)[1] == f"{t('real_model.layer_n', 'zh', layer=1)} · 查询 2: a"
     assert zh.layout.xaxis.title.text == t("real_model.head_word", "zh")
 
 
 def test_grid_keeps_positions_of_the_whole_text_when_tokens_are_hidden():
     fig = figs.model_grid(view(hide=True), None, "en")
-    assert list(fig.data[0].y)[:3] == ["layer 1 · query 1: a", "layer 1 · query 2: &lt;b&gt;", "layer 1 · query 3: a"]
+    assert list(fig.data[0].y)[:3] == ["layer 1 · query 2: a", "layer 1 · query 3: &lt;b&gt;", "layer 1 · query 4: a"]
 
 
 def test_grid_outlines_the_selected_head():
@@ -80,7 +80,7 @@ def test_head_map_rows_and_columns():
     v = view(m)
     fig = figs.head_map(head_numbers(v, 0, 0), v, "en")
     np.testing.assert_allclose(np.asarray(fig.data[0].z, dtype=float), m[0, 0], atol=1e-6)
-    assert list(fig.data[0].y) == ["0 · [CLS]", "1 · a", "2 · &lt;b&gt;", "3 · a", "4 · [SEP]"]
+    assert list(fig.data[0].y) == ["1 · [CLS]", "2 · a", "3 · &lt;b&gt;", "4 · a", "5 · [SEP]"]
     assert list(fig.layout.xaxis.ticktext) == list(fig.data[0].y)  # keys indexed like the queries
     assert fig.layout.xaxis.tickangle == -45  # slanted, not stacked upright
     assert fig.layout.yaxis.scaleanchor is None  # the map fills the plot, so it is as tall as its colour bar
@@ -111,7 +111,7 @@ def test_head_map_with_a_rest_column():
     assert figs.head_map(head_numbers(eleven, 0, 0), eleven, "en").data[0].texttemplate is None  # 121 cells
     many = view(maps(1, 1, 73), tuple(f"w{i}" for i in range(73)))
     crowded = figs.head_map(head_numbers(many, 0, 0, limit=64), many, "en")
-    assert list(crowded.layout.yaxis.tickvals) == [f"{i} · w{i}" for i in range(0, 64, 2)]  # every 2nd labelled
+    assert list(crowded.layout.yaxis.tickvals) == [f"{i + 1} · w{i}" for i in range(0, 64, 2)]  # every 2nd labelled
     assert list(crowded.layout.xaxis.tickvals)[-1] == t("real_model.rest_column", "en", n=9)
     assert len(crowded.data[0].x) == 65
     assert crowded.layout.xaxis.tickangle == -90  # 33 labels: upright, side by side
