@@ -126,6 +126,22 @@ def test_picture_figure_and_table():
     )
 
 
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("patch", [4, 12, 24])
+def test_the_picture_panels_titles_fit_side_by_side_on_a_phone(lang, patch):
+    """On a phone the three titles ran into each other in one line ("CNN's view: k = 3, L = 1" is
+    wider than a panel there): each line of each title fits the step from one panel to the next,
+    the longest numbers too, and the lines sit above the picture, with room for them at lecture size."""
+    for spot, k, layers in (("grass", 3, 1), ("trunk", 15, 6)):
+        view = picture_view(patch, spot, 10.0, k, layers, True)
+        fig = figs.picture_figure(view, lang)
+        titles = figs.picture_titles(view, lang)
+        assert all(figs.title_line_px(title) <= figs.picture_title_room() for title in titles), titles
+        assert [a.yref for a in fig.layout.annotations] == ["y domain", "y2 domain", "y3 domain"]
+        lines = max(title.count("<br>") + 1 for title in titles)
+        assert fig.layout.margin.t >= lines * 1.3 * LECTURE_TEXT_PX
+
+
 def test_cost_table_is_the_charts_lines():
     curves = cost_curves(np.array([1, 10, 100]), 8, 3, 5)
     table = figs.cost_table(curves, "en")
