@@ -39,6 +39,11 @@ LEGEND_MARGIN = 105
 # Tall enough for the plot, short enough that in lecture mode the figure is whole on a 1280 x 720
 # projector's first screen, under the title row, the step bar and the folded text.
 HEIGHT = 385
+# The height a figure gets in lecture mode on a 1280 x 720 projector (pages/rnn_cnn.py caps it there).
+LECTURE_PX = 350
+# On a projector's width (lecture mode) a legend stands in a column beside the plot: a row under it
+# took a third of LECTURE_PX, and the log axis's title ran taller than the plot that was left.
+LEGEND_BESIDE = dict(orientation="v", x=1.01, xanchor="left", y=1, yanchor="top")
 TOOLBAR_PX = 36  # the strip at a figure's top that Plotly's toolbar covers on hover (26 px), and air
 # The picture's three panels side by side, and the width of their row on a 390 px phone: its 358 px
 # figure less the colour bar's column (measured in Chromium). A panel's title must fit the step from
@@ -142,10 +147,21 @@ def _title_below_toolbar(layout: dict) -> None:
     layout["margin"]["t"] = TOOLBAR_PX + round(1.3 * LECTURE_TITLE_PX) + 8
 
 
-def long_range_figure(curves: LongRangeCurves, relative: bool, lang: str) -> go.Figure:
+def _legend_placed(layout: dict, wide: bool) -> None:
+    """wide (a projector, lecture mode): the legend beside the plot and the title at the top left,
+    where the toolbar, in the far right corner, cannot reach it. Otherwise (a phone too) the legend
+    under the plot and the title under the toolbar's strip."""
+    if wide:
+        layout["legend"] = LEGEND_BESIDE
+    else:
+        _title_below_toolbar(layout)  # on a phone the title runs the figure's width, into the toolbar's corner
+        layout["margin"]["b"] = LEGEND_MARGIN
+
+
+def long_range_figure(curves: LongRangeCurves, relative: bool, lang: str, wide: bool = False) -> go.Figure:
     """How strongly a_1 still reaches b_T, log-log against T. relative: a_1 against the average
     input (the clean "one decays, one does not"); absolute: the gradients' sizes, with the RNN's
-    bound and the weight b_T's query gives a_1 beside 1/T."""
+    bound and the weight b_T's query gives a_1 beside 1/T. wide: a projector's width (_legend_placed)."""
     T = curves.T_values.astype(float)
 
     def line(y, name, kind, dash=None, width=3):
@@ -171,8 +187,7 @@ def long_range_figure(curves: LongRangeCurves, relative: bool, lang: str) -> go.
         xaxis=dict(title=t(P + "lr_x", lang), type="log", tickmode="array", tickvals=T, ticktext=[f"{x:g}" for x in T]),
         yaxis=dict(title=y_title, type="log", exponentformat="power"), legend=LEGEND,
     )  # fmt: skip
-    _title_below_toolbar(layout)  # on a phone the title runs the figure's width, into the toolbar's corner
-    layout["margin"]["b"] = LEGEND_MARGIN
+    _legend_placed(layout, wide)
     return go.Figure(data=data, layout=layout)
 
 
@@ -287,9 +302,10 @@ def parallel_table(T_values: np.ndarray, timing: Timing | None, lang: str) -> pd
 # --- cost ------------------------------------------------------------------------------------------
 
 
-def cost_figure(curves: CostCurves, T: int, lang: str) -> go.Figure:
+def cost_figure(curves: CostCurves, T: int, lang: str, wide: bool = False) -> go.Figure:
     """Multiply-adds per layer against T (log-log), one line per kind, the crossover T = d where
-    self-attention and the RNN cost the same, and the student's T marked on every line."""
+    self-attention and the RNN cost the same, and the student's T marked on every line. wide: a
+    projector's width (_legend_placed)."""
     x = curves.T_values.astype(float)
     names = {kind: t(P + f"cost_{kind}", lang, k=curves.k, r=curves.r) for kind in ("self_attention", "rnn", "cnn",
                                                                                       "truncated")}  # fmt: skip
@@ -313,8 +329,7 @@ def cost_figure(curves: CostCurves, T: int, lang: str) -> go.Figure:
         annotations=annotations, xaxis=dict(title=t(P + "cost_x", lang), type="log", dtick=1),
         yaxis=dict(title=t(P + "cost_y", lang), type="log", exponentformat="power"),
     )  # fmt: skip
-    _title_below_toolbar(layout)
-    layout["margin"]["b"] = LEGEND_MARGIN
+    _legend_placed(layout, wide)
     return go.Figure(data=data, layout=layout)
 
 

@@ -8,7 +8,7 @@ from attention_core.patches import picture_view
 from attention_core.sequence_costs import Timing, complexity_table, cost_axis, cost_curves
 from attention_core.sequence_models import compare_visibility, long_range_influence
 from lab_ui.figures import rnn_cnn as figs
-from lab_ui.figures.common import LECTURE_FIGURE_MAX_PX, LECTURE_TEXT_PX
+from lab_ui.figures.common import LECTURE_FIGURE_MAX_PX, LECTURE_TEXT_PX, PLOT_PAD, X_TITLE_STANDOFF, text_px
 from lab_ui.i18n import t
 
 
@@ -140,6 +140,24 @@ def test_the_picture_panels_titles_fit_side_by_side_on_a_phone(lang, patch):
         assert [a.yref for a in fig.layout.annotations] == ["y domain", "y2 domain", "y3 domain"]
         lines = max(title.count("<br>") + 1 for title in titles)
         assert fig.layout.margin.t >= lines * 1.3 * LECTURE_TEXT_PX
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_on_a_projector_the_cost_and_long_range_plots_are_taller_than_their_axis_titles(lang):
+    """Lecture step 4 squashed the cost plot to about 150 px under a legend's row, and its y axis's
+    title ran up into the chart's title: on a projector's width the legend stands beside the plot,
+    and the y title at lecture size is no taller than the plot LECTURE_PX leaves (less the x axis's
+    labels and title, at lecture size too)."""
+    cost = cost_curves(cost_axis(100, 512), 512, 3, 5)
+    curves = long_range_influence((1, 2, 4), 2, 0, 0.5, n_trials=2)
+    wide = (figs.cost_figure(cost, 100, lang, True), figs.long_range_figure(curves, True, lang, True),
+            figs.long_range_figure(curves, False, lang, True))  # fmt: skip
+    for fig in wide:
+        assert fig.layout.legend.orientation == "v" and fig.layout.legend.x >= 1  # beside the plot
+        assert fig.layout.margin.b < figs.LEGEND_MARGIN  # no legend's row under it
+        x_axis = PLOT_PAD + X_TITLE_STANDOFF + 3 * LECTURE_TEXT_PX  # a row of tick labels and the title
+        plot = figs.LECTURE_PX - fig.layout.margin.t - x_axis
+        assert text_px(fig.layout.yaxis.title.text, LECTURE_TEXT_PX) <= plot, fig.layout.yaxis.title.text
 
 
 def test_cost_table_is_the_charts_lines():
