@@ -70,7 +70,7 @@ def maps_section(view, seed: int) -> None:
         _show(cached(figures.cross_map, view, lang), key="ed_cross", alt=t(P + "cross_alt",
                             target=" ".join(pair.target), source=" ".join(pair.source)))  # fmt: skip
     with self_:
-        _show(cached(figures.self_map, view, lang), key="ed_self", alt=t(P + "self_alt"))
+        _show(cached(figures.self_map, view, lang, is_lecture()), key="ed_self", alt=t(P + "self_alt"))
     agreement = "some" if view.any_aligned else "none"  # none: no word's translation is in the source
     st.markdown(t(P + "maps_reading", read=" ".join(view.predicted), kind=t(P + f"kind_{view.weights_kind}"),
                   agreement=t(P + f"agreement_{agreement}", share=f"{100 * view.agreement:.0f} %")))  # fmt: skip

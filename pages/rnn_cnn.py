@@ -20,7 +20,7 @@ from lab_ui.lecture import is_lecture
 
 NS = "rnn_cnn"
 P = f"{NS}."
-LECTURE_PX = 350  # the height a figure gets on a 1280 x 720 projector (lecture mode)
+LECTURE_PX = figures.LECTURE_PX  # the height a figure gets on a 1280 x 720 projector (lecture mode)
 PRESETS = {
     "article": {"rc_T": 4, "rc_k": 3, "rc_layers": 1},
     "speech": {"rc_T": 32, "rc_k": 7, "rc_layers": 1, "rc_n": 1000, "rc_d": 256, "rc_r": 7},
@@ -78,8 +78,8 @@ def long_range_section() -> None:
     with st.spinner(t(P + "computing")):
         curves = cached(long_range_influence, _powers_of_two(1, T_max), d, 0, radius)
     with figure_box:
-        widgets.show_figure(cached(figures.long_range_figure, curves, view == "relative", lang), key="rc_long",
-                            lecture_px=LECTURE_PX, alt=t(P + f"lr_alt_{view}", T=T_max))  # fmt: skip
+        fig = cached(figures.long_range_figure, curves, view == "relative", lang, is_lecture())  # wide on a projector
+        widgets.show_figure(fig, key="rc_long", lecture_px=LECTURE_PX, alt=t(P + f"lr_alt_{view}", T=T_max))
     st.markdown(figures.long_range_reading(curves, view == "relative", lang))
     if box := page.numbers_box("rc_long_numbers", t(P + "numbers")):
         with box:
@@ -150,7 +150,7 @@ def cost_section() -> None:
     curves = cached(cost_curves, cached(cost_axis, T, d), d, k, r)
     with figure_box:
         widgets.show_figure(
-            cached(figures.cost_figure, curves, T, lang),
+            cached(figures.cost_figure, curves, T, lang, is_lecture()),
             key="rc_cost",
             lecture_px=LECTURE_PX,
             alt=t(P + "cost_alt", d=d, T=T),

@@ -59,9 +59,11 @@ def _weights_map(
     row_title: str,
     col_title: str,
     lang: str,
+    colour_bar: bool = True,
 ) -> go.Figure:
     """weights [n_rows, n_cols] as a heatmap, rows read as queries; aligned: bool [n_rows, n_cols]
-    cells ringed as the dictionary's translation (None: no rings)."""
+    cells ringed as the dictionary's translation (None: no rings). colour_bar=False: none of its
+    own, where a map beside it shows the same 0 to 1 scale."""
     z = np.asarray(weights, dtype=np.float32)  # [n_rows, n_cols]
     n_rows, n_cols = z.shape
     value = t("before_self_attention.weight", lang)
@@ -74,7 +76,7 @@ def _weights_map(
             texttemplate="%{z:.2f}" if max(n_rows, n_cols) <= CELL_TEXT_MAX else None,
             hovertemplate=f"{row_title}: %{{customdata[0]}}<br>{col_title}: %{{customdata[1]}}"
                           f"<br>{value}: %{{z:.4f}}<extra></extra>",
-            colorbar=dict(thickness=10, title=dict(text=value, side="right")),
+            colorbar=dict(thickness=10, title=dict(text=value, side="right")), showscale=colour_bar,
         )
     ]  # fmt: skip
     if aligned is not None and aligned.any():
@@ -91,7 +93,10 @@ def _weights_map(
         height=int(np.clip(200 + 40 * n_rows, HEIGHT, 660)),
         xaxis=dict(title=col_title, tickmode="array", tickvals=list(range(0, n_cols, col_step)),
                    ticktext=_ticks(cols, known_cols)[::col_step], side="bottom", showgrid=False, zeroline=False,
-                   tickangle=None),  # Plotly slants the labels itself when they would overlap
+                   tickangle=None,  # Plotly slants the labels itself when they would overlap
+                   # without a colour bar on the right, slanted ones lean left, over the row labels'
+                   # margin: leaning right, the last one ran past the figure's edge and was not drawn
+                   autotickangles=None if colour_bar else [0, -30, -90]),
         yaxis=dict(title=row_title, tickmode="array", tickvals=list(range(0, n_rows, row_step)),
                    ticktext=_ticks(rows, known_rows)[::row_step], autorange="reversed", showgrid=False,
                    zeroline=False),
@@ -110,13 +115,16 @@ def cross_map(view: EncoderDecoderView, lang: str) -> go.Figure:
     )  # fmt: skip
 
 
-def self_map(view: EncoderDecoderView, lang: str) -> go.Figure:
-    """The same learned layer with Target = Source: English against English.  [T_source, T_source]"""
+def self_map(view: EncoderDecoderView, lang: str, beside_cross: bool = False) -> go.Figure:
+    """The same learned layer with Target = Source: English against English.  [T_source, T_source]
+    beside_cross (a projector, where the two maps always stand side by side): no colour bar, the
+    cross map's on its left has the same scale; the room it took gives the English key labels,
+    at lecture mode's 20 px, the width to stand apart ("machine learning" read as one label)."""
     pair = view.pair
     return _weights_map(
         view.self_source.weights, pair.source, pair.source, pair.known_source, pair.known_source, None,
         title=t("before_self_attention.self_title", lang), row_title=t("before_self_attention.source_query_axis", lang),
-        col_title=t("before_self_attention.source_axis", lang), lang=lang,
+        col_title=t("before_self_attention.source_axis", lang), lang=lang, colour_bar=not beside_cross,
     )  # fmt: skip
 
 
@@ -328,14 +336,22 @@ def shapes_figure(view: EncoderDecoderView, target_is_source: bool, lang: str) -
 # Lecture mode's labels are 20 px: a map's row labels need this much height each, and the title and
 # the key labels below take about LABELS_MARGIN of the figure's height.
 LECTURE_LABEL_PX, LABELS_MARGIN = 24, 140
+# Plotly slants an axis's labels only once two of them overlap: in lecture mode "machine" and
+# "learning" stood 6 px apart on the self-attention map and read as one label. A no-break space
+# either side of a key label (about 5 px at 20 px; a plain space would be trimmed) makes labels that
+# close count as overlapping, so Plotly slants them instead.
+LABEL_AIR = "\u00a0"
 
 
 def shorter(fig: go.Figure, height: int) -> go.Figure:
     """A copy no taller than `height` pixels (the original may sit in a cache). A weights map keeps
     only as many row labels as fit the shorter plot (every other word, every third ...), so that
-    lecture mode's 20 px labels never pile up on each other."""
+    lecture mode's 20 px labels never pile up on each other, and its key labels keep air between
+    them (LABEL_AIR)."""
     out = go.Figure(fig).update_layout(height=min(fig.layout.height or height, height))
     ticks = fig.layout.yaxis.tickvals
+    if fig.data and fig.data[0].type == "heatmap" and fig.layout.xaxis.ticktext:
+        out.update_layout(xaxis_ticktext=[f"{LABEL_AIR}{s}{LABEL_AIR}" for s in fig.layout.xaxis.ticktext])
     if fig.data and fig.data[0].type == "heatmap" and ticks and len(ticks) > 1:
         fit = max(1, (out.layout.height - LABELS_MARGIN) // LECTURE_LABEL_PX)  # labels the plot has room for
         keep = int(np.ceil(len(ticks) / fit))  # every keep-th of the labels the map was built with

@@ -30,6 +30,7 @@ SIDE_BY_SIDE_MAX = 10  # words up to which two similarity matrices fit side by s
 # lecture frame's title row and step bar (they end at about 302 px; the page puts the figure
 # right under them, its controls and words below it), so that the figure is whole on the first screen.
 LECTURE_PX = 380
+TOOLBAR_PX = 36  # the strip at a figure's top where Plotly's toolbar appears on hover (26 px), and air
 SAMPLE_RATE = 16_000  # Hz, what speech models usually read
 SHOWN_MS = 100  # the window figure shows the first 100 ms: longer, and 25 ms windows are slivers
 HALO = "0 0 3px #fff, 0 0 3px #fff, 0 0 2px #fff"  # a white glow keeps a label readable over markers
@@ -270,8 +271,10 @@ def group_cosines(gmap: GroupMap, lang: str, big: bool = False) -> go.Figure:
         colorscale=SEQUENTIAL, zmin=0.0, zmax=1.0, value_format=".2f", show_values=k <= (5 if big else 10),
         height=min(LECTURE_PX if big else 900, 200 + 34 * k if k > 3 else 330),
     )  # fmt: skip
+    # Under the toolbar's strip: in the desktop's narrow right column (about 320 px) the toolbar
+    # covered the title's end on hover.
     fig.layout.title = dict(text=t("one_hot.blocks_title", lang), x=0, xanchor="left", y=1, yref="container",
-                            yanchor="top", automargin=True, pad=dict(t=8))  # fmt: skip
+                            yanchor="top", automargin=True, pad=dict(t=TOOLBAR_PX))  # fmt: skip
     if big:  # as in similarity: cells that fill the width, so a projector's numbers fit in them
         fig.layout.yaxis.scaleanchor = None
         fig.layout.xaxis.title = None

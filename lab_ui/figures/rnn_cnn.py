@@ -14,7 +14,15 @@ import plotly.graph_objects as go
 from attention_core.patches import PictureView
 from attention_core.sequence_costs import ComplexityRow, CostCurves, Timing
 from attention_core.sequence_models import LongRangeCurves, VisibilityComparison
-from lab_ui.figures.common import LECTURE_TEXT_PX, LECTURE_TITLE_PX, QUALITATIVE, SEQUENTIAL, layout_dict
+from lab_ui.figures.common import (
+    LECTURE_TEXT_PX,
+    LECTURE_TITLE_PX,
+    QUALITATIVE,
+    SEQUENTIAL,
+    TICK_PX,
+    layout_dict,
+    text_px,
+)
 from lab_ui.i18n import t
 
 P = "rnn_cnn."
@@ -31,7 +39,18 @@ LEGEND_MARGIN = 105
 # Tall enough for the plot, short enough that in lecture mode the figure is whole on a 1280 x 720
 # projector's first screen, under the title row, the step bar and the folded text.
 HEIGHT = 385
+# The height a figure gets in lecture mode on a 1280 x 720 projector (pages/rnn_cnn.py caps it there).
+LECTURE_PX = 350
+# On a projector's width (lecture mode) a legend stands in a column beside the plot: a row under it
+# took a third of LECTURE_PX, and the log axis's title ran taller than the plot that was left.
+LEGEND_BESIDE = dict(orientation="v", x=1.01, xanchor="left", y=1, yanchor="top")
 TOOLBAR_PX = 36  # the strip at a figure's top that Plotly's toolbar covers on hover (26 px), and air
+# The picture's three panels side by side, and the width of their row on a 390 px phone: its 358 px
+# figure less the colour bar's column (measured in Chromium). A panel's title must fit the step from
+# one panel to the next there, or it runs into its neighbour's (the catalog breaks the titles in lines).
+PICTURE_GAP = 0.04
+PICTURE_PANEL = (1 - 2 * PICTURE_GAP) / 3
+PHONE_PICTURE_ROW_PX = 267
 
 
 def _kind_name(kind: str, lang: str, comp: VisibilityComparison | None = None) -> str:
@@ -128,10 +147,21 @@ def _title_below_toolbar(layout: dict) -> None:
     layout["margin"]["t"] = TOOLBAR_PX + round(1.3 * LECTURE_TITLE_PX) + 8
 
 
-def long_range_figure(curves: LongRangeCurves, relative: bool, lang: str) -> go.Figure:
+def _legend_placed(layout: dict, wide: bool) -> None:
+    """wide (a projector, lecture mode): the legend beside the plot and the title at the top left,
+    where the toolbar, in the far right corner, cannot reach it. Otherwise (a phone too) the legend
+    under the plot and the title under the toolbar's strip."""
+    if wide:
+        layout["legend"] = LEGEND_BESIDE
+    else:
+        _title_below_toolbar(layout)  # on a phone the title runs the figure's width, into the toolbar's corner
+        layout["margin"]["b"] = LEGEND_MARGIN
+
+
+def long_range_figure(curves: LongRangeCurves, relative: bool, lang: str, wide: bool = False) -> go.Figure:
     """How strongly a_1 still reaches b_T, log-log against T. relative: a_1 against the average
     input (the clean "one decays, one does not"); absolute: the gradients' sizes, with the RNN's
-    bound and the weight b_T's query gives a_1 beside 1/T."""
+    bound and the weight b_T's query gives a_1 beside 1/T. wide: a projector's width (_legend_placed)."""
     T = curves.T_values.astype(float)
 
     def line(y, name, kind, dash=None, width=3):
@@ -157,8 +187,7 @@ def long_range_figure(curves: LongRangeCurves, relative: bool, lang: str) -> go.
         xaxis=dict(title=t(P + "lr_x", lang), type="log", tickmode="array", tickvals=T, ticktext=[f"{x:g}" for x in T]),
         yaxis=dict(title=y_title, type="log", exponentformat="power"), legend=LEGEND,
     )  # fmt: skip
-    _title_below_toolbar(layout)  # on a phone the title runs the figure's width, into the toolbar's corner
-    layout["margin"]["b"] = LEGEND_MARGIN
+    _legend_placed(layout, wide)
     return go.Figure(data=data, layout=layout)
 
 
@@ -273,9 +302,10 @@ def parallel_table(T_values: np.ndarray, timing: Timing | None, lang: str) -> pd
 # --- cost ------------------------------------------------------------------------------------------
 
 
-def cost_figure(curves: CostCurves, T: int, lang: str) -> go.Figure:
+def cost_figure(curves: CostCurves, T: int, lang: str, wide: bool = False) -> go.Figure:
     """Multiply-adds per layer against T (log-log), one line per kind, the crossover T = d where
-    self-attention and the RNN cost the same, and the student's T marked on every line."""
+    self-attention and the RNN cost the same, and the student's T marked on every line. wide: a
+    projector's width (_legend_placed)."""
     x = curves.T_values.astype(float)
     names = {kind: t(P + f"cost_{kind}", lang, k=curves.k, r=curves.r) for kind in ("self_attention", "rnn", "cnn",
                                                                                       "truncated")}  # fmt: skip
@@ -299,8 +329,7 @@ def cost_figure(curves: CostCurves, T: int, lang: str) -> go.Figure:
         annotations=annotations, xaxis=dict(title=t(P + "cost_x", lang), type="log", dtick=1),
         yaxis=dict(title=t(P + "cost_y", lang), type="log", exponentformat="power"),
     )  # fmt: skip
-    _title_below_toolbar(layout)
-    layout["margin"]["b"] = LEGEND_MARGIN
+    _legend_placed(layout, wide)
     return go.Figure(data=data, layout=layout)
 
 
@@ -338,8 +367,6 @@ def picture_figure(view: PictureView, lang: str) -> go.Figure:
     rows, cols = view.patches.grid
     centres_x = np.arange(cols) * size + (size - 1) / 2  # [cols]
     centres_y = np.arange(rows) * size + (size - 1) / 2  # [rows]
-    gap = 0.04
-    width = (1 - 2 * gap) / 3
     weight_name = t(P + "img_weight", lang)
     numbers = np.arange(rows * cols).reshape(rows, cols)  # [rows, cols]
     data = [go.Image(z=img, xaxis=f"x{s}", yaxis=f"y{s}", hoverinfo="skip") for s in ("", "2", "3")]
@@ -361,21 +388,44 @@ def picture_figure(view: PictureView, lang: str) -> go.Figure:
     grid_lines += [dict(type="line", xref="x", yref="y", y0=k * size - 0.5, y1=k * size - 0.5, x0=-0.5, x1=W - 0.5,
                         line=dict(color="rgba(255,255,255,0.8)", width=1)) for k in range(1, rows)]  # fmt: skip
     shapes = grid_lines + [dict(box, xref=f"x{s}", yref=f"y{s}") for s in ("", "2", "3")]
-    titles = (
+    titles = picture_titles(view, lang)
+    axes, annotations = {}, []
+    for m, s in enumerate(("", "2", "3")):
+        x0 = m * (PICTURE_PANEL + PICTURE_GAP)
+        axes[f"xaxis{s}"] = dict(domain=[x0, x0 + PICTURE_PANEL], visible=False, range=[-0.5, W - 0.5],
+                                 constrain="domain")  # fmt: skip
+        axes[f"yaxis{s}"] = dict(anchor=f"x{s}", visible=False, range=[H - 0.5, -0.5], scaleanchor=f"x{s}")
+        # On the picture's top edge ("y domain": where the square picture is drawn), not the plot's:
+        # on a phone the pictures stand in the middle of a tall plot, far under its top.
+        annotations.append(dict(text=f"<b>{titles[m]}</b>", x=x0 + PICTURE_PANEL / 2, y=1.0, xref="paper",
+                                yref=f"y{s} domain", xanchor="center", yanchor="bottom", showarrow=False))  # fmt: skip
+    lines = max(title.count("<br>") + 1 for title in titles)
+    layout = layout_dict(height=340, shapes=shapes, annotations=annotations, **axes)
+    layout["margin"].update(t=round(1.3 * LECTURE_TEXT_PX * lines) + 8, b=10)  # the titles' lines at lecture size
+    return go.Figure(data=data, layout=layout)
+
+
+def picture_titles(view: PictureView, lang: str) -> tuple[str, str, str]:
+    """The three panels' titles, in lines that fit side by side on a phone (picture_title_room)."""
+    rows, cols = view.patches.grid
+    size = view.patches.patch
+    return (
         t(P + "img_patches", lang, n=rows * cols, dim=size * size * 3),
         t(P + "img_field", lang, k=view.k, L=view.n_layers),
         t(P + "img_attention", lang, q=view.query),
     )
-    axes, annotations = {}, []
-    for m, s in enumerate(("", "2", "3")):
-        x0 = m * (width + gap)
-        axes[f"xaxis{s}"] = dict(domain=[x0, x0 + width], visible=False, range=[-0.5, W - 0.5], constrain="domain")
-        axes[f"yaxis{s}"] = dict(anchor=f"x{s}", visible=False, range=[H - 0.5, -0.5], scaleanchor=f"x{s}")
-        annotations.append(dict(text=f"<b>{titles[m]}</b>", x=x0 + width / 2, y=1.0, xref="paper", yref="paper",
-                                xanchor="center", yanchor="bottom", showarrow=False))  # fmt: skip
-    layout = layout_dict(height=340, shapes=shapes, annotations=annotations, **axes)
-    layout["margin"].update(t=60, b=10)
-    return go.Figure(data=data, layout=layout)
+
+
+def picture_title_room() -> float:
+    """The widest a line of a panel's title may be, in px: the step from one panel's middle to the
+    next on a phone, so that two neighbouring titles never overlap (title_line_px's estimate is
+    about a sixth wider than the bold lines Chromium draws: that is the air between them)."""
+    return (PICTURE_PANEL + PICTURE_GAP) * PHONE_PICTURE_ROW_PX
+
+
+def title_line_px(title: str) -> float:
+    """The widest line of a title, estimated at the 12 px a phone draws it with."""
+    return max(text_px(line, TICK_PX) for line in title.split("<br>"))
 
 
 def picture_reading(view: PictureView, spot: str, lang: str) -> str:

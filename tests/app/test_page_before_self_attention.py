@@ -7,6 +7,7 @@ from app_harness import figures, open_page, plotly_array
 
 from attention_core.bottleneck import bottleneck_curves
 from attention_core.encoder_decoder import EXAMPLE_PAIRS, encoder_decoder_view, sentence_pair
+from lab_ui.figures import before_self_attention as figures_module
 from lab_ui.i18n import t
 
 PAGE = "pages/before_self_attention.py"
@@ -226,6 +227,22 @@ def test_lecture_mode_shows_one_step_at_a_time(step, shown):
     assert set(figures(at)) == shown
     for spec in figures(at).values():
         assert spec["layout"]["height"] <= 430 and spec["layout"]["font"]["size"] >= 20
+
+
+def test_in_lecture_mode_the_self_maps_key_labels_have_room_and_air():
+    """On a projector "machine" and "learning" under the self-attention map stood 6 px apart and
+    read as one label. There the map gives its colour bar's room to its columns (the cross map
+    beside it shows the same scale), and each key label carries air either side, so labels that
+    still come close make Plotly slant them."""
+    air = figures_module.LABEL_AIR
+    lecture = figures(open_page(PAGE, lecture="1", ed_step="1"))
+    assert lecture["ed_self"]["data"][0]["showscale"] is False
+    assert lecture["ed_cross"]["data"][0].get("showscale", True)  # the scale the two share
+    for key in ("ed_cross", "ed_self"):
+        labels = lecture[key]["layout"]["xaxis"]["ticktext"]
+        assert [s.strip(air) for s in labels] == ARTICLE_EN.split() and all(s[0] == s[-1] == air for s in labels)
+    desktop = figures(open_page(PAGE))["ed_self"]
+    assert desktop["data"][0].get("showscale", True) and desktop["layout"]["xaxis"]["ticktext"] == ARTICLE_EN.split()
 
 
 def test_check_yourself():

@@ -247,6 +247,10 @@ def test_lecture_mode_shows_one_step_at_a_time(step, shown):
     if step == 1:  # a projector is wide: the five pictures in one row
         domains = {tuple(v["domain"]) for k, v in figures(at)["rc_see"]["layout"].items() if k.startswith("yaxis")}
         assert len(domains) == 1
+    if step in (2, 4):  # a projector is wide: the legend beside the plot, which a row under it squashed
+        key = "rc_long" if step == 2 else "rc_cost"
+        assert figures(at)[key]["layout"]["legend"]["orientation"] == "v"
+        assert figures(open_page(PAGE))[key]["layout"]["legend"]["orientation"] == "h"  # a phone's width
 
 
 def test_check_yourself():

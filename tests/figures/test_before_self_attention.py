@@ -158,3 +158,11 @@ def test_a_shortened_map_keeps_only_the_row_labels_that_fit():
         assert len(short.data[0].y) == len(fig.data[0].y)  # every row still drawn
     few = figs.cross_map(encoder_decoder_view(sentence_pair("machine learning is fun", "机器 学习 很 有趣")), "en")
     assert figs.shorter(few, figs.LECTURE_PX).layout.yaxis.tickvals == few.layout.yaxis.tickvals  # 4 rows: all
+
+
+def test_beside_the_cross_map_the_self_map_has_no_colour_bar_and_slants_its_labels_left(view):
+    """Lecture mode: the colour bar's room goes to the columns; with no bar on the right, labels
+    that Plotly slants must lean left, or the last one runs past the figure's edge and is dropped."""
+    alone, beside = figs.self_map(view, "en"), figs.self_map(view, "en", beside_cross=True)
+    assert alone.data[0].showscale is not False and beside.data[0].showscale is False
+    assert all(angle <= 0 for angle in beside.layout.xaxis.autotickangles)

@@ -112,6 +112,14 @@ def test_group_cosines_print_the_block_means(gmap):
     assert figs.group_cosines(gmap, "en", big=True).layout.yaxis.scaleanchor is None
 
 
+@pytest.mark.parametrize("big", [False, True])
+def test_the_group_chart_title_sits_below_the_toolbar_strip(gmap, big):
+    """In the desktop's narrow right column Plotly's toolbar covered the end of "Mean cosine, group
+    by group" on hover: the title stands under the strip where the toolbar appears."""
+    title = figs.group_cosines(gmap, "en", big=big).layout.title
+    assert title.yref == "container" and title.y == 1 and title.yanchor == "top" and title.pad.t >= figs.TOOLBAR_PX
+
+
 def test_labels_of_nearby_points_move_apart():
     xy = np.array([[0.0, 0.0], [0.0, 0.01], [5.0, 5.0]])
     spots = figs.label_positions(xy, ["apple", "apples", "far"], extent=np.array([5.0, 5.0]))

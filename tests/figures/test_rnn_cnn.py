@@ -8,7 +8,7 @@ from attention_core.patches import picture_view
 from attention_core.sequence_costs import Timing, complexity_table, cost_axis, cost_curves
 from attention_core.sequence_models import compare_visibility, long_range_influence
 from lab_ui.figures import rnn_cnn as figs
-from lab_ui.figures.common import LECTURE_FIGURE_MAX_PX, LECTURE_TEXT_PX
+from lab_ui.figures.common import LECTURE_FIGURE_MAX_PX, LECTURE_TEXT_PX, PLOT_PAD, X_TITLE_STANDOFF, text_px
 from lab_ui.i18n import t
 
 
@@ -124,6 +124,40 @@ def test_picture_figure_and_table():
     assert (
         table.iloc[view.query][t("rnn_cnn.col_place", "en")] == f"({view.query_cell[0] + 1}, {view.query_cell[1] + 1})"
     )
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("patch", [4, 12, 24])
+def test_the_picture_panels_titles_fit_side_by_side_on_a_phone(lang, patch):
+    """On a phone the three titles ran into each other in one line ("CNN's view: k = 3, L = 1" is
+    wider than a panel there): each line of each title fits the step from one panel to the next,
+    the longest numbers too, and the lines sit above the picture, with room for them at lecture size."""
+    for spot, k, layers in (("grass", 3, 1), ("trunk", 15, 6)):
+        view = picture_view(patch, spot, 10.0, k, layers, True)
+        fig = figs.picture_figure(view, lang)
+        titles = figs.picture_titles(view, lang)
+        assert all(figs.title_line_px(title) <= figs.picture_title_room() for title in titles), titles
+        assert [a.yref for a in fig.layout.annotations] == ["y domain", "y2 domain", "y3 domain"]
+        lines = max(title.count("<br>") + 1 for title in titles)
+        assert fig.layout.margin.t >= lines * 1.3 * LECTURE_TEXT_PX
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_on_a_projector_the_cost_and_long_range_plots_are_taller_than_their_axis_titles(lang):
+    """Lecture step 4 squashed the cost plot to about 150 px under a legend's row, and its y axis's
+    title ran up into the chart's title: on a projector's width the legend stands beside the plot,
+    and the y title at lecture size is no taller than the plot LECTURE_PX leaves (less the x axis's
+    labels and title, at lecture size too)."""
+    cost = cost_curves(cost_axis(100, 512), 512, 3, 5)
+    curves = long_range_influence((1, 2, 4), 2, 0, 0.5, n_trials=2)
+    wide = (figs.cost_figure(cost, 100, lang, True), figs.long_range_figure(curves, True, lang, True),
+            figs.long_range_figure(curves, False, lang, True))  # fmt: skip
+    for fig in wide:
+        assert fig.layout.legend.orientation == "v" and fig.layout.legend.x >= 1  # beside the plot
+        assert fig.layout.margin.b < figs.LEGEND_MARGIN  # no legend's row under it
+        x_axis = PLOT_PAD + X_TITLE_STANDOFF + 3 * LECTURE_TEXT_PX  # a row of tick labels and the title
+        plot = figs.LECTURE_PX - fig.layout.margin.t - x_axis
+        assert text_px(fig.layout.yaxis.title.text, LECTURE_TEXT_PX) <= plot, fig.layout.yaxis.title.text
 
 
 def test_cost_table_is_the_charts_lines():
