@@ -131,6 +131,8 @@ def map_section(view: hv.HeatmapView, s: dict, area) -> None:
             fig = cached(figures.weights_heatmap, view, lang, is_lecture())
             widgets.show_figure(fig, key="heatmap_weights", alt=t("heatmap.heatmap_alt", n=len(view.tokens)),
                                 numbers_on_phones=len(view.tokens) <= figures.CELL_TEXT_PHONE_MAX)  # fmt: skip
+            if css := figures.phone_ticks_css("heatmap_weights", len(view.tokens)):
+                st.html(css)  # on a phone, fewer key labels: slanted, they touched
             if view.source == "random":
                 st.caption(t("heatmap.random_caption"))
         st.markdown(figures.row_sums_text(view, lang))

@@ -73,8 +73,8 @@ def section_start(name: str, controls_label: str | None = None):
         return (st.popover(t(controls_label), icon=":material/tune:") if controls_label else None), first
 
 
-def figure(key: str, builder, view, alt: str, *args) -> None:
-    widgets.show_figure(cached(builder, view, *args, lang), key=f"positional_{key}", alt=alt)
+def figure(key: str, builder, view, alt: str, *args, **kwargs) -> None:
+    widgets.show_figure(cached(builder, view, *args, lang, **kwargs), key=f"positional_{key}", alt=alt)
 
 
 def numbers(key: str, *tables: Callable[[], None]) -> None:
@@ -113,7 +113,8 @@ def why_section(d_model: int, base: float) -> None:
         st.info(t("positional.nothing_moved"), icon=":material/info:")
     plain, with_pe = format_error(view.plain.max_error), format_error(view.with_pe.max_error)
     with first:
-        figure("shuffle", figures.shuffle_experiment, view, t("positional.shuffle_alt", plain=plain, pe=with_pe))
+        figure("shuffle", figures.shuffle_experiment, view, t("positional.shuffle_alt", plain=plain, pe=with_pe),
+               lecture=is_lecture())  # fmt: skip
     m1, m2 = st.columns(2)
     m1.metric(t("positional.metric_plain"), plain, help=t("positional.metric_help"))
     m2.metric(t("positional.metric_pe"), with_pe, help=t("positional.metric_help"))
@@ -238,8 +239,13 @@ def learned_section(n: int, base: float) -> None:
         figure("learned", figures.learned_table, view, t("positional.learned_alt", n=n, d=d_real))
     st.caption(t("positional.learned_note", limit=f"{view.colour_limit:.3f}", norm0=f"{view.row_norms[0]:.2f}",
                  median=f"{view.median_norm:.2f}"))  # fmt: skip
-    figure("learned_cos", figures.learned_cosines, view,
-           t("positional.learned_cos_alt", n=n, learned=learned, fixed=fixed))  # fmt: skip
+    left, right = st.columns(2)  # side by side, or one under the other on a phone: each map keeps its size
+    with left:
+        figure("learned_cos", figures.learned_cosine, view, t("positional.learned_cos_alt", n=n, learned=learned),
+               "learned", lecture=is_lecture())  # fmt: skip
+    with right:
+        figure("sin_cos", figures.learned_cosine, view, t("positional.sin_cos_alt", n=n, d=d_real, fixed=fixed),
+               "sinusoidal", lecture=is_lecture())  # fmt: skip
     figure("learned_offset", figures.learned_by_offset, view, t("positional.learned_offset_alt"))
     st.markdown(t("positional.learned_reading", learned=learned, fixed=fixed, spread=f"{view.learned.spread:.3f}",
                   fixed_spread=format_error(view.sinusoidal.spread)))  # fmt: skip

@@ -168,7 +168,7 @@ def check_section() -> bool:
     solved = widgets.check_number(
         t("qkv.check_question", j=j, q1=fq.inline_vector_tex(c.q), kj=fq.inline_vector_tex(c.k)), c.answer,
         key="qkv_check", tolerance=c.tolerance,
-        explanation=t("qkv.check_explain", j=j, answer=f"{c.answer:.4f}", terms=fq.pairs_tex(c.q, c.k)),
+        explanation=fq.check_md(c, lang),
     )  # fmt: skip
     # In lecture mode each section has a screen of its own: nothing further down is in view.
     locked = not is_lecture() and not solved and not st.session_state.get("qkv_check_show")
@@ -182,7 +182,7 @@ def check_section() -> bool:
 def scores_section() -> None:
     with intro("scores", t("qkv.scores_body", i=i + 1, token=fq.token_md(tokens, i))):
         matrices(*cached(fq.scores_rows, r))
-    st.markdown(cached(fq.dot_md, r, locked))
+    st.markdown(cached(fq.dot_md, r, locked, lang))
     with st.container(border=True):
         st.markdown(t("qkv.seed_mistake", d_k=d_k, k2=fq.inline_vector_tex(r.K[c.j]), j=c.j + 1))
     numbers("qkv_products", fq.products_table, hide)
@@ -193,7 +193,7 @@ def softmax_section() -> None:
     with intro("softmax", t("qkv.softmax_body", d_k=d_k)):
         widgets.show_figure(cached(fq.scores_figure, r, lang, bool(hide.any())), key="qkv_scores",
                             alt=t("qkv.alt_scores", i=i + 1, best=fq.key_labels(tokens)[s.best]))  # fmt: skip
-    st.markdown(cached(fq.softmax_md, r))
+    st.markdown(cached(fq.softmax_md, r, lang))
     numbers("qkv_softmax", fq.softmax_table, hide)
     widgets.formula_and_code(fq.FORMULAS["softmax"], steps.scaled_softmax)
 

@@ -27,8 +27,10 @@ from lab_ui.figures.common import (
     NO_TEMPLATE,
     QUALITATIVE,
     SEQUENTIAL,
+    TICK_PX,
     bytes_text,
     safe_label,
+    text_px,
 )
 from lab_ui.i18n import t
 
@@ -44,11 +46,22 @@ CELL_TEXT_MAX_COMPONENTS = 6
 CELL_TEXT_MAX_ROWS = 24  # rows below ~25 px: the text would touch the next row's
 CROSSES_MAX = 32  # past 32 rows or columns a × in every masked cell is noise; grey alone marks them
 LABEL_EVERY_MAX = 32  # past 32 tokens every other one is labelled, or the labels overlap
-# A projector's rows: the lecture figure (LECTURE_HEIGHT) leaves the map about 280 px under its title
+# A projector's rows: the lecture figure (LECTURE_HEIGHT) leaves the map about 255 px under its title
 # and slanted key labels, and a 20 px label needs about 22 px, so past 12 rows every other one is
-# labelled; the row sums (Σ) shrink with the rows instead, since each row's sum is the point.
+# labelled. The row sums (Σ) are 20 px numbers too (smaller ones, shrunk to the rows, were 14 px on
+# a projector): they stand on the labelled rows, and hover gives every row's.
 LECTURE_LABEL_ROWS = 12
-LECTURE_MAP_PX = 230  # Σ text size in lecture mode: this over T, at most the lecture text size
+# The bars of one query in lecture mode: half a projector's width leaves their plot about 450 px. A
+# number on a bar is written at 20 px, however narrow the bar (Plotly shrank "0.68" to the bar's
+# width, 12 px); where bars are narrower than their numbers, the largest weights keep theirs and a
+# bar's neighbours within a number's width are left without (hover gives them).
+LECTURE_BARS_PX = 440
+# A phone's map: in a 390 px phone's figure the keys and Σ get about 210 px (measured in Chromium with
+# the default sentence's row labels), about 12 px a column past 16 keys; a 12 px label slanted at
+# -60 degrees touches its neighbour unless they are 1.2 x 12 / sin 60 = 17 px apart. The figure does
+# not know the screen's width: the page asks the browser to hide labels on a phone (phone_ticks_css).
+PHONE_MAP_PX = 200
+SLANTED_LABEL_GAP_PX = 1.2 * TICK_PX / np.sin(np.radians(60))
 # Plotly's toolbar keeps zoom, reset and download: three buttons at the top right, which leave a
 # phone's 350 px figure room for a title that starts at the left.
 MODEBAR = dict(remove=["zoomin", "zoomout", "autoscale", "pan", "select", "lasso"])
@@ -190,6 +203,20 @@ def _ticks(labels: list[str], tokens: Sequence[str], *more: str, most: int = LAB
     return [*labels[: len(tokens) : step], *more], [*(safe_label(s) for s in tokens[::step]), *more]
 
 
+def phone_ticks_css(key: str, T: int) -> str | None:
+    """CSS that leaves only every k-th key label of the figure `key` (and Σ) on a phone's screen,
+    where T keys' labels slanted at -60 degrees would touch; None when they fit (the desktop figure's
+    own labelling, and up to 8 keys' level labels, stay as they are)."""
+    if T <= 8:
+        return None
+    step = int(np.ceil(T / LABEL_EVERY_MAX))  # as _ticks labels the keys
+    every = int(np.ceil(SLANTED_LABEL_GAP_PX * (T + 2) / (PHONE_MAP_PX * step)))  # T + 2 columns: the keys, Σ, its room
+    if every <= 1:
+        return None
+    hidden = f".st-key-{key} g.xaxislayer-above g.xtick:not(:nth-of-type({every}n+1)):not(:last-of-type) text"
+    return f"<style>@media (max-width: 640px) {{ {hidden} {{ display: none; }} }}</style>"
+
+
 def weights_heatmap(view: HeatmapView, lang: str, lecture: bool = False) -> go.Figure:
     """The T x T weights, queries as rows and keys as columns, masked cells grey (with a × while
     there is room), and each row's sum in a column of its own on the right (Σ), so "rows sum to 1"
@@ -218,17 +245,20 @@ def weights_heatmap(view: HeatmapView, lang: str, lecture: bool = False) -> go.F
                 showlegend=False, marker=dict(symbol="x-thin", size=max(6, min(18, 240 // T)),
                                               line=dict(width=2, color="rgba(110,110,110,0.9)")),
             ))  # fmt: skip
+    most = LECTURE_LABEL_ROWS if lecture else LABEL_EVERY_MAX
+    sums = [f"{s:.2f}" for s in view.row_sums]
+    every = int(np.ceil(T / most))  # on a projector, the sums stand on the labelled rows (LECTURE_LABEL_ROWS)
     data.append(go.Scatter(
         # Written from the middle of the Σ column rightwards, into room kept for it: on a phone the
         # column is narrower than "1.00" and centred text would run into the last key's cells.
-        x=["Σ"] * T, y=labels, mode="text", name=row_sum, text=[f"{s:.2f}" for s in view.row_sums],
-        textposition="middle right",
-        # else the figure's font, larger in lecture mode while the rows are tall enough for it
-        textfont=dict(size=max(8, min(LECTURE_TEXT_PX, LECTURE_MAP_PX // T))) if lecture
-        else dict(size=max(8, 300 // T)) if T > 24 else None,
-        hovertemplate=f"{query}: %{{y}}<br>{row_sum}: %{{text}}<extra></extra>", showlegend=False, cliponaxis=False,
+        x=["Σ"] * T, y=labels, mode="text", name=row_sum, textposition="middle right", customdata=sums,
+        text=[s if not lecture or i % every == 0 else "" for i, s in enumerate(sums)],
+        # else the figure's font, larger in lecture mode
+        textfont=dict(size=LECTURE_TEXT_PX) if lecture else dict(size=max(8, 300 // T)) if T > 24 else None,
+        hovertemplate=f"{query}: %{{y}}<br>{row_sum}: %{{customdata}}<extra></extra>", showlegend=False,
+        cliponaxis=False,
     ))  # fmt: skip
-    tickvals, ticktext = _ticks(labels, view.tokens, most=LECTURE_LABEL_ROWS if lecture else LABEL_EVERY_MAX)
+    tickvals, ticktext = _ticks(labels, view.tokens, most=most)
     x_vals, x_text = _ticks(labels, view.tokens, "Σ")
     axis = dict(type="category", showgrid=False, zeroline=False, automargin=True, tickmode="array")
     settings = _settings(view, lang)
@@ -262,12 +292,14 @@ def row_bars(view: HeatmapView, row: QueryRow, lang: str, lecture: bool = False)
         data.append(go.Bar(
             x=[labels[j] for j in masked], y=np.full(masked.size, top), marker_color=MASKED_COLOUR, name="×",
             text=["×"] * masked.size, textposition="inside", insidetextanchor="start",
-            textfont=dict(size=14, color="rgb(90,90,90)"), hoverinfo="skip", showlegend=False,
+            textfont=dict(size=LECTURE_TEXT_PX if lecture else 14, color="rgb(90,90,90)"), hoverinfo="skip",
+            showlegend=False, constraintext="none" if lecture else None,
         ))  # fmt: skip
+    text = [f"{w:.2f}" if a else "" for w, a in zip(row.weights, allowed, strict=True)] if T <= 24 else None
     data.append(go.Bar(
         x=labels, y=row.weights.astype(np.float32), marker_color=QUALITATIVE[0], name=weight, showlegend=False,
-        text=[f"{w:.2f}" if a else "" for w, a in zip(row.weights, allowed, strict=True)] if T <= 24 else None,
-        textposition="outside", cliponaxis=False,
+        text=bar_numbers(text, row.weights) if lecture and text else text, textposition="outside", cliponaxis=False,
+        constraintext="none" if lecture else None,  # the font's 20 px, never shrunk to the bar's width
         hovertemplate=f"{key}: %{{x}}<br>{weight}: %{{y:.6f}}<extra></extra>",
     ))  # fmt: skip
     tickvals, ticktext = _ticks(labels, view.tokens)
@@ -280,6 +312,21 @@ def row_bars(view: HeatmapView, row: QueryRow, lang: str, lecture: bool = False)
         yaxis=dict(range=[0, top], title=dict(text=weight), automargin=True),
     )  # fmt: skip
     return go.Figure(data=data, layout=layout)
+
+
+def bar_numbers(text: list[str], weights: np.ndarray) -> list[str]:
+    """The numbers a projector's bars carry (LECTURE_BARS_PX): all of them while the bars are wider than
+    a 20 px number; else the largest weights' first, each keeping the bars within a number's width of
+    it free, and no "0.00" (the bar says as much)."""
+    wide = max(text_px(s, LECTURE_TEXT_PX) for s in text)  # px; text_px's overestimate is the air between two
+    apart = int(np.ceil(wide / (LECTURE_BARS_PX / len(text))))  # bars from one number to the next
+    if apart <= 1:
+        return text
+    kept: list[int] = []
+    for j in np.argsort(-np.asarray(weights), kind="stable"):
+        if text[j] not in ("", "0.00") and all(abs(j - k) >= apart for k in kept):
+            kept.append(int(j))
+    return [s if j in kept else "" for j, s in enumerate(text)]
 
 
 def weighted_sum(view: HeatmapView, row: QueryRow, lang: str, lecture: bool = False) -> go.Figure:
@@ -306,7 +353,7 @@ def weighted_sum(view: HeatmapView, row: QueryRow, lang: str, lecture: bool = Fa
         hovertemplate=f"{term}: %{{y}}<br>{component}: %{{x}}<br>{value}: %{{z:.6f}}<extra></extra>",
         colorbar=dict(title=dict(text=value, side="right"), thickness=10),
     )  # fmt: skip
-    step = int(np.ceil(d_v / 16))  # at most 16 component numbers, or they run into each other
+    step = int(np.ceil(d_v / (8 if lecture else 16)))  # at most 16 component numbers (8 at 20 px), or they touch
     tickvals, ticktext = _ticks(labels, view.tokens, labels[-1], most=12 if lecture else LABEL_EVERY_MAX)  # 20 px text
     layout = _layout(
         t("heatmap.sum_title", lang, i=i), t("heatmap.fig_random_short", lang) if view.source == "random" else None,

@@ -23,7 +23,16 @@ from attention_core.positional import (
     Similarity,
     SinusoidTable,
 )
-from lab_ui.figures.common import DIVERGING, LECTURE_TITLE_PX, QUALITATIVE, layout_dict, token_ticks
+from lab_ui.figures.common import (
+    DIVERGING,
+    LECTURE_FIGURE_MAX_PX,
+    LECTURE_TEXT_PX,
+    LECTURE_TITLE_PX,
+    QUALITATIVE,
+    TICK_PX,
+    layout_dict,
+    token_ticks,
+)
 from lab_ui.i18n import t
 
 TOOLBAR_PX = 36  # the strip at a figure's top where Plotly's toolbar appears on hover (26 px), and air
@@ -35,6 +44,23 @@ GREY = "rgba(120,120,120,0.5)"
 CLEAR = "rgba(0,0,0,0)"  # band edges: invisible even when lecture mode thickens every line
 MARKERS_UP_TO = 128  # positions: beyond this the dots merge into the line
 NUMBERS_UP_TO = 64  # cells: a heatmap this small prints its numbers in the cells
+# A cosine map (section 4) is square: 480 px hold its title, its colour bar under the title
+# (COSINE_BAR_PX), its axes and a ~290 px square, which a desktop's column (half the page) gives it in
+# height and a phone's 350 px in width: neither leaves the figure empty.
+COSINE_PX, COSINE_BAR_PX = 480, 44
+# The shuffle figure's rows. A word's label needs 1.15 times its font of height, or labels touch: a
+# desktop's 12 px labels fit its 20 px rows, but lecture mode's 20 px labels do not, and its figure is
+# capped (LECTURE_FIGURE_MAX_PX) while its 20 px text takes more room around the panels (the x axis:
+# LECTURE_BOTTOM_PX, what lab_ui.figures.common.fixed_margins reserves for 20 px labels and title).
+# So in lecture mode the panels take all the height the cap leaves, without the strip kept for the
+# toolbar above the title (on a projector's width the title, at the left, never reaches the toolbar);
+# a sentence whose rows are still too short for its labels has every other word labelled (or every third ...).
+LABEL_ROOM = 1.15
+LECTURE_ROW_PX = 24
+LECTURE_TOP_PX, LECTURE_GAP_PX, LECTURE_BOTTOM_PX = 96, 40, 104
+
+
+_TITLE_ROOM_PX = TOOLBAR_PX + round(1.3 * LECTURE_TITLE_PX) + 8
 
 
 def _title_below_toolbar(layout: dict) -> None:
@@ -42,7 +68,7 @@ def _title_below_toolbar(layout: dict) -> None:
     tap on a phone): a title that runs the figure's width on a phone went under the toolbar.
     Room for one line at lecture mode's title size."""
     layout["title"].update(y=1, yref="container", yanchor="top", pad=dict(t=TOOLBAR_PX))
-    layout["margin"]["t"] = TOOLBAR_PX + round(1.3 * LECTURE_TITLE_PX) + 8
+    layout["margin"]["t"] = _TITLE_ROOM_PX
 
 
 def thinning_step(n: int, limit: int = MAX_DRAWN) -> int:
@@ -66,22 +92,28 @@ def format_error(e: float) -> str:
 # --- section 1: the shuffle experiment ------------------------------------------------------------
 
 
-def shuffle_experiment(view: ShuffleExperiment, lang: str) -> go.Figure:
+def shuffle_experiment(view: ShuffleExperiment, lang: str, lecture: bool = False) -> go.Figure:
     """Four panels, one row per check: without positions, then with them. Left, out[perm]: the
     first sentence's outputs moved along with their words; right, out(shuffled): the outputs of
-    the shuffled sentence. One row per word of the shuffled sentence, one colour scale for all."""
+    the shuffled sentence. One row per word of the shuffled sentence, one colour scale for all.
+    lecture: laid out for lecture mode's 20 px text within its height (LECTURE_ROW_PX says how)."""
     checks = (view.plain, view.with_pe)
     T, d = view.plain.output.shape
     col_step = thinning_step(d)
     cols = len(range(0, d, col_step))  # drawn
-    _, text = token_ticks(view.shuffled)
-    ticks = list(range(1, T + 1))  # rows counted from 1, as the numbers table counts the words
     zmax = max((float(np.max(np.abs(c.output))) for c in checks), default=1.0) if T else 1.0
     word, dim, value = (t(f"positional.{k}", lang) for k in ("word", "dimension", "output_value"))
     hover = f"{word}: %{{y}}<br>{dim}: %{{x}}<br>{value}: %{{z:.6f}}<extra></extra>"
-    panel, gap = min(max(20 * T, 80), 480), 44  # px: a row of panels; the second row's heading above it
-    top, bottom = TOOLBAR_PX + 92, 48  # px: the toolbar's strip, the title, the column titles, the first
-    # row's heading; the x axis
+    if lecture:  # px: the title, the column titles and the first row's heading; the second row's heading; the x axis
+        top, gap, bottom = LECTURE_TOP_PX, LECTURE_GAP_PX, LECTURE_BOTTOM_PX
+        panel = min(max(LECTURE_ROW_PX * T, 80), (LECTURE_FIGURE_MAX_PX - top - gap - bottom) // 2)
+    else:  # the same under the toolbar's strip
+        top, gap, bottom = TOOLBAR_PX + 92, 44, 48
+        panel = min(max(20 * T, 80), 480)
+    # rows counted from 1, as the numbers table counts the words; as many labels as the rows have room for
+    every = max(1, int(np.ceil(LABEL_ROOM * (LECTURE_TEXT_PX if lecture else TICK_PX) * T / panel)))
+    ticks = list(range(1, T + 1, every))
+    text = token_ticks(view.shuffled)[1][::every]
     plots = 2 * panel + gap
     domains = ([(panel + gap) / plots, 1.0], [0.0, panel / plots])  # paper y of each row
     width = (1 - PANEL_GAP) / 2
@@ -116,7 +148,8 @@ def shuffle_experiment(view: ShuffleExperiment, lang: str) -> go.Figure:
     title = t("positional.shuffle_title", lang, seed=view.seed)
     layout = layout_dict(title=title, height=top + plots + bottom, annotations=notes, **layout)
     layout["margin"] = dict(l=10, r=10, t=top, b=bottom)
-    layout["title"].update(yref="container", y=1, yanchor="top", pad=dict(t=TOOLBAR_PX))  # under the toolbar
+    pad = 4 if lecture else TOOLBAR_PX  # under the toolbar, where a phone's title could run into it
+    layout["title"].update(yref="container", y=1, yanchor="top", pad=dict(t=pad))
     return go.Figure(traces, layout)
 
 
@@ -262,30 +295,38 @@ def learned_table(view: LearnedVsSinusoidal, lang: str) -> go.Figure:
     )  # fmt: skip
 
 
-def learned_cosines(view: LearnedVsSinusoidal, lang: str) -> go.Figure:
-    """Two square [n, n] cosine matrices side by side on one colour scale: learned, sinusoidal."""
-    titles = (t("positional.learned_short", lang), t("positional.sinusoidal_384", lang, d=view.table.shape[1]))
+def learned_cosine(view: LearnedVsSinusoidal, which: str, lang: str, lecture: bool = False) -> go.Figure:
+    """One of the two square [n, n] cosine matrices, which = "learned" or "sinusoidal", on the scale
+    -1 to 1. The page sets the two side by side in columns, which a phone stacks: both maps in one
+    figure left each a phone's ~90 px square, with the figure's height empty below them. The colour
+    bar lies above the map, so that on a phone the map has the figure's width; on a projector's wide
+    column (lecture) it stands beside it, where it leaves the map the height."""
+    similarity, name = (
+        (view.learned, t("positional.learned_short", lang)) if which == "learned"
+        else (view.sinusoidal, t("positional.sinusoidal_384", lang, d=view.table.shape[1]))
+    )  # fmt: skip
     x_title, y_title = t("positional.position_q", lang), t("positional.position_p", lang)
     value = t("positional.cosine", lang)
-    traces = [
-        _index_heatmap(s.matrix, x_title=x_title, y_title=y_title, value_name=value, zmax=1.0, showscale=i == 1,
-                       xaxis="x" if i == 0 else "x2", yaxis="y" if i == 0 else "y2")
-        for i, s in enumerate((view.learned, view.sinusoidal))
-    ]  # fmt: skip
-    width = (1 - PANEL_GAP) / 2
-    layout, notes = {}, []
-    for i, name in enumerate(titles):
-        suffix, x0 = ("" if i == 0 else "2"), i * (width + PANEL_GAP)
-        layout[f"xaxis{suffix}"] = dict(domain=[x0, x0 + width], title=dict(text=x_title), anchor=f"y{suffix}",
-                                        showgrid=False, zeroline=False, constrain="domain")  # fmt: skip
-        layout[f"yaxis{suffix}"] = dict(title=dict(text=y_title if i == 0 else None), anchor=f"x{suffix}",
-                                        autorange="reversed", showgrid=False, zeroline=False,
-                                        scaleanchor=f"x{suffix}", constrain="domain", constraintoward="top",
-                                        showticklabels=i == 0)  # the same positions: labelled once  # fmt: skip
-        notes.append(_note(f"<b>{name}</b>", x0 + width / 2, 1.0, "center"))
-    layout = layout_dict(height=440, annotations=notes, **layout)
-    layout["margin"] = dict(l=10, r=10, t=48, b=10)  # the panel titles sit above the plots
-    return go.Figure(traces, layout)
+    colorbar, title_px = _colorbar(value), _TITLE_ROOM_PX
+    if not lecture:  # under the title, in room kept for it; placed in the figure's pixels (yref container): a
+        # bar placed against the plot (yref paper) moved the x axis's title onto its numbers
+        colorbar.update(orientation="h", title=dict(text=value, side="right"), yref="container", yanchor="top",
+                        y=1 - title_px / COSINE_PX, ypad=0, len=0.7, thickness=12)  # fmt: skip
+    trace = _index_heatmap(similarity.matrix, x_title=x_title, y_title=y_title, value_name=value, zmax=1.0,
+                           colorbar=colorbar)  # fmt: skip
+    layout = layout_dict(
+        title=name, height=COSINE_PX,
+        xaxis=dict(title=dict(text=x_title), showgrid=False, zeroline=False, constrain="domain"),
+        yaxis=dict(title=dict(text=y_title), autorange="reversed", showgrid=False, zeroline=False, scaleanchor="x",
+                   constrain="domain", constraintoward="top"),
+    )  # fmt: skip
+    _title_below_toolbar(layout)
+    if lecture:  # a projector's half-page column: the title, at the left, stays clear of the toolbar's strip
+        layout["title"]["pad"] = dict(t=4)
+        layout["margin"]["t"] = _TITLE_ROOM_PX - TOOLBAR_PX + 4
+    else:
+        layout["margin"]["t"] = title_px + COSINE_BAR_PX
+    return go.Figure(trace, layout)
 
 
 def learned_by_offset(view: LearnedVsSinusoidal, lang: str) -> go.Figure:
@@ -317,9 +358,9 @@ def _index_heatmap(z: np.ndarray, *, x_title: str, y_title: str, value_name: str
     rows, cols = z.shape
     row_step, col_step = thinning_step(rows), thinning_step(cols)
     shown = np.asarray(z, dtype=np.float32)[::row_step, ::col_step]  # [rows drawn, cols drawn]
+    kwargs.setdefault("colorbar", _colorbar(value_name))
     return go.Heatmap(
         z=shown, x0=0, dx=col_step, y0=0, dy=row_step, **_diverging(zmax),  # true indices, no index arrays
-        colorbar=_colorbar(value_name),
         hovertemplate=f"{y_title}: %{{y}}<br>{x_title}: %{{x}}<br>{value_name}: %{{z:.6f}}<extra></extra>",
         texttemplate="%{z:.2f}" if shown.size <= NUMBERS_UP_TO else None, **kwargs,
     )  # fmt: skip

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from attention_core.steps import QKVWalkthrough, gives_away
+from attention_core.steps import QKVWalkthrough, ScoreCheck, gives_away
 from lab_ui.figures.common import MAX_LABEL_CHARS, QUALITATIVE, heatmap, layout_dict, safe_label, token_ticks
 from lab_ui.i18n import t
 from lab_ui.widgets import escape_markdown  # a pure function
@@ -243,6 +243,35 @@ def pairs_tex(a: np.ndarray, b: np.ndarray) -> str:
     return " + ".join(f"({num(x)})({num(y)})" for x, y in zip(a, b, strict=True))
 
 
+# --- worked sums: from the numbers as printed ----------------------------------------------------------
+# A student redoes a worked sum from the numbers on the screen, which are rounded. So each written
+# result is computed from the printed numbers (a product of printed factors, a total of printed
+# terms) and agrees with them to its last digit; where the unrounded result the page computes with
+# differs, the line says "≈" where the rounded numbers come in, and a note gives the unrounded one.
+
+
+def shown(x, decimals: int = 2) -> np.ndarray:
+    """The numbers as num() prints them: -1.2345 at two places is -1.23.  same shape as x"""
+    return np.vectorize(lambda v: float(num(v, decimals)), otypes=[np.float64])(np.asarray(x, dtype=np.float64))
+
+
+def total(terms: Sequence[str], decimals: int) -> str:
+    """The sum of printed terms, exactly (in units of their last digit), printed the same way."""
+    units = sum(round(float(term.strip("()")) * 10**decimals) for term in terms)
+    return num(units / 10**decimals, decimals)
+
+
+def relation(worked: str, exact: str) -> str:
+    """ "=" when the worked result prints as the unrounded one, else "≈" (LaTeX)."""
+    return "=" if worked == exact else r"\approx"
+
+
+def rounded_note(lang: str, exact: Sequence[str]) -> str:
+    """What "≈" means, and the unrounded results (LaTeX pieces); nothing when no line needed it."""
+    listed = t("qkv.list_separator", lang).join(f"${e}$" for e in exact)
+    return "\n\n" + t("qkv.rounded_note", lang, exact=listed) if exact else ""
+
+
 def lines_md(lines: Sequence[str | tuple[str, ...]]) -> str:
     """Sums written as inline maths, one paragraph a line. The browser breaks inline maths after
     "=" or "+" when the screen is too narrow (a phone), where a display formula would be cut;
@@ -257,7 +286,9 @@ def entry_tex(letter: str, i: int, c: int, a_i: np.ndarray, w_col: np.ndarray, v
     head = rf"{letter}_{{{i + 1},{c + 1}}} = a_{{{i + 1}}} \cdot {w_name}[:, {c + 1}]"
     if len(a_i) > 4:  # eight factor pairs are more than a reader redoes: the product is the formula above
         return head + " = " + _mark(num(value, 4))
-    return head + " = " + pairs_tex(a_i, w_col) + " = " + _mark(num(value, 4))
+    # Two-place inputs give a four-place sum, exact; weights typed with more places are printed rounded.
+    worked = num(float(shown(a_i) @ shown(w_col)), 4)
+    return head + f" {relation(worked, num(value, 4))} " + pairs_tex(a_i, w_col) + " = " + _mark(worked)
 
 
 def dot_terms_tex(
@@ -271,15 +302,20 @@ def dot_terms_tex(
     d_k = len(q_i)
     lines = []
     for j in range(len(alpha)):
-        line = rf"\alpha_{{{i + 1},{j + 1}}} = q_{{{i + 1}}} \cdot k_{{{j + 1}}} = "
+        line = rf"\alpha_{{{i + 1},{j + 1}}} = q_{{{i + 1}}} \cdot k_{{{j + 1}}} "
         if hide is not None and hide[j]:
-            lines.append(line + r"\;?")
+            lines.append(line + r"= \;?")
             continue
+        # the products of the printed factors while they are printed, else the unrounded products;
+        # three places, and the score is their sum
+        terms = [_signed(p, 3) for p in (shown(q_i) * shown(K[j]) if d_k <= 4 else products[j])]
+        worked = total(terms, 3)
+        line += relation(worked, num(alpha[j], 3)) + " "
         if d_k <= 4:
             line += pairs_tex(q_i, K[j]) + " = "
         if d_k > 1:
-            line += " + ".join(_signed(p) for p in products[j]) + " = "
-        lines.append(line + _mark(num(alpha[j], 3)))
+            line += " + ".join(terms) + " = "
+        lines.append(line + _mark(worked))
     return lines
 
 
@@ -297,58 +333,73 @@ def softmax_tex(i: int, alpha_prime: np.ndarray) -> tuple[str, str]:
     )
     weights = [rf"\alpha'_{{{i + 1},{j + 1}}} = {num(alpha_prime[j], 3)}" for j in range(n)]
     weights = [w + ("," if j < n - 1 else "") for j, w in enumerate(weights)]  # the comma inside: never first
-    return formula, lines_md([tuple(weights), rf"\textstyle\sum_j \alpha'_{{{i + 1},j}} = {alpha_prime.sum():.3f}"])
+    worked = total([num(a, 3) for a in alpha_prime], 3)  # the printed weights' sum: 0.999 or 1.001 at times
+    line = rf"\textstyle\sum_j \alpha'_{{{i + 1},j}} {relation(worked, num(alpha_prime.sum(), 3))} {worked}"
+    return formula, lines_md([tuple(weights), line])
 
 
-def dot_md(r: QKVWalkthrough, hide_answer: bool) -> str:
+def dot_md(r: QKVWalkthrough, hide_answer: bool, lang: str) -> str:
     """Section 5's sums: every score of the followed query from its products; one that equals the
     check's answer reads "?" while hide_answer."""
     s = r.query
     hide = gives_away(s.alpha, r.check.answer) & hide_answer  # [T]
-    return lines_md(dot_terms_tex(s.i, s.q_i, r.K, s.products, s.alpha, hide))
+    lines = dot_terms_tex(s.i, s.q_i, r.K, s.products, s.alpha, hide)
+    exact = [
+        rf"\alpha_{{{s.i + 1},{j + 1}}} = {num(s.alpha[j], 3)}" for j, line in enumerate(lines) if r"\approx" in line
+    ]
+    return lines_md(lines) + rounded_note(lang, exact)
 
 
 def sum_md(r: QKVWalkthrough, lang: str) -> str:
     """Section 7's sum b_i = Σ_j α'_ij v_j term by term, then which value it lies closest to."""
     s = r.query
-    return lines_md(weighted_sum_tex(s.i, s.alpha_prime, r.V, s.contributions, s.b_i)) + "\n\n" + lean_md(r, lang)
+    lines = weighted_sum_tex(s.i, s.alpha_prime, r.V, s.b_i)
+    exact = [rf"b_{{{s.i + 1}}} = {vector_tex(s.b_i)}"] if r"\approx" in lines[0][0] else []
+    return lines_md(lines) + rounded_note(lang, exact) + "\n\n" + lean_md(r, lang)
 
 
-def softmax_md(r: QKVWalkthrough) -> str:
+def softmax_md(r: QKVWalkthrough, lang: str) -> str:
     """Section 6's numbers: 1/√d_k, the softmax of the followed query, every weight and their sum."""
     s = r.query
     formula, weights = softmax_tex(s.i, s.alpha_prime)
-    return f"$$\n{scale_tex(r.Q.shape[1], s.scale)}\n$$\n\n$$\n{formula}\n$$\n\n{weights}"
+    exact = [rf"\textstyle\sum_j \alpha'_{{{s.i + 1},j}} = 1"] if r"\approx" in weights else []
+    return f"$$\n{scale_tex(r.Q.shape[1], s.scale)}\n$$\n\n$$\n{formula}\n$$\n\n{weights}" + rounded_note(lang, exact)
 
 
-def weighted_sum_tex(
-    i: int, alpha_prime: np.ndarray, V: np.ndarray, contributions: np.ndarray, b_i: np.ndarray
-) -> list[str | tuple[str, str]]:
+def weighted_sum_tex(i: int, alpha_prime: np.ndarray, V: np.ndarray, b_i: np.ndarray) -> list[str | tuple[str, str]]:
     """b_i = α'_{i,1} v_1 + …: one term a line (for lines_md), each weighted vector α'v_j beside
     its term as a piece of its own (a narrow screen puts it under the term), then the sum. An
     invisible "b_i" indents the "+" lines under the "="."""
     indent = rf"\phantom{{b_{{{i + 1}}}}}"
+    pieces = shown(alpha_prime, 3)[:, None] * shown(V)  # [T, d_v]: the printed weights times the printed values
+    worked = [total([num(p) for p in column], 2) for column in pieces.T]  # [d_v]: the printed pieces' sums
+    rel = "=" if worked == [num(b) for b in b_i] else r"\approx"
     lines = []
     for j in range(len(alpha_prime)):
-        head = rf"b_{{{i + 1}}} = " if j == 0 else rf"{indent} + "
+        head = rf"b_{{{i + 1}}} {rel} " if j == 0 else rf"{indent} + "
         term = rf"{num(alpha_prime[j], 3)} \times {vector_tex(V[j])}"
-        lines.append((head + term, rf"{{(= {vector_tex(contributions[j])})}}"))  # braces: never broken inside
-    lines.append(rf"{indent} = " + _mark(vector_tex(b_i)))
+        lines.append((head + term, rf"{{(= {vector_tex(pieces[j])})}}"))  # braces: never broken inside
+    lines.append(rf"{indent} = " + _mark(vector_tex(np.array([float(w) for w in worked]))))
     return lines
 
 
 def additive_tex(i: int, j: int, q_i: np.ndarray, k_j: np.ndarray, w: np.ndarray, score: float) -> str:
     """The additive model for one pair, one vector a line so that any d_k up to 8 fits."""
     a, b = i + 1, j + 1
+    summed = np.round(shown(q_i) + shown(k_j), 2)  # [d_k]: q_i and k_j as section 3 prints them, added
+    squashed = shown(np.tanh(summed))  # [d_k]
+    worked = num(float(shown(w) @ squashed), 3)
     lines = [
-        rf"q_{{{a}}} + k_{{{b}}} &= {vector_tex(q_i + k_j)}",
-        rf"\tanh(q_{{{a}}} + k_{{{b}}}) &= {vector_tex(np.tanh(q_i + k_j))}",
+        rf"q_{{{a}}} + k_{{{b}}} &= {vector_tex(summed)}",
+        rf"\tanh(q_{{{a}}} + k_{{{b}}}) &= {vector_tex(squashed)}",
         rf"w &= {vector_tex(w)}",
     ]
     lines.append(rf"\alpha_{{{a},{b}}} &= w \cdot \tanh(q_{{{a}}} + k_{{{b}}})")
+    rel = relation(worked, num(score, 3))
     if len(w) <= 4:  # the sum written out, while a reader would redo it
-        lines.append("&= " + pairs_tex(w, np.tanh(q_i + k_j)))
-    lines.append("&= " + _mark(num(score, 3)))
+        lines.append(f"&{rel} " + pairs_tex(w, squashed))
+        rel = "="
+    lines.append(f"&{rel} " + _mark(worked))
     return r"\begin{aligned}" + r" \\ ".join(lines) + r"\end{aligned}"
 
 
@@ -489,7 +540,16 @@ def entry_md(r: QKVWalkthrough, lang: str) -> str:
     """One entry of Q worked out by hand (the followed query's first), then a word on K and V."""
     i = r.query.i
     entry = entry_tex("q", i, 0, r.x[i], r.w_q[:, 0], r.Q[i, 0], "W_q")
-    return lines_md([entry]) + "\n\n" + t("qkv.qkv_all", lang)
+    exact = [rf"q_{{{i + 1},1}} = {num(r.Q[i, 0], 4)}"] if r"\approx" in entry else []
+    return lines_md([entry]) + rounded_note(lang, exact) + "\n\n" + t("qkv.qkv_all", lang)
+
+
+def check_md(c: ScoreCheck, lang: str) -> str:
+    """The check's answer worked out from q_1 and k_j as the question prints them (two places, so
+    the sum has four, exactly), then the unrounded answer the page accepts it against."""
+    worked, answer = num(float(shown(c.q) @ shown(c.k)), 4), num(c.answer, 4)
+    return t("qkv.check_explain", lang, j=c.j + 1, rel=relation(worked, answer), terms=pairs_tex(c.q, c.k),
+             worked=worked, answer=answer)  # fmt: skip
 
 
 def token_md(tokens: Sequence[str], j: int) -> str:
@@ -515,10 +575,11 @@ def compare_md(r: QKVWalkthrough, lang: str, hide_dot: bool) -> str:
     add = pair + rf"w \cdot \tanh(q_{{{a}}} + k_{{{b}}}) = " + num(r.additive_scores[s.i, j], 3)
     notes = [t(key, lang).replace("|", "\\|") for key in ("qkv.dot_note", "qkv.add_note")]  # a bare "|" ends a cell
     worked = additive_tex(s.i, j, s.q_i, r.K[j], r.w_additive, r.additive_scores[s.i, j])
+    exact = [pair + num(r.additive_scores[s.i, j], 3)] if r"\approx" in worked else []
     return "\n".join([
         f"| {t('qkv.dot_title', lang)} | {t('qkv.add_title', lang)} |", "|---|---|", f"| ${dot}$ | ${add}$ |",
         f"| {notes[0]} | {notes[1]} |", "", t("qkv.add_worked", lang, i=a, j=b), "", f"$$\n{worked}\n$$",
-    ])  # fmt: skip
+    ]) + rounded_note(lang, exact)  # fmt: skip
 
 
 Table = tuple[pd.DataFrame, str, str]  # the numbers, the CSV's file name, the caption

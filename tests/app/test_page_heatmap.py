@@ -605,3 +605,6 @@ def test_cell_numbers_are_hidden_on_phones_only_when_crowded(text, hidden):
     assert trace["texttemplate"] == "%{z:.2f}"
     styles = [h.proto.body for h in at.get("html") if ".st-key-heatmap_weights .heatmap-label" in h.proto.body]
     assert bool(styles) == hidden
+    # 12 keys: slanted labels too, every other one on a phone; 4 keys: level labels, all of them
+    labels = [h.proto.body for h in at.get("html") if ".st-key-heatmap_weights g.xaxislayer-above" in h.proto.body]
+    assert bool(labels) == hidden

@@ -1,6 +1,9 @@
 """The attention-heatmaps page's figures: the views they are given are the numbers they draw, labelled
 in the language asked for, random weights named as such."""
 
+import itertools
+import re
+
 import numpy as np
 import plotly.graph_objects as go
 import pytest
@@ -10,6 +13,7 @@ from attention_core.heatmap_views import query_row, random_view, shipped_view
 from attention_core.shipped import load_examples
 from attention_core.speech import speech_cost
 from lab_ui.figures import heatmap as figs
+from lab_ui.figures.common import text_px
 from lab_ui.i18n import t
 
 TOKENS = ("I", "saw", "a", "<b>saw</b>")
@@ -145,9 +149,47 @@ def test_a_projected_map_labels_rows_only_as_densely_as_its_20_px_text_allows():
     assert list(lecture.layout.yaxis.ticktext) == list(tokens[::2])  # 16 rows in ~280 px: every other one
     assert len(lecture.layout.xaxis.ticktext) == 17  # the columns are wide: every key, and Σ
     sums = _trace(lecture, type="scatter", mode="text")
-    assert sums.textfont.size < figs.LECTURE_TEXT_PX and len(sums.text) == 16  # every row's sum, smaller
+    # 20 px sums, on the labelled rows (shrunk to fit every row, they were 14 px); hover keeps every row's
+    assert sums.textfont.size == figs.LECTURE_TEXT_PX
+    assert list(sums.text) == [f"{v:.2f}" if i % 2 == 0 else "" for i, v in enumerate(view.row_sums)]
+    assert list(sums.customdata) == [f"{v:.2f}" for v in view.row_sums] and "%{customdata}" in sums.hovertemplate
+    assert list(_trace(desk, type="scatter", mode="text").text) == list(sums.customdata)  # a desktop: every row
     small = figs.weights_heatmap(random_view(TOKENS, 4, 0), "en", lecture=True)
     assert list(small.layout.yaxis.ticktext) == list(figs.safe_label(s) for s in TOKENS)
+
+
+@pytest.mark.parametrize("T", [4, 10, 16, 24])
+def test_a_projected_row_writes_its_bar_numbers_at_20_px_never_touching(T):
+    """Lecture mode: Plotly shrank the numbers on the bars to the bars' width ("0.68" at 12 px on 16
+    keys). They keep the 20 px font now (constraintext none), and where the bars are narrower than a
+    number, the largest weights keep theirs and their neighbours go without."""
+    view = random_view(tuple(f"w{i}" for i in range(T)), 4, 1, temperature=0.3)
+    row = query_row(view, 0)
+    desk, lecture = figs.row_bars(view, row, "en"), figs.row_bars(view, row, "en", lecture=True)
+    bars = _trace(lecture, type="bar", name=t("heatmap.weight", "en"))
+    assert bars.constraintext == "none" and _trace(desk, type="bar").constraintext is None  # desktop as before
+    shown = [j for j, s in enumerate(bars.text) if s]
+    slot = figs.LECTURE_BARS_PX / T  # px a bar
+    for a, b in itertools.pairwise(shown):  # neighbouring numbers: centres a number's width apart
+        assert (b - a) * slot >= text_px("0.00", figs.LECTURE_TEXT_PX)
+    best = int(np.argmax(row.weights))
+    assert bars.text[best] == f"{row.weights[best]:.2f}"  # the largest weight always keeps its number
+    if T <= 10:  # wide bars: every number, as on a desktop
+        assert list(bars.text) == list(_trace(desk, type="bar").text)
+
+
+def test_a_phone_shows_every_other_key_label_of_a_long_sentence():
+    """On a phone the map's columns are ~12 px past 16 keys, and labels slanted at -60 degrees touched
+    ("[CLS]the"); the figure cannot know the width, so the page hands the browser a media query."""
+    assert figs.phone_ticks_css("k", 8) is None  # level labels, as many as a phone fits
+    css = figs.phone_ticks_css("heatmap_weights", 16)
+    assert "@media (max-width: 640px)" in css and ".st-key-heatmap_weights g.xaxislayer-above" in css
+    assert "g.xtick:not(:nth-of-type(2n+1)):not(:last-of-type) text { display: none; }" in css  # Σ stays
+    assert ":nth-of-type(3n+1)" in figs.phone_ticks_css("k", 24)  # narrower columns: every third
+    for T in (16, 24, 40, 64):  # what stays apart on the phone's map
+        every = int(re.search(r"nth-of-type\((\d+)n", figs.phone_ticks_css("k", T)).group(1))
+        step = int(np.ceil(T / figs.LABEL_EVERY_MAX))
+        assert every * step * figs.PHONE_MAP_PX / (T + 2) >= figs.SLANTED_LABEL_GAP_PX
 
 
 def test_weighted_sum_numbers_have_a_fixed_size_and_stop_when_crowded_or_projected():
@@ -157,6 +199,9 @@ def test_weighted_sum_numbers_have_a_fixed_size_and_stop_when_crowded_or_project
     wide = random_view(TOKENS, 8, 0)
     assert figs.weighted_sum(wide, query_row(wide, 0), "en").data[0].texttemplate is None  # 8 components
     assert figs.weighted_sum(narrow, query_row(narrow, 0), "en", lecture=True).data[0].texttemplate is None
+    d32 = random_view(TOKENS, 32, 0)  # 32 components: 16 numbers on a desktop, 8 at a projector's 20 px
+    assert len(figs.weighted_sum(d32, query_row(d32, 0), "en").layout.xaxis.tickvals) == 16
+    assert len(figs.weighted_sum(d32, query_row(d32, 0), "en", lecture=True).layout.xaxis.tickvals) == 8
 
 
 def test_speech_cost_curves_and_the_students_point():

@@ -14,7 +14,18 @@ from attention_core.positional import (
     sinusoid_table,
 )
 from lab_ui.figures import positional as figs
-from lab_ui.figures.common import LECTURE_TITLE_PX
+from lab_ui.figures.common import (
+    AXIS_TITLE_PX,
+    LECTURE_FIGURE_MAX_PX,
+    LECTURE_TEXT_PX,
+    LECTURE_TITLE_PX,
+    PLOT_PAD,
+    TICK_PX,
+    X_TITLE_STANDOFF,
+    Y_TITLE_STANDOFF,
+    fixed_margins,
+    text_px,
+)
 from lab_ui.i18n import t
 
 
@@ -58,16 +69,38 @@ def test_sinusoid_heatmap_thins_a_big_table_but_keeps_true_indices():
     assert t("positional.odd_note", lang="en", d=7, last=6) in figs.sinusoid_heatmap_caption(sinusoid_table(8, 7), "en")
 
 
-def test_learned_cosines_share_one_scale():
+def test_learned_cosines_are_two_square_maps_on_one_scale():
+    """Each map is a figure of its own (the page sets them in columns, which a phone stacks: side by
+    side in one figure they were ~90 px squares on a phone, over 250 px of empty figure), its colour
+    bar across the top, so that on a phone the square has the figure's width."""
     view = learned_vs_sinusoidal(6, table=np.random.default_rng(0).standard_normal((10, 4)))
-    fig = figs.learned_cosines(view, "en")
-    assert len(fig.data) == 2
-    assert {(tr.zmin, tr.zmax) for tr in fig.data} == {(-1.0, 1.0)}
-    assert [tr.showscale for tr in fig.data] == [False, True]  # one colour bar for both
-    assert [tr.xaxis for tr in fig.data] == ["x", "x2"]
-    names = [t("positional.learned_short", lang="en"), t("positional.sinusoidal_384", lang="en", d=4)]
-    assert [a.text for a in fig.layout.annotations] == [f"<b>{name}</b>" for name in names]
-    np.testing.assert_allclose(fig.data[0].z, view.learned.matrix, atol=1e-6)
+    names = {"learned": t("positional.learned_short", lang="en"), "sinusoidal": t("positional.sinusoidal_384",
+                                                                                     lang="en", d=4)}  # fmt: skip
+    for which, matrix in (("learned", view.learned.matrix), ("sinusoidal", view.sinusoidal.matrix)):
+        fig = figs.learned_cosine(view, which, "en")
+        (trace,) = fig.data
+        assert (trace.zmin, trace.zmax) == (-1.0, 1.0) and fig.layout.title.text == names[which]
+        np.testing.assert_allclose(trace.z, matrix, atol=1e-6)
+        assert fig.layout.yaxis.scaleanchor == "x" and fig.layout.yaxis.constraintoward == "top"  # square, on top
+        bar = trace.colorbar
+        assert bar.orientation == "h" and bar.yref == "container"  # across, under the title: no width taken
+        bar_top = (1 - bar.y) * fig.layout.height
+        assert fig.layout.title.pad.t + 1.3 * LECTURE_TITLE_PX <= bar_top < fig.layout.margin.t - 30  # room for it
+        lecture = figs.learned_cosine(view, which, "en", lecture=True)  # a projector's column is wide: beside
+        assert lecture.data[0].colorbar.orientation is None and lecture.layout.margin.t < fig.layout.margin.t
+
+
+def test_cosine_maps_are_square_at_a_phone_s_width_and_in_a_desktop_column():
+    """The room left for the square (the figure's height less its title, colour bar and x axis, its
+    width less the y axis) is about square both across a phone (~350 px) and in a desktop's column
+    (~400 px): the square fills the figure, nothing is left empty below it."""
+    fig = figs.learned_cosine(learned_vs_sinusoidal(64), "learned", "zh")
+    axis_px = PLOT_PAD + 1.45 * TICK_PX + X_TITLE_STANDOFF + 1.4 * AXIS_TITLE_PX  # under the plot
+    tall = fig.layout.height - fig.layout.margin.t - axis_px
+    y_axis_px = PLOT_PAD + text_px("60", TICK_PX) + Y_TITLE_STANDOFF + 1.4 * AXIS_TITLE_PX + 10  # beside it
+    phone, column = 350 - y_axis_px, 400 - y_axis_px
+    assert abs(tall - phone) < 0.12 * phone  # a phone: the width limits the square, about as much as the height
+    assert tall <= column and tall > 270  # a desktop column: the height limits it, as large as before (~290 px)
 
 
 def test_learned_table_colours_stop_at_the_limit():
@@ -93,6 +126,32 @@ def test_shuffle_figure_keeps_repeated_tokens_apart_escapes_them_and_says_the_we
     headings = [a.text for a in fig.layout.annotations]
     assert any(t("positional.row_plain", lang="en") in h for h in headings)
     assert any(t("positional.row_pe", lang="en") in h for h in headings)
+
+
+@pytest.mark.parametrize("words", [2, 4, 5, 8, 16, 64])
+def test_shuffle_figure_s_word_labels_never_touch_on_a_projector(words):
+    """Lecture mode draws 20 px labels in a figure at most LECTURE_FIGURE_MAX_PX tall: as the page
+    shows it there (lecture_styled, then the margins show_figure reserves), the rows keep the room
+    of a label each (the sentence "I saw a saw" had 13 px rows under 20 px labels), or every other
+    word is labelled."""
+    from lab_ui.widgets import lecture_styled  # a pure function of the figure
+
+    view = shuffle_experiment([f"w{i}" for i in range(words)], d_model=8)
+    fig = figs.shuffle_experiment(view, "en", lecture=True)
+    spec = fixed_margins(lecture_styled(fig).to_dict())
+    layout = spec["layout"]
+    assert layout["height"] <= LECTURE_FIGURE_MAX_PX
+    assert (layout["margin"]["t"], layout["margin"]["b"]) == (fig.layout.margin.t, fig.layout.margin.b)  # no growth
+    plots = layout["height"] - layout["margin"]["t"] - layout["margin"]["b"]
+    y0, y1 = layout["yaxis"]["domain"]
+    row = (y1 - y0) * plots / words  # px
+    ticks = layout["yaxis"]["tickvals"]
+    spacing = row * (ticks[1] - ticks[0]) if len(ticks) > 1 else row
+    assert spacing >= figs.LABEL_ROOM * LECTURE_TEXT_PX  # 23 px apart, or more
+    if words <= 4:
+        assert len(ticks) == words and row >= 22  # the articles' sentence: every word, in rows as tall as a label
+    desktop = figs.shuffle_experiment(view, "en")
+    assert len(desktop.layout.yaxis.tickvals) == words or words > 24  # a desktop's 20 px rows: every word's label
 
 
 def test_shuffle_figure_grows_with_the_sentence_but_not_without_bound():

@@ -80,12 +80,24 @@ def test_dot_terms_show_the_products_that_make_each_score():
     K = np.array([[2.0, 1.0], [0.0, -3.0]])
     products = q * K
     lines = fq.dot_terms_tex(0, q, K, products, products.sum(axis=1))
-    # α_11 = (0.50)(2.00) + (-1.00)(1.00) = 1.00 + (-1.00) = 0.000;  α_12 = 0 + 3 = 3.000
+    # α_11 = (0.50)(2.00) + (-1.00)(1.00) = 1.000 + (-1.000) = 0.000;  α_12 = 0 + 3 = 3.000
     assert len(lines) == 2 and lines[0].startswith(r"\alpha_{1,1} = q_{1} \cdot k_{1} = ")
-    assert "(0.50)(2.00) + (-1.00)(1.00) = 1.00 + (-1.00) = " in lines[0]
+    assert "(0.50)(2.00) + (-1.00)(1.00) = 1.000 + (-1.000) = " in lines[0]
     assert r"\boldsymbol{0.000}" in lines[0] and r"\boldsymbol{3.000}" in lines[1]
     long = fq.dot_terms_tex(0, np.ones(6), np.ones((1, 6)), np.ones((1, 6)), np.array([6.0]))
-    assert ")(" not in long[0] and "1.00 + 1.00" in long[0]  # d_k > 4: products only
+    assert ")(" not in long[0] and "1.000 + 1.000" in long[0]  # d_k > 4: products only
+
+
+def test_a_score_worked_from_rounded_numbers_says_approximately():
+    # q·k = 0.456 · 1.004 = 0.457824 unrounded; printed (0.46)(1.00) = 0.460: "≈", and the note gives 0.458
+    q, K = np.array([0.456]), np.array([[1.004]])
+    (line,) = fq.dot_terms_tex(0, q, K, q * K, (q * K).sum(axis=1))
+    assert r"k_{1} \approx (0.46)(1.00) = " in line and r"\boldsymbol{0.460}" in line
+    r = walk()  # seed 3, the review's example: the additive score (0.96)(−0.97) + (−0.20)(0.99) read −1.131
+    md = fq.compare_md(r, "en", hide_dot=False)
+    assert r"&\approx (0.96)(-0.97) + (-0.20)(0.99) \\ &= \textcolor{#B34E00}{\boldsymbol{-1.129}}" in md
+    assert md.endswith(t("qkv.rounded_note", "en", exact=r"$\alpha_{1,2} = -1.131$"))
+    assert "≈" not in fq.entry_md(r, "zh")  # two-place a and W_q: the four-place entry is exact
 
 
 def test_sums_are_inline_maths_that_a_narrow_screen_can_wrap():
@@ -110,7 +122,7 @@ def test_weighted_sum_tex_and_figure_agree_with_the_arrays():
     V = np.array([[1.0, -1.0], [2.0, 0.5]])
     contributions = weight[:, None] * V
     b = contributions.sum(axis=0)  # (1.8, 0.2)
-    lines = fq.weighted_sum_tex(0, weight, V, contributions, b)
+    lines = fq.weighted_sum_tex(0, weight, V, b)
     assert len(lines) == 3 and "0.200" in lines[0][0] and "0.800" in lines[1][0] and "1.80 & 0.20" in lines[2]
     assert "0.20 & -0.20" in lines[0][1]  # α'v_1 = 0.2 · (1, -1), a piece of its own
     assert "$\u2003${(=" in fq.lines_md(lines)
@@ -203,8 +215,13 @@ def test_additive_tex_writes_the_pair_out():
     q, k, w = np.array([0.5, 0.0]), np.array([0.5, 1.0]), np.array([2.0, -1.0])
     score = float(w @ np.tanh(q + k))  # 2·tanh(1) − tanh(1) = tanh(1) = 0.762
     tex = fq.additive_tex(0, 1, q, k, w, score)
-    assert "1.00 & 1.00" in tex and "0.76 & 0.76" in tex and r"\boldsymbol{0.762}" in tex
-    assert r"&= (2.00)(0.76) + (-1.00)(0.76) \\" in tex  # the sum on a line of its own: narrower
+    assert "1.00 & 1.00" in tex and "0.76 & 0.76" in tex
+    # the sum on a line of its own (narrower), worked from the printed 0.76: 0.760, where tanh(1) gives 0.762
+    assert r"&\approx (2.00)(0.76) + (-1.00)(0.76) \\ &= \textcolor{#B34E00}{\boldsymbol{0.760}}" in tex
+    tex = fq.additive_tex(0, 1, q, k, np.array([2.0, 0.0]), 2 * np.tanh(1.0))  # 2 · 0.7616 = 1.523
+    assert r"&\approx (2.00)(0.76) + (0.00)(0.76) \\ &= \textcolor{#B34E00}{\boldsymbol{1.520}}" in tex
+    tex = fq.additive_tex(0, 1, q, k, np.array([0.0, 0.0]), 0.0)
+    assert r"&= (0.00)(0.76) + (0.00)(0.76) \\ &= \textcolor{#B34E00}{\boldsymbol{0.000}}" in tex
 
 
 def test_a_typed_matrix_survives_the_link():
@@ -236,3 +253,87 @@ def test_a_typed_matrix_keeps_what_fits_when_the_size_changes():
 def test_labels_keep_repeated_tokens_apart_and_long_ones_short():
     assert fq.key_labels(["saw", "a", "saw"]) == ["1 · saw", "2 · a", "3 · saw"]
     assert fq.short("x" * 30) == "x" * 13 + "…"
+
+
+# --- every worked sum adds up from the numbers it prints -----------------------------------------------
+
+NUMBER = r"-?\d+\.\d+"
+PAIR = re.compile(rf"\(({NUMBER})\)\(({NUMBER})\)")
+RESULT = re.compile(rf"\\boldsymbol{{({NUMBER})}}")
+
+
+def numbers(tex: str) -> list[float]:
+    return [float(x) for x in re.findall(NUMBER, tex)]
+
+
+def places(tex: str) -> int:
+    """The decimal places of the bold result: a result is checked to half of its last digit."""
+    return len(RESULT.search(tex).group(1).split(".")[1])
+
+
+def assert_adds_up(terms: list[float], result: float, decimals: int) -> None:
+    """Printed terms add up to the printed result within half its last digit."""
+    assert abs(sum(terms) - result) <= 0.5 * 10.0**-decimals + 1e-9, (terms, result)
+
+
+CASES = [  # (tokens, d_model, d_k, seed, query, typed): the defaults, every d_k, long sentences, typed weights
+    *[(("I", "saw", "a", "saw"), 3, 2, seed, 0, None) for seed in range(8)],
+    *[(("the", "cat", "sat", "on", "the", "mat"), d, d_k, 5, 2, None) for d, d_k in ((1, 1), (4, 3), (8, 4), (6, 8))],
+    (("I", "saw", "a", "saw"), 2, 2, 0, 1, (((0.333333, 1.0), (0.5, -0.25)),) * 3),  # typed: more places than shown
+]
+
+
+@pytest.mark.parametrize(("tokens", "d_model", "d_k", "seed", "i", "typed"), CASES)
+def test_every_worked_sum_adds_up_from_its_printed_numbers(tokens, d_model, d_k, seed, i, typed):
+    """A student redoing a sum from the printed numbers gets the printed result (issue: the additive
+    example printed (0.96)(−0.97) + (−0.20)(0.99) = −1.131, where the printed numbers give −1.129)."""
+    r = sentence_walkthrough(tokens, d_model, d_k, seed, i, typed)
+    s = r.query
+    for line in fq.dot_md(r, False, "en").split("\n\n")[: len(tokens)]:  # section 5: one line per key
+        pairs = [(float(a), float(b)) for a, b in PAIR.findall(line)]
+        result, decimals = float(RESULT.search(line).group(1)), places(line)
+        if d_k > 1:  # the products, printed to the result's places, add up exactly
+            products = numbers(line.split(" = ")[-2])
+            assert_adds_up(products, result, decimals)
+            for (a, b), p in zip(pairs, products, strict=False):
+                assert_adds_up([a * b], p, decimals)
+        else:
+            assert_adds_up([a * b for a, b in pairs], result, decimals)
+    entry = fq.entry_md(r, "en").split("\n\n")[0]  # section 3: one entry of Q
+    if d_model <= 4:
+        products = [float(a) * float(b) for a, b in PAIR.findall(entry)]
+        assert_adds_up(products, float(RESULT.search(entry).group(1)), places(entry))
+    explained = fq.check_md(r.check, "en")  # section 4, the check's answer
+    worked = float(re.search(rf"= ({NUMBER})\$", explained).group(1))
+    assert_adds_up([float(a) * float(b) for a, b in PAIR.findall(explained)], worked, 4)
+    *weights, total = numbers(fq.softmax_md(r, "en").split("$$")[-1].split("≈")[0])  # section 6
+    assert_adds_up(weights, total, 3)
+    weighted = fq.weighted_sum_tex(s.i, s.alpha_prime, r.V, s.b_i)  # section 7, component by component
+    pieces = np.array([numbers(piece) for _, piece in weighted[:-1]])  # [T, d_v]
+    for (term, _), row in zip(weighted[:-1], pieces, strict=True):
+        weight, *values = numbers(term.split("b_{")[-1] if term.startswith("b_") else term)
+        for v, p in zip(values, row, strict=True):
+            assert_adds_up([weight * v], p, 2)
+    for column, result in zip(pieces.T, numbers(weighted[-1]), strict=True):
+        assert_adds_up(list(column), result, 2)
+    worked = fq.compare_md(r, "en", hide_dot=False).split("$$")[1]  # section 9
+    vectors = [numbers(line.split("&", 1)[1]) for line in worked.split(r" \\ ")[:3]]  # q + k, tanh(q + k), w
+    result = float(RESULT.search(worked).group(1))
+    assert_adds_up([w * h for w, h in zip(vectors[2], vectors[1], strict=True)], result, 3)
+    if d_k <= 4:
+        assert [(float(a), float(b)) for a, b in PAIR.findall(worked)] == list(zip(vectors[2], vectors[1], strict=True))
+
+
+@pytest.mark.parametrize(("tokens", "d_model", "d_k", "seed", "i", "typed"), CASES)
+def test_approximately_marks_exactly_the_results_the_unrounded_numbers_change(tokens, d_model, d_k, seed, i, typed):
+    r = sentence_walkthrough(tokens, d_model, d_k, seed, i, typed)
+    s = r.query
+    lines = fq.dot_md(r, False, "zh").split("\n\n")
+    for j, line in enumerate(lines[: len(tokens)]):
+        differs = RESULT.search(line).group(1) != fq.num(s.alpha[j], 3)
+        assert (r"\approx" in line) == differs
+        assert (rf"$\alpha_{{{i + 1},{j + 1}}} = {fq.num(s.alpha[j], 3)}$" in lines[-1]) == differs  # in the note
+    assert (len(lines) > len(tokens)) == any(r"\approx" in line for line in lines)
+    worked = fq.compare_md(r, "zh", hide_dot=False)
+    differs = RESULT.search(worked).group(1) != fq.num(r.additive_scores[i, r.check.j], 3)
+    assert (r"\approx" in worked) == differs == worked.endswith("。")  # the note closes the section's words
