@@ -38,6 +38,11 @@ LECTURE_TITLE_PX = 24
 # The tallest a figure is drawn in lecture mode: what a 1280x720 projector leaves under the browser
 # bar, the title row and the step bar at 1.4x text, so a step's figure is whole on the first screen.
 LECTURE_FIGURE_MAX_PX = 430
+# The strip at a figure's top where Plotly's toolbar appears on hover (26 px; a tap on a phone shows
+# it), and air: a title that runs there is hidden under the toolbar on a phone.
+TOOLBAR_PX = 36
+# Room above the plot for a title under that strip: one line at lecture mode's title size.
+TITLE_ROOM_PX = TOOLBAR_PX + round(1.3 * LECTURE_TITLE_PX) + 8
 
 
 def safe_label(text: str, max_chars: int = MAX_LABEL_CHARS) -> str:
@@ -77,6 +82,13 @@ def bytes_text(n_bytes: int) -> str:
         if n_bytes >= scale:
             return f"{n_bytes / scale:,.1f} {unit}"
     return f"{n_bytes:,} B"
+
+
+def title_below_toolbar(layout: dict) -> None:
+    """Put a figure's title under the strip at its top where Plotly's toolbar appears (a title
+    that runs the figure's width on a phone went under the toolbar), with TITLE_ROOM_PX above the plot."""
+    layout["title"].update(y=1, yref="container", yanchor="top", pad=dict(t=TOOLBAR_PX))
+    layout["margin"]["t"] = TITLE_ROOM_PX
 
 
 def base_layout(fig: go.Figure, *, title: str | None = None, height: int | None = None) -> go.Figure:
@@ -158,8 +170,11 @@ def heatmap(
         # Keys along the top, as a matrix is read; along the bottom when a title takes the top.
         xaxis=dict(title=x_title, tickmode="array", tickvals=x_ticks, ticktext=x_text,
                    side="bottom" if title else "top", showgrid=False, zeroline=False, constrain="domain"),
+        # A square map whose width limits it (a phone) shrinks its y domain toward the top, so the
+        # key labels stay at the map, not at the bottom of a plot of empty rows under it.
         yaxis=dict(title=y_title, tickmode="array", tickvals=y_ticks, ticktext=y_text, autorange="reversed",
-                   showgrid=False, zeroline=False, scaleanchor="x" if rows == cols else None),
+                   showgrid=False, zeroline=False, scaleanchor="x" if rows == cols else None,
+                   constrain="domain" if rows == cols else None, constraintoward="top" if rows == cols else None),
     )  # fmt: skip
     return go.Figure(data=data, layout=layout)
 

@@ -413,15 +413,9 @@ def head_detail(view: HeadsView, head: int, lang: str) -> go.Figure:
     i = head - 1
     name = t("multi_head.head_name", lang, i=head)
     title = f"<span style='color:{head_colour(i)}'>■</span> {name} · {source_title(view, lang)}"
-    fig = heatmap(view.weights[i], view.tokens, view.tokens, x_title=t("multi_head.key", lang),
-                  y_title=t("multi_head.query", lang), value_name=t("multi_head.weight", lang), title=title,
-                  zmin=0.0, zmax=1.0, height=int(np.clip(24 * view.T + 170, 300, 1000)))  # fmt: skip
-    # The map is square and the figure's height fixed: on a phone the width is what limits it. With the
-    # y axis keeping its range, the rows shrank to the middle of a tall plot and the key labels stayed
-    # at the plot's bottom, 120 px under the map; shrinking the y domain instead keeps them at the map,
-    # and the map under its title. One property set: the shared heatmap() leaves this axis's range free.
-    fig.layout.yaxis.update(constrain="domain", constraintoward="top")
-    return fig
+    return heatmap(view.weights[i], view.tokens, view.tokens, x_title=t("multi_head.key", lang),
+                   y_title=t("multi_head.query", lang), value_name=t("multi_head.weight", lang), title=title,
+                   zmin=0.0, zmax=1.0, height=int(np.clip(24 * view.T + 170, 300, 1000)))  # fmt: skip
 
 
 # --- do the heads differ? ---------------------------------------------------------------------

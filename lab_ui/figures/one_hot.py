@@ -15,7 +15,7 @@ import plotly.graph_objects as go
 from attention_core.sequences import HOP_MS, WINDOW_MS, GraphVectors, RepresentationSizes, frame_starts, toy_sound
 from attention_core.shipped import load_vocabulary
 from attention_core.word_map import GroupMap, WordVectors
-from lab_ui.figures.common import QUALITATIVE, SEQUENTIAL, bytes_text, heatmap, layout_dict, safe_label
+from lab_ui.figures.common import QUALITATIVE, SEQUENTIAL, TOOLBAR_PX, bytes_text, heatmap, layout_dict, safe_label
 from lab_ui.i18n import t
 
 # A binary matrix reads best as dark marks on a pale ground: one Okabe-Ito blue for the 1s.
@@ -30,7 +30,6 @@ SIDE_BY_SIDE_MAX = 10  # words up to which two similarity matrices fit side by s
 # lecture frame's title row and step bar (they end at about 302 px; the page puts the figure
 # right under them, its controls and words below it), so that the figure is whole on the first screen.
 LECTURE_PX = 380
-TOOLBAR_PX = 36  # the strip at a figure's top where Plotly's toolbar appears on hover (26 px), and air
 SAMPLE_RATE = 16_000  # Hz, what speech models usually read
 SHOWN_MS = 100  # the window figure shows the first 100 ms: longer, and 25 ms windows are slivers
 HALO = "0 0 3px #fff, 0 0 3px #fff, 0 0 2px #fff"  # a white glow keeps a label readable over markers

@@ -27,15 +27,16 @@ from lab_ui.figures.common import (
     DIVERGING,
     LECTURE_FIGURE_MAX_PX,
     LECTURE_TEXT_PX,
-    LECTURE_TITLE_PX,
     QUALITATIVE,
     TICK_PX,
+    TITLE_ROOM_PX,
+    TOOLBAR_PX,
     layout_dict,
+    title_below_toolbar,
     token_ticks,
 )
 from lab_ui.i18n import t
 
-TOOLBAR_PX = 36  # the strip at a figure's top where Plotly's toolbar appears on hover (26 px), and air
 MAX_DRAWN = 200  # rows or columns a heatmap draws at most; more are thinned (see thinning_step)
 BAND_ALPHA = 0.2
 PANEL_GAP = 0.08
@@ -58,17 +59,6 @@ COSINE_PX, COSINE_BAR_PX = 480, 44
 LABEL_ROOM = 1.15
 LECTURE_ROW_PX = 24
 LECTURE_TOP_PX, LECTURE_GAP_PX, LECTURE_BOTTOM_PX = 96, 40, 104
-
-
-_TITLE_ROOM_PX = TOOLBAR_PX + round(1.3 * LECTURE_TITLE_PX) + 8
-
-
-def _title_below_toolbar(layout: dict) -> None:
-    """Put a figure's title under the strip at its top where Plotly's toolbar appears on hover (a
-    tap on a phone): a title that runs the figure's width on a phone went under the toolbar.
-    Room for one line at lecture mode's title size."""
-    layout["title"].update(y=1, yref="container", yanchor="top", pad=dict(t=TOOLBAR_PX))
-    layout["margin"]["t"] = _TITLE_ROOM_PX
 
 
 def thinning_step(n: int, limit: int = MAX_DRAWN) -> int:
@@ -182,7 +172,7 @@ def sinusoid_curves(view: SinusoidTable, dims: Sequence[int], lang: str) -> go.F
         xaxis=dict(title=dict(text=pos), zeroline=False), yaxis=dict(title=dict(text=pe), range=[-1.1, 1.1]),
         legend=dict(orientation="h", yref="container", y=0, yanchor="bottom", x=0),
     )  # fmt: skip
-    _title_below_toolbar(layout)
+    title_below_toolbar(layout)
     return go.Figure(traces, layout)
 
 
@@ -307,7 +297,7 @@ def learned_cosine(view: LearnedVsSinusoidal, which: str, lang: str, lecture: bo
     )  # fmt: skip
     x_title, y_title = t("positional.position_q", lang), t("positional.position_p", lang)
     value = t("positional.cosine", lang)
-    colorbar, title_px = _colorbar(value), _TITLE_ROOM_PX
+    colorbar, title_px = _colorbar(value), TITLE_ROOM_PX
     if not lecture:  # under the title, in room kept for it; placed in the figure's pixels (yref container): a
         # bar placed against the plot (yref paper) moved the x axis's title onto its numbers
         colorbar.update(orientation="h", title=dict(text=value, side="right"), yref="container", yanchor="top",
@@ -320,10 +310,10 @@ def learned_cosine(view: LearnedVsSinusoidal, which: str, lang: str, lecture: bo
         yaxis=dict(title=dict(text=y_title), autorange="reversed", showgrid=False, zeroline=False, scaleanchor="x",
                    constrain="domain", constraintoward="top"),
     )  # fmt: skip
-    _title_below_toolbar(layout)
+    title_below_toolbar(layout)
     if lecture:  # a projector's half-page column: the title, at the left, stays clear of the toolbar's strip
         layout["title"]["pad"] = dict(t=4)
-        layout["margin"]["t"] = _TITLE_ROOM_PX - TOOLBAR_PX + 4
+        layout["margin"]["t"] = TITLE_ROOM_PX - TOOLBAR_PX + 4
     else:
         layout["margin"]["t"] = title_px + COSINE_BAR_PX
     return go.Figure(trace, layout)
@@ -381,7 +371,7 @@ def _matrix_heatmap(
         xaxis=dict(title=dict(text=x_title), showgrid=False, zeroline=False),
         yaxis=dict(title=dict(text=y_title), autorange="reversed", showgrid=False, zeroline=False),
     )  # fmt: skip
-    _title_below_toolbar(layout)
+    title_below_toolbar(layout)
     return go.Figure(trace, layout)
 
 
@@ -414,5 +404,5 @@ def _offset_profiles(
         # below everything, in the figure's own coordinates: Plotly then makes room for it
         legend=dict(orientation="h", yref="container", y=0, yanchor="bottom", x=0),
     )  # fmt: skip
-    _title_below_toolbar(layout)
+    title_below_toolbar(layout)
     return go.Figure(traces, layout)

@@ -16,12 +16,13 @@ from attention_core.sequence_costs import ComplexityRow, CostCurves, Timing
 from attention_core.sequence_models import LongRangeCurves, VisibilityComparison
 from lab_ui.figures.common import (
     LECTURE_TEXT_PX,
-    LECTURE_TITLE_PX,
     QUALITATIVE,
     SEQUENTIAL,
     TICK_PX,
+    TOOLBAR_PX,
     layout_dict,
     text_px,
+    title_below_toolbar,
 )
 from lab_ui.i18n import t
 
@@ -44,7 +45,6 @@ LECTURE_PX = 350
 # On a projector's width (lecture mode) a legend stands in a column beside the plot: a row under it
 # took a third of LECTURE_PX, and the log axis's title ran taller than the plot that was left.
 LEGEND_BESIDE = dict(orientation="v", x=1.01, xanchor="left", y=1, yanchor="top")
-TOOLBAR_PX = 36  # the strip at a figure's top that Plotly's toolbar covers on hover (26 px), and air
 # The picture's three panels side by side, and the width of their row on a 390 px phone: its 358 px
 # figure less the colour bar's column (measured in Chromium). A panel's title must fit the step from
 # one panel to the next there, or it runs into its neighbour's (the catalog breaks the titles in lines).
@@ -140,13 +140,6 @@ def visibility_table(comp: VisibilityComparison, lang: str) -> pd.DataFrame:
 # --- long range ------------------------------------------------------------------------------------
 
 
-def _title_below_toolbar(layout: dict) -> None:
-    """Put a figure's title under the strip at the top where Plotly's toolbar appears on hover (a
-    tap on a phone), with room for one line at lecture mode's title size."""
-    layout["title"].update(y=1, yref="container", yanchor="top", pad=dict(t=TOOLBAR_PX))
-    layout["margin"]["t"] = TOOLBAR_PX + round(1.3 * LECTURE_TITLE_PX) + 8
-
-
 def _legend_placed(layout: dict, wide: bool) -> None:
     """wide (a projector, lecture mode): the legend beside the plot and the title at the top left,
     where the toolbar, in the far right corner, cannot reach it. Otherwise (a phone too) the legend
@@ -154,7 +147,7 @@ def _legend_placed(layout: dict, wide: bool) -> None:
     if wide:
         layout["legend"] = LEGEND_BESIDE
     else:
-        _title_below_toolbar(layout)  # on a phone the title runs the figure's width, into the toolbar's corner
+        title_below_toolbar(layout)  # on a phone the title runs the figure's width, into the toolbar's corner
         layout["margin"]["b"] = LEGEND_MARGIN
 
 

@@ -21,7 +21,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from attention_core.saturation import SCALINGS, SaturationSweep, VarianceSweep
-from lab_ui.figures.common import FONT_FAMILY, LECTURE_TEXT_PX, LECTURE_TITLE_PX, QUALITATIVE
+from lab_ui.figures.common import FONT_FAMILY, LECTURE_TEXT_PX, LECTURE_TITLE_PX, QUALITATIVE, TOOLBAR_PX
 from lab_ui.i18n import t
 
 # One look per scaling id (attention_core.saturation.SCALINGS): unscaled, ÷√d_k, ÷d_k.
@@ -53,9 +53,6 @@ LINE = 1.3
 TITLE_PAD = 8
 TITLE_GAP = 14  # px under a title's lines, for its descenders and some air
 PANEL_TITLE_SHIFT = 6  # px between a panel's title and its plot
-# The strip at a figure's top where Plotly's toolbar appears on hover (a tap on a phone): a right
-# panel's title there was hidden under it.
-TOOLBAR_PX = 36
 PLAY_PLOT_PX = 260  # the animated bars' own height on a screen
 # The tallest a lecture step's figure may be (big=True): what a 1280x720 screen leaves under the
 # lecture frame's title row and step bar (they end at about 302 px; the page puts the figure

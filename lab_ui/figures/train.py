@@ -11,7 +11,7 @@ import plotly.graph_objects as go
 
 from attention_core.train import Comparison, ComparisonRow, Fit, Prediction, Progress, Task
 from attention_core.train_views import attention_entropy, first_step_at, tag_examples
-from lab_ui.figures.common import QUALITATIVE, SEQUENTIAL, layout_dict, safe_label
+from lab_ui.figures.common import QUALITATIVE, SEQUENTIAL, TITLE_ROOM_PX, layout_dict, safe_label, title_below_toolbar
 from lab_ui.i18n import t
 
 P = "train."
@@ -22,11 +22,7 @@ COLOUR = {"loss": QUALITATIVE[7], "train": QUALITATIVE[4], "test": QUALITATIVE[0
 ROW_COLOUR = (QUALITATIVE[1], QUALITATIVE[2], QUALITATIVE[0])
 SCALING_STEPS = (25, 50, 100, 200, 300)
 FRAMES_LECTURE_PX = 390  # the frames' height on a projector: whole under the title row and the step bar
-# The strip at a figure's top where Plotly's toolbar appears on hover (a tap on a phone): titles go
-# below it, or a phone's toolbar covers their end.
-TOOLBAR_PX = 36
-TITLE_PX = TOOLBAR_PX + 31 + 8  # px above the plot of a figure with a title: the strip, a title at 24 px
-PANELS_TOP = TITLE_PX + 6 + 26 + 4  # px above two panels: the title, then the panel titles (20 px)
+PANELS_TOP = TITLE_ROOM_PX + 6 + 26 + 4  # px above two panels: the title, then the panel titles (20 px)
 
 
 def _curves(run: Fit | Progress) -> tuple[np.ndarray, ...]:
@@ -34,12 +30,6 @@ def _curves(run: Fit | Progress) -> tuple[np.ndarray, ...]:
     if isinstance(run, Progress):
         return run.losses, run.eval_steps, run.train_accuracy, run.test_accuracy, run.ambiguous_accuracy
     return run.losses, run.eval_steps, run.train_accuracy_curve, run.test_accuracy_curve, run.ambiguous_accuracy_curve
-
-
-def _title_below_toolbar(layout: dict) -> None:
-    """A figure's title under the strip where Plotly's toolbar appears on hover."""
-    layout["title"].update(y=1, yref="container", yanchor="top", pad=dict(t=TOOLBAR_PX))
-    layout["margin"]["t"] = TITLE_PX
 
 
 def _two_panels(title: str, left: str, right: str, steps: int, lang: str, **more) -> dict:
@@ -55,7 +45,7 @@ def _two_panels(title: str, left: str, right: str, steps: int, lang: str, **more
                           yanchor="bottom", yshift=6, showarrow=False) for text, x in ((left, 0.22), (right, 0.78))],
         **more,
     )  # fmt: skip
-    _title_below_toolbar(layout)
+    title_below_toolbar(layout)
     layout["margin"].update(t=PANELS_TOP, b=95)
     return layout
 
@@ -199,7 +189,7 @@ def tags(prediction: Prediction, lang: str) -> go.Figure:
         xaxis=dict(tickmode="array", tickvals=ticks, ticktext=labels, title=t(P + "word", lang)),
         yaxis=dict(title=t(P + "confidence", lang), range=[0, 115]),
     )  # fmt: skip
-    _title_below_toolbar(layout)
+    title_below_toolbar(layout)
     return go.Figure(data=[bar], layout=layout)
 
 
@@ -246,7 +236,7 @@ def comparison(comp: Comparison, kind: str, ceiling: float, lang: str) -> go.Fig
         xaxis=dict(tickmode="array", tickvals=ticks, ticktext=names, range=[-0.5, len(names) - 0.5]),
         yaxis=dict(title=t(P + "accuracy", lang), range=[0, 112]),
     )  # fmt: skip
-    _title_below_toolbar(layout)
+    title_below_toolbar(layout)
     layout["margin"]["b"] = 70
     return go.Figure(data=data, layout=layout)
 

@@ -7,6 +7,7 @@ import pytest
 from attention_core.train import Config, compare_models, compare_positions, compare_scaling, fit, predict, saw_task
 from attention_core.train_views import tag_examples
 from lab_ui.figures import train as figs
+from lab_ui.figures.common import TOOLBAR_PX
 from lab_ui.i18n import t
 
 
@@ -116,7 +117,7 @@ def test_titles_sit_below_the_strip_where_the_toolbar_appears(run):
     task = saw_task()
     for fig in (figs.curves(run, 20, "zh"), figs.tags(predict(run.params, run.config, task, ["I", "saw"]), "zh"),
                 figs.comparison(compare_models(task, 5, 0.01, 0, Config()), "models", 0.5, "zh")):  # fmt: skip
-        assert fig.layout.title.yref == "container" and fig.layout.title.pad.t >= figs.TOOLBAR_PX
+        assert fig.layout.title.yref == "container" and fig.layout.title.pad.t >= TOOLBAR_PX
 
 
 def test_a_single_snapshot_has_no_play_buttons():
