@@ -8,6 +8,7 @@ shows untrained behaviour.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 import numpy as np
@@ -334,8 +335,9 @@ def shapes_figure(view: EncoderDecoderView, target_is_source: bool, lang: str) -
 
 
 # Lecture mode's labels are 20 px: a map's row labels need this much height each, and the title and
-# the key labels below take about LABELS_MARGIN of the figure's height.
-LECTURE_LABEL_PX, LABELS_MARGIN = 24, 140
+# the key labels below (slanted, on a sentence of six words or more) take about LABELS_MARGIN of the
+# figure's height (140 left 17 px rows for six words, and their labels ran into each other).
+LECTURE_LABEL_PX, LABELS_MARGIN = 24, 190
 # Plotly slants an axis's labels only once two of them overlap: in lecture mode "machine" and
 # "learning" stood 6 px apart on the self-attention map and read as one label. A no-break space
 # either side of a key label (about 5 px at 20 px; a plain space would be trimmed) makes labels that
@@ -349,6 +351,10 @@ def shorter(fig: go.Figure, height: int) -> go.Figure:
     lecture mode's 20 px labels never pile up on each other, and its key labels keep air between
     them (LABEL_AIR)."""
     out = go.Figure(fig).update_layout(height=min(fig.layout.height or height, height))
+    # The row title on two lines ("query:" / "English word"): on one line, at 20 px, it was taller
+    # than a short map and ran into the figure's title.
+    if fig.layout.yaxis.title.text:
+        out.update_layout(yaxis_title_text=re.sub(r"([:：])\s*", r"\1<br>", fig.layout.yaxis.title.text, count=1))
     ticks = fig.layout.yaxis.tickvals
     if fig.data and fig.data[0].type == "heatmap" and fig.layout.xaxis.ticktext:
         out.update_layout(xaxis_ticktext=[f"{LABEL_AIR}{s}{LABEL_AIR}" for s in fig.layout.xaxis.ticktext])

@@ -160,6 +160,16 @@ def test_a_shortened_map_keeps_only_the_row_labels_that_fit():
     assert figs.shorter(few, figs.LECTURE_PX).layout.yaxis.tickvals == few.layout.yaxis.tickvals  # 4 rows: all
 
 
+def test_a_shortened_map_of_six_words_labels_rows_apart_under_a_two_line_row_title():
+    """Lecture mode, "thank you very much machine learning": six slanted key labels under the map left
+    17 px rows for 20 px labels, and the one-line row title ran into the figure's title."""
+    six = encoder_decoder_view(sentence_pair("thank you very much machine learning", "机器 学习 很 有趣"))
+    for lang in ("en", "zh"):
+        short = figs.shorter(figs.self_map(six, lang), figs.LECTURE_PX)
+        assert len(short.layout.yaxis.tickvals) < 6  # every other row labelled
+        assert short.layout.yaxis.title.text.count("<br>") == 1  # "query:" / "English word"
+
+
 def test_beside_the_cross_map_the_self_map_has_no_colour_bar_and_slants_its_labels_left(view):
     """Lecture mode: the colour bar's room goes to the columns; with no bar on the right, labels
     that Plotly slants must lean left, or the last one runs past the figure's edge and is dropped."""
