@@ -194,7 +194,9 @@ def _step_bar(frame: Frame, key: str, prev_col, label_col, next_col) -> None:
                     icon=":material/arrow_back:", width="stretch")  # fmt: skip
     title = t(f"{frame.ns}.section_{frame.sections[step - 1]}")
     with label_col.container(key="lecture_step_label"):  # lab_ui.style balances its lines
-        st.markdown(f"**{t('common.step_of', i=step, n=n)}** · {title}")
+        # The title on a line of its own: run on after "Step 1 of 6 ·", a line ended on its first
+        # word ("把" of "把 Q、K、V 切成几个头", "I saw a" of "I saw a saw").
+        st.markdown(f"**{t('common.step_of', i=step, n=n)}**  \n{title}")
     next_col.button(t("common.next_step"), key=f"{key}_next", disabled=step == n, on_click=go, args=(step + 1,),
                     icon=":material/arrow_forward:", width="stretch")  # fmt: skip
 

@@ -131,7 +131,13 @@ def lecture_styled(fig: go.Figure, max_px: int = LECTURE_FIGURE_MAX_PX) -> go.Fi
             trace.line.width = max(4, 1.5 * (trace.line.width or 2))
         if "markers" in mode and isinstance(trace.marker.size, int | float):
             trace.marker.size = max(10, 1.3 * trace.marker.size)
-    fig.update_traces(selector=dict(type="heatmap"), textfont_size=18, colorbar_tickfont_size=text)
+    # A colour bar's title goes on top: beside the bar ("right"), Plotly placed it for the page's smaller
+    # tick labels, and at 20 px it ran over them ("0.4", "0.6").
+    fig.update_traces(selector=dict(type="heatmap"), textfont_size=18, colorbar_tickfont_size=text,
+                      colorbar_title_side="top")  # fmt: skip
+    for name in fig.layout.to_plotly_json():  # coloraxis, coloraxis2 ...: the bars of maps that share a scale
+        if name.startswith("coloraxis"):
+            fig.layout[name].colorbar.update(title_side="top", tickfont_size=text)
     return fig
 
 

@@ -165,8 +165,10 @@ def maps_section(view) -> None:
         page.choice_keep_valid("mh_focus", heads, default)
         focus = controls.selectbox(t("multi_head.focus_label"), heads, key="mh_focus", default=default,
                                    format_func=lambda i: t("multi_head.head_name", i=i))  # fmt: skip
+        # Below the first screen even on a projector: it may be as tall as the screen, 30 px a row for 20 px labels.
         widgets.show_figure(cached(figs.head_detail, view, focus, lang), key="mh_focus_map",
-                            alt=t("multi_head.focus_alt", head=t("multi_head.head_name", i=focus), T=T))  # fmt: skip
+                            alt=t("multi_head.focus_alt", head=t("multi_head.head_name", i=focus), T=T),
+                            lecture_px=min(30 * T + 200, 680))  # fmt: skip
     numbers("mh_num_maps", lambda: widgets.show_table(cached(figs.maps_table, view, lang), key="mh_maps_table",
             filename="attention_maps.csv", caption=t("multi_head.maps_table")))  # fmt: skip
     if view.layer is not None:

@@ -356,6 +356,10 @@ def shorter(fig: go.Figure, height: int) -> go.Figure:
     if fig.layout.yaxis.title.text:
         out.update_layout(yaxis_title_text=re.sub(r"([:：])\s*", r"\1<br>", fig.layout.yaxis.title.text, count=1))
     ticks = fig.layout.yaxis.tickvals
+    if fig.data and fig.data[0].type == "heatmap" and fig.data[0].texttemplate:
+        # Every cell holds its number: the colour bar says nothing more, and on a projector the width it
+        # took slanted the cross map's English key labels, which left its plot a 70 px strip.
+        out.update_traces(selector=dict(type="heatmap"), showscale=False)
     if fig.data and fig.data[0].type == "heatmap" and fig.layout.xaxis.ticktext:
         out.update_layout(xaxis_ticktext=[f"{LABEL_AIR}{s}{LABEL_AIR}" for s in fig.layout.xaxis.ticktext])
     if fig.data and fig.data[0].type == "heatmap" and ticks and len(ticks) > 1:

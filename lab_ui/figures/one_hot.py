@@ -274,10 +274,28 @@ def group_cosines(gmap: GroupMap, lang: str, big: bool = False) -> go.Figure:
     # covered the title's end on hover.
     fig.layout.title = dict(text=t("one_hot.blocks_title", lang), x=0, xanchor="left", y=1, yref="container",
                             yanchor="top", automargin=True, pad=dict(t=TOOLBAR_PX))  # fmt: skip
+    # The desktop's right column leaves a cell about 60 px: a column's name on two lines stands upright,
+    # and where even that does not fit, upright turns to vertical (Plotly's slant at -30° let
+    # "动物" and "水果与植物" run into each other).
+    fig.layout.xaxis.ticktext = [two_lines(name) for name in fig.layout.xaxis.ticktext]
+    fig.layout.xaxis.autotickangles = [0, -90]
     if big:  # as in similarity: cells that fill the width, so a projector's numbers fit in them
         fig.layout.yaxis.scaleanchor = None
         fig.layout.xaxis.title = None
     return fig
+
+
+def two_lines(name: str) -> str:
+    """A label on two lines: at the space nearest its middle ("fruit &<br>plants"), or a Chinese name
+    of four characters or more at its middle ("水果与<br>植物"); a short one stays on one line."""
+    spaces = [i for i, ch in enumerate(name) if ch == " "]
+    if spaces:
+        i = min(spaces, key=lambda i: abs(2 * i - len(name)))
+        return f"{name[:i]}<br>{name[i + 1 :]}"
+    if len(name) >= 4 and not name.isascii():
+        i = (len(name) + 1) // 2
+        return f"{name[:i]}<br>{name[i:]}"
+    return name
 
 
 def sizes(s: RepresentationSizes, lang: str, big: bool = False) -> go.Figure:

@@ -26,6 +26,7 @@ from lab_ui.widgets import escape_markdown  # a pure function
 HIGHLIGHT = "#B34E00"  # a darker Okabe-Ito vermillion: 5.2:1 on white; lab_ui/style.py lightens it on dark
 _PIECES = QUALITATIVE[:7]  # Okabe-Ito without its black, which marks the sum b_i
 _PATTERNS = ("", "/", "x")  # a second cue when more tokens than colours share them
+ARTICLE_REPEATED = "saw"  # article 001: "I saw a saw", one word twice with two meanings
 
 # How wide typeset maths comes out, in CSS pixels at Streamlit's body size, measured in Chromium:
 # a column of numbers (its padding, and each character of its widest number), a pair of brackets, a
@@ -562,7 +563,9 @@ def repeated_md(r: QKVWalkthrough, lang: str, output: bool = False) -> str:
     a, b = r.repeated
     if output:
         return t("qkv.repeated_out", lang, a=a + 1, b=b + 1)
-    return t("qkv.repeated", lang, a=a + 1, b=b + 1, token=token_md(r.tokens, a))
+    text = t("qkv.repeated", lang, a=a + 1, b=b + 1, token=token_md(r.tokens, a))
+    # Article 001's example is the two "saw"s; any other repeated token is the student's own.
+    return f"{text} {t('qkv.repeated_article', lang)}" if r.tokens[a].lower() == ARTICLE_REPEATED else text
 
 
 def compare_md(r: QKVWalkthrough, lang: str, hide_dot: bool) -> str:

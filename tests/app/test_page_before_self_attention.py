@@ -237,7 +237,8 @@ def test_in_lecture_mode_the_self_maps_key_labels_have_room_and_air():
     air = figures_module.LABEL_AIR
     lecture = figures(open_page(PAGE, lecture="1", ed_step="1"))
     assert lecture["ed_self"]["data"][0]["showscale"] is False
-    assert lecture["ed_cross"]["data"][0].get("showscale", True)  # the scale the two share
+    # The cross map's cells hold their numbers: no colour bar either, its width is the key labels'
+    assert lecture["ed_cross"]["data"][0]["showscale"] is False and lecture["ed_cross"]["data"][0]["texttemplate"]
     for key in ("ed_cross", "ed_self"):
         labels = lecture[key]["layout"]["xaxis"]["ticktext"]
         assert [s.strip(air) for s in labels] == ARTICLE_EN.split() and all(s[0] == s[-1] == air for s in labels)

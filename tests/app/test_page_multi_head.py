@@ -465,8 +465,10 @@ def test_every_lecture_step_is_the_same_section_and_its_figure_fits_a_projector(
     for key, spec in shown.items():
         if key != "mh_focus_map":  # the close-up comes under the maps, below the first screen
             assert spec["layout"]["height"] <= LECTURE_HEIGHT_PX, key
+        else:  # ... where its 18 rows get 30 px each for their 20 px labels (430 px piled them up)
+            assert spec["layout"]["height"] >= 30 * 18, key
     assert not at.subheader  # the step bar names the section
-    bar = f"**{t('common.step_of', i=step, n=6)}** · {t(f'multi_head.section_{SECTIONS[step - 1]}')}"
+    bar = f"**{t('common.step_of', i=step, n=6)}**  \n{t(f'multi_head.section_{SECTIONS[step - 1]}')}"
     assert bar in [m.value for m in at.markdown]
 
 

@@ -69,7 +69,17 @@ def test_opens_in_both_languages_with_every_step(lang):
     assert t("qkv.rows_vs_columns", lang=lang)[:20] in body
     assert "得到一个数值k" in body  # the article's sentence is quoted, and marked as a mistake
     assert t("qkv.repeated", lang=lang, a=2, b=4, token="saw") in body  # the two "saw"s
+    assert t("qkv.repeated_article", lang=lang) in body  # article 001's own example, said so
     assert t("qkv.weights_random", lang=lang, seed=SEED) in body  # random weights say they are random
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_students_own_repeated_token_is_not_called_the_articles_example(lang):
+    at = open_page(PAGE, lang=lang, qkv_text="cat and cat")
+    assert not at.exception
+    body = texts(at)
+    assert t("qkv.repeated", lang=lang, a=1, b=3, token="cat") in body
+    assert t("qkv.repeated_article", lang=lang) not in body  # but they are not article 001's two "saw"s
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])

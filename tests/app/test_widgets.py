@@ -99,3 +99,17 @@ def test_plotlys_own_texts_follow_the_page_language():
     (bundle,) = (Path(streamlit.__file__).parent / "static" / "static" / "js").glob("PlotlyChart.*.js")
     plotly_js = bundle.read_text(encoding="utf-8")
     assert [text for text in dictionary if f"`{text}`" not in plotly_js] == []
+
+
+def test_a_projectors_colour_bars_carry_their_title_on_top():
+    """Beside the bar ("right"), Plotly placed the title for the page's smaller tick labels: at
+    lecture mode's 20 px it ran over "0.4" and "0.6". On top it cannot; the same for the bars of a
+    layout's colour axes (multi_head's maps share one)."""
+    import plotly.graph_objects as go
+
+    single = go.Figure(go.Heatmap(z=[[0, 1]], colorbar=dict(title=dict(text="weight", side="right"))))
+    shared = go.Figure(go.Heatmap(z=[[0, 1]], coloraxis="coloraxis"),
+                       layout=dict(coloraxis=dict(colorbar=dict(title=dict(text="value", side="right")))))  # fmt: skip
+    assert widgets.lecture_styled(single).data[0].colorbar.title.side == "top"
+    styled = widgets.lecture_styled(shared).layout.coloraxis.colorbar
+    assert styled.title.side == "top" and styled.tickfont.size == widgets.LECTURE_TEXT_PX

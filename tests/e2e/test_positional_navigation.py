@@ -21,8 +21,9 @@ def _step_of(page) -> int:
 
 def _expect_step(page, step: int) -> None:
     title = t(f"positional.section_{SECTIONS[step - 1]}", lang="en")
-    label = f"{t('common.step_of', lang='en', i=step, n=5)} · {title}"
-    page.get_by_text(label).wait_for(timeout=30000)
+    bar = page.locator(".st-key-lecture_step_label")
+    bar.get_by_text(t("common.step_of", lang="en", i=step, n=5)).wait_for(timeout=30000)
+    bar.get_by_text(title).wait_for(timeout=30000)
     assert _step_of(page) == step, page.url
     assert exceptions(page) == []
 

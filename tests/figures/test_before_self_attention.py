@@ -176,3 +176,12 @@ def test_beside_the_cross_map_the_self_map_has_no_colour_bar_and_slants_its_labe
     alone, beside = figs.self_map(view, "en"), figs.self_map(view, "en", beside_cross=True)
     assert alone.data[0].showscale is not False and beside.data[0].showscale is False
     assert all(angle <= 0 for angle in beside.layout.xaxis.autotickangles)
+
+
+def test_a_projectors_maps_with_numbers_in_their_cells_have_no_colour_bar():
+    """On a projector the cross map's colour bar took the width its English key labels needed: they
+    slanted and left the map a 70 px strip. Its cells hold their numbers, so the bar goes."""
+    view = encoder_decoder_view(sentence_pair("machine learning is fun", "机器 学习 很 有趣"))
+    fig = figs.cross_map(view, "zh")
+    assert fig.data[0].showscale is not False and fig.data[0].texttemplate
+    assert figs.shorter(fig, figs.LECTURE_PX).data[0].showscale is False

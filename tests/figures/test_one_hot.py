@@ -108,7 +108,8 @@ def test_group_cosines_print_the_block_means(gmap):
     fig = figs.group_cosines(gmap, "zh")
     np.testing.assert_allclose(fig.data[0].z, gmap.block_cosine, atol=1e-6)
     assert fig.data[0].texttemplate and (fig.data[0].zmin, fig.data[0].zmax) == (0.0, 1.0)
-    assert list(fig.layout.xaxis.ticktext) == ["动物", "水果与植物", "动作动词"]
+    assert list(fig.layout.yaxis.ticktext) == ["动物", "水果与植物", "动作动词"]
+    assert list(fig.layout.xaxis.ticktext) == ["动物", "水果与<br>植物", "动作<br>动词"]  # upright in a narrow column
     assert figs.group_cosines(gmap, "en", big=True).layout.yaxis.scaleanchor is None
 
 
@@ -218,3 +219,22 @@ def test_graph_rows_print_every_cell():
 def test_labels_are_escaped():
     fig = figs.vocabulary_map(group_map(("animals",)), (), "en")
     assert all("<" not in h.split("<br>")[0] for h in fig.data[0].hovertext)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_group_columns_stand_upright_on_two_lines(gmap, lang):
+    """In the desktop's right column a cell is about 60 px: Plotly's -30° slant ran "动物" into
+    "水果与植物"; each column's name is on two lines instead, upright, or vertical where that cannot fit."""
+    layout = figs.group_cosines(gmap, lang).layout
+    assert list(layout.xaxis.autotickangles) == [0, -90]
+    names = list(layout.yaxis.ticktext)  # the rows keep one line each
+    assert [tick.replace("<br>", "" if lang == "zh" else " ") for tick in layout.xaxis.ticktext] == names
+    assert any("<br>" in tick for tick in layout.xaxis.ticktext)
+
+
+def test_two_lines_breaks_at_the_middle():
+    assert figs.two_lines("fruit & plants") == "fruit &<br>plants"
+    assert figs.two_lines("action verbs") == "action<br>verbs"
+    assert figs.two_lines("水果与植物") == "水果与<br>植物"
+    assert figs.two_lines("动物") == "动物"
+    assert figs.two_lines("animals") == "animals"
