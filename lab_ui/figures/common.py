@@ -374,8 +374,9 @@ def fixed_margins(spec: dict) -> dict:
                 widest = max((text_px(s, tick) for s in labels), default=0)
                 need = PLOT_PAD + widest + (Y_TITLE_STANDOFF + 1.4 * title * lines if lines else 0) + _Y_SLACK * tick
                 margin["l"] = max(margin.get("l") or 0, math.ceil(need))
-            else:  # level labels only (slanted ones were left to automargin above): one line tall
-                tall = 1.45 * tick if labels else 0
+            else:  # level labels only (slanted ones were left to automargin above), as tall as their lines
+                lines_of_labels = max((str(s).count("<br>") + 1 for s in labels), default=1)
+                tall = 1.45 * tick * lines_of_labels if labels else 0
                 need = PLOT_PAD + tall + (X_TITLE_STANDOFF + 1.4 * title * lines if lines else 0) + _X_SLACK * tick
                 margin["b"] = max(margin.get("b") or 0, math.ceil(need))
         axis["automargin"] = False

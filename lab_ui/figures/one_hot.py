@@ -286,15 +286,15 @@ def group_cosines(gmap: GroupMap, lang: str, big: bool = False) -> go.Figure:
 
 
 def two_lines(name: str) -> str:
-    """A label on two lines: at the space nearest its middle ("fruit &<br>plants"), or a Chinese name
-    of four characters or more at its middle ("水果与<br>植物"); a short one stays on one line."""
+    """A label on two lines: English at the space nearest its middle ("fruit &<br>plants"), Chinese of
+    four characters or more at its middle ("水果与<br>植物"); a short one ("one word") stays on one line."""
+    if not name.isascii():
+        i = (len(name) + 1) // 2
+        return f"{name[:i]}<br>{name[i:]}" if len(name) >= 4 else name
     spaces = [i for i, ch in enumerate(name) if ch == " "]
-    if spaces:
+    if spaces and len(name) > 10:
         i = min(spaces, key=lambda i: abs(2 * i - len(name)))
         return f"{name[:i]}<br>{name[i + 1 :]}"
-    if len(name) >= 4 and not name.isascii():
-        i = (len(name) + 1) // 2
-        return f"{name[:i]}<br>{name[i:]}"
     return name
 
 
@@ -331,7 +331,8 @@ def sizes(s: RepresentationSizes, lang: str, big: bool = False) -> go.Figure:
         height=LECTURE_PX if big else 380,
         annotations=notes,
         barmode="group",
-        xaxis=dict(tickmode="array", tickvals=[0, 1, 2], ticktext=categories),
+        # On two lines, upright: slanted on a phone, "learned parameters" ran past the figure's edge.
+        xaxis=dict(tickmode="array", tickvals=[0, 1, 2], ticktext=[two_lines(c) for c in categories], tickangle=0),
         yaxis=dict(title=dict(text=t("one_hot.count_axis", lang)), type="log", range=[-0.3, np.log10(top) + 0.8],
                    exponentformat="power"),
         legend=dict(orientation="h", y=1.02, yanchor="bottom", x=0),

@@ -82,3 +82,15 @@ def test_figures_without_cartesian_axes_are_left_as_they_are():
 def test_a_histograms_count_axis_keeps_automargin():
     counts = spec(go.Figure(go.Histogram(x=list(range(5000)))))  # its y labels are counts, not 0..4999
     assert "automargin" not in counts.get("yaxis", {})
+
+
+def test_upright_labels_on_two_lines_get_two_lines_of_room():
+    """one_hot's sizes chart names its bars on two lines ("a sentence<br>of 6 words"): with room for
+    one, the second line was cut off at the figure's edge."""
+
+    def bars(names):
+        axis = dict(tickmode="array", tickvals=[0, 1], ticktext=names, tickangle=0)
+        return spec(go.Figure(go.Bar(x=[0, 1], y=[1, 2]), layout=dict(xaxis=axis, margin=dict(b=10))))
+
+    one, two = bars(["a", "b"]), bars(["a", "a<br>b"])
+    assert two["xaxis"]["automargin"] is False and two["margin"]["b"] - one["margin"]["b"] >= 12  # a line of 12 px

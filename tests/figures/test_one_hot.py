@@ -139,7 +139,7 @@ def test_sizes_draw_zero_as_a_note_not_a_bar():
     (note,) = fig.layout.annotations
     assert note.textangle == -90 and note.xanchor == "center"  # upright in the empty slot, clear of the bar beside
     assert note.x == pytest.approx(2 - 0.2)  # the one-hot bar's slot of the third category
-    assert list(fig.layout.xaxis.ticktext)[1] == t("one_hot.cat_sentence", "en", T=6)
+    assert list(fig.layout.xaxis.ticktext)[1] == figs.two_lines(t("one_hot.cat_sentence", "en", T=6))
 
 
 def test_sizes_table_and_memory_as_the_page_writes_them():
@@ -238,3 +238,15 @@ def test_two_lines_breaks_at_the_middle():
     assert figs.two_lines("水果与植物") == "水果与<br>植物"
     assert figs.two_lines("动物") == "动物"
     assert figs.two_lines("animals") == "animals"
+    assert figs.two_lines("one word") == "one word"
+    assert figs.two_lines("6 个词的句子") == "6 个词<br>的句子"  # Chinese at its middle, not at the space
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_sizes_categories_stand_upright_on_two_lines(lang):
+    """Slanted on a phone, the last category ("learned parameters") ran past the figure's edge and
+    was not drawn."""
+    fig = figs.sizes(representation_sizes(30_522, 384, 6), lang)
+    assert fig.layout.xaxis.tickangle == 0
+    assert all(tick.count("<br>") == 1 for tick in fig.layout.xaxis.ticktext[1:])  # the two long ones
+    assert "<br>" not in fig.layout.xaxis.ticktext[0]  # "one word", "一个词"
