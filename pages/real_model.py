@@ -5,8 +5,9 @@ recognisable job, all found by computation (attention_core.attention_views).
 Sections (lecture steps, rm_step): grid, head, sink, jobs, check. The sentence, the [CLS]/[SEP]
 switch and the selected layer and head are page-level: the grid outlines the head that the
 close-up draws, the check asks about it, and the sink and jobs sections' "show" buttons select
-it. The "find a head" pickers (rm_q, rm_k) are the jobs section's own (a fragment); the checks'
-answers are the check section's (a fragment).
+it (in lecture mode, one step at a time, they also go to the close-up's step). The "find a head"
+pickers (rm_q, rm_k) are the jobs section's own (a fragment); the checks' answers are the check
+section's (a fragment).
 """
 
 import streamlit as st
@@ -14,7 +15,7 @@ import streamlit as st
 from attention_core import attention_views as av
 from attention_core.pretrained import load_minilm, minilm_available
 from attention_core.shipped import load_examples
-from lab_ui import controls, page, widgets
+from lab_ui import controls, page, registry, widgets
 from lab_ui.cache import cached
 from lab_ui.figures import real_model as figs
 from lab_ui.figures.real_model import position_label, position_number
@@ -34,6 +35,7 @@ LONG_TEXT = (
     "other side of the street saw it from her window, took a bowl of water and some bread, and walked slowly "
     "across the road so that she would not frighten it."
 )
+STEP_KEY = registry.info("real_model").step_key  # the lecture step, in the link and the session: rm_step
 N_LAYERS, N_HEADS = EXAMPLES[DEFAULT_EX].attentions.shape[:2]
 ANCHORS = cached(av.find_anchors)  # the heads the presets and the defaults point at, found by computing
 A_LAYER, A_HEAD, A_IT, A_NOUN = ANCHORS.animal
@@ -52,17 +54,29 @@ def presets(available: bool) -> dict[str, dict]:
     }  # fmt: skip
 
 
-def show_head(layer: int, head: int) -> None:
-    """A "show" button's callback: select (layer, head), 0-based, before the sliders are drawn."""
+def show_head(layer: int, head: int, step: int = 0) -> None:
+    """A "show" button's callback: select (layer, head), 0-based, before the sliders are drawn; and
+    go to lecture step `step` (the close-up's) unless it is 0."""
     st.session_state["rm_layer"], st.session_state["rm_head"] = layer + 1, head + 1
+    if step:
+        st.session_state[STEP_KEY] = step  # as the step bar's buttons do (lab_ui.page)
+
+
+def show_button(label_key: str, layer: int, head: int, key: str, kind: str = "secondary") -> bool:
+    """A button that shows (layer, head) large: in the close-up above it; in lecture mode, where one
+    step is on the screen, the close-up is another step, so the button says so and goes there."""
+    step = frame.number("head") if is_lecture() else 0
+    names = dict(layer=layer + 1, head=head + 1)
+    label = t("real_model.show_head_step", step=step, **names) if step else t(label_key, **names)
+    return st.button(label, key=key, on_click=show_head, args=(layer, head, step), icon=":material/visibility:",
+                     type=kind)  # fmt: skip
 
 
 def job_line(text: str, layer: int, head: int, key: str) -> None:
     """A finding in words, with a button that shows its head large (the whole page reruns: the
     selected head is page-level)."""
     st.markdown(text)
-    if st.button(t("real_model.show_head", layer=layer + 1, head=head + 1), key=key, on_click=show_head,
-                 args=(layer, head), icon=":material/visibility:", type="tertiary"):  # fmt: skip
+    if show_button("real_model.show_head", layer, head, key, "tertiary"):
         st.rerun()  # from inside a fragment: the grid and the close-up must follow
 
 
@@ -121,15 +135,18 @@ def grid_section(v: av.ModelView, layer: int, head: int) -> None:
 
 def head_section(v: av.ModelView, layer: int, head: int) -> None:
     frame.heading("head")
+    st.markdown(f"**{t('real_model.head_title', layer=layer + 1, head=head + 1)}**")  # above the map, lecture too
     words, figure = page.parts(2)
     numbers = cached(av.head_numbers, v, layer, head, MAP_MAX)
     body, row_sums, notes = figs.head_words(numbers, v, layer, head, lang)
     with words:
-        st.markdown(f"**{t('real_model.head_title', layer=layer + 1, head=head + 1)}**")
         page.prose(body)
     with figure:
         alt = t("real_model.head_alt", layer=layer + 1, head=head + 1, T=len(numbers.positions))
-        widgets.show_figure(cached(figs.head_map, numbers, v, lang, is_lecture()), key="rm_head_map", alt=alt)
+        widgets.show_figure(cached(figs.head_map, numbers, v, lang, is_lecture()), key="rm_head_map", alt=alt,
+                            numbers_on_phones=False)  # fmt: skip
+        if not is_lecture() and (css := figs.phone_keys_css("rm_head_map", numbers)):
+            st.html(css)  # on a phone, fewer key labels: all of them stood in one clump
     st.markdown(row_sums)
     if notes:
         st.caption(notes)
@@ -150,8 +167,7 @@ def sink_section(v: av.ModelView) -> None:
     with figure:
         widgets.show_figure(cached(figs.share_map, v, lang, is_lecture()), key="rm_share", numbers_on_phones=False,
                             alt=t("real_model.share_alt", n=parking, total=v.share.size))  # fmt: skip
-    st.button(t("real_model.show_parking", layer=top_l + 1, head=top_h + 1), key="rm_go_park", on_click=show_head,
-              args=(top_l, top_h), icon=":material/visibility:")  # fmt: skip
+    show_button("real_model.show_parking", top_l, top_h, "rm_go_park")
     if box := page.numbers_box("rm_num_share", t("real_model.share_numbers")):
         with box:
             widgets.show_table(figs.share_table(v, lang), key="rm_share_table", filename="cls_sep_share.csv")
@@ -161,8 +177,17 @@ def sink_section(v: av.ModelView) -> None:
 @st.fragment
 def jobs_section(v: av.ModelView, animal: bool) -> None:
     frame.heading("jobs")
-    page.prose(t("real_model.jobs_body", page=t("multi_head.nav")))
-    widgets.formula_and_code(figs.LATEX_JOBS, av.pattern_shares, av.job_targets)  # the measure, then who does it
+    words, measure, found = page.parts(3)  # in lecture mode the heads found first, the formula and code after
+    with words:
+        page.prose(t("real_model.jobs_body", page=t("multi_head.nav")))
+    with measure:
+        widgets.formula_and_code(figs.LATEX_JOBS, av.pattern_shares, av.job_targets)  # the measure, then who does it
+    with found:
+        jobs_found(v, animal)
+
+
+def jobs_found(v: av.ModelView, animal: bool) -> None:
+    """The jobs section's results: the head that does each job best, and the "find a head" pickers."""
     weak = []
     for job in v.jobs:
         found = t(f"real_model.found_{job.pattern}", layer=job.layer + 1, head=job.head + 1, share=f"{job.share:.2f}")

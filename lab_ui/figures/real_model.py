@@ -119,6 +119,50 @@ def head_labels(numbers: HeadNumbers, view: ModelView, lang: str) -> tuple[list[
     return rows, [*rows, t("real_model.rest_column", lang, n=numbers.rest)] if numbers.rest else rows
 
 
+def label_every(rows: int, cols: int, lecture: bool) -> int:
+    """The close-up labels every n-th row and column: labels would overlap past 40 (20 at 20 px)."""
+    return int(np.ceil(max(rows, cols) / (20 if lecture else 40)))
+
+
+def key_ticks(x: list[str], rows: int, every: int) -> list[str]:
+    """The labelled columns: every `every`-th key, and the "rest" column (the last, when there are
+    more columns than rows) always."""
+    cols = len(x)
+    return [*x[: cols - 1 : every], x[-1]] if cols > rows else x[::every]
+
+
+def slanted(n_labels: int, lecture: bool) -> bool:
+    """Slanted key labels while a phone's ~20 px columns leave room for them (12 labels), upright past
+    that; on a projector the figure has the full width, slanted up to 24."""
+    return n_labels <= (24 if lecture else 12)
+
+
+# On a phone the close-up's plot is about 130 px wide (a 390 px screen, less the row labels and the colour
+# bar): 16 upright key labels, each 16 px across, sat 8 px apart in one clump. The figure is built without
+# knowing the screen; CSS does know it, and leaves only every k-th label there (hover still names every key).
+PHONE_MAP_PX = 130
+UPRIGHT_LABEL_PX = 15  # a 12 px label standing upright, across, with a few pixels between two
+SLANTED_LABEL_PX = 18  # the same at -45 degrees: 18 px along the axis are 13 px across the slant
+
+
+def phone_keys_css(key: str, numbers: HeadNumbers) -> str | None:
+    """CSS that leaves only every k-th key label of the close-up (figure `key`) on a phone's screen,
+    and the "rest" column's; None when the labels already fit there. For the screen figure (lecture
+    mode is for a projector)."""
+    rows, cols = np.shape(numbers.weights)
+    every = label_every(rows, cols, False)
+    n = len(key_ticks(list(range(cols)), rows, every))
+    pitch = PHONE_MAP_PX * every / cols  # px between two labelled columns
+    k = int(np.ceil((SLANTED_LABEL_PX if slanted(n, False) else UPRIGHT_LABEL_PX) / pitch))
+    if k <= 1:
+        return None
+    # every k-th label and the last; none of the k - 1 before the last, which would touch it
+    ticks = f".st-key-{key} g.xaxislayer-above g.xtick"
+    hidden = ", ".join(f"{ticks}:{which}:not(:last-of-type) text" for which in
+                       (f"not(:nth-of-type({k}n+1))", f"nth-last-of-type(-n+{k})"))  # fmt: skip
+    return f"<style>@media (max-width: 640px) {{ {hidden} {{ display: none; }} }}</style>"
+
+
 def head_map(numbers: HeadNumbers, view: ModelView, lang: str, lecture: bool = False) -> go.Figure:
     """One head's map, large, on the shared 0..1 scale (with a last column summing the keys not
     drawn, when there are more than the drawn ones).
@@ -145,19 +189,18 @@ def head_map(numbers: HeadNumbers, view: ModelView, lang: str, lecture: bool = F
         hovertemplate=f"{query}: %{{y}}<br>{key}: %{{x}}<br>{weight}: %{{z:.6f}}<extra></extra>",
         colorbar=dict(title=dict(text=weight, side="right"), thickness=14),
     )  # fmt: skip
-    every = int(np.ceil(max(rows, cols) / (20 if lecture else 40)))  # labels would overlap past 40 (20 at 20 px)
+    every = label_every(rows, cols, lecture)
     # A projector's rows are shorter than its columns are wide: the 400 px figure leaves the map about
     # 270 px under the slanted keys, room for 12 labels at 20 px, so the rows are thinned sooner.
     y_every = int(np.ceil(rows / 12)) if lecture else every
-    x_tick = [*x[: cols - 1 : every], x[-1]] if cols > rows else x[::every]  # the "rest" column always labelled
+    x_tick = key_ticks(x, rows, every)
     # automargin: the slanted labels push the plot down instead of being cut at the figure's edge.
     axis = dict(type="category", tickmode="array", showgrid=False, zeroline=False, automargin=True)
     layout = dict(
-        # Slanted while a phone's ~20 px columns leave room for it; upright past 12 columns (10 px each).
-        # On a projector the figure has the full width: slanted up to 24 columns, and no axis title
-        # (the step's title names the map), so the rows keep their height.
+        # Slanted or upright: slanted(). On a projector no axis title (the step's title names the map),
+        # so the rows keep their height. On a phone the page thins the labels (phone_keys_css).
         xaxis=dict(axis, tickvals=x_tick, ticktext=x_tick, side="top", title=dict(text=None if lecture else key),
-                   tickangle=-45 if len(x_tick) <= (24 if lecture else 12) else -90),
+                   tickangle=-45 if slanted(len(x_tick), lecture) else -90),
         yaxis=dict(axis, tickvals=y[::y_every], ticktext=y[::y_every], autorange="reversed", title=dict(text=query)),
         font=dict(family=FONT_FAMILY), hoverlabel=dict(font=dict(family=FONT_FAMILY)), modebar=MODEBAR,
         margin=dict(l=10, r=10, t=20, b=10), template=go.layout.Template(),

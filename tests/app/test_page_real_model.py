@@ -101,6 +101,72 @@ def test_lecture_mode_shows_one_section_per_step(step, shown):
         assert at.number_input(key="rm_num")
 
 
+def in_order(node):
+    """The page's blocks and elements in the order the browser stacks them (a block before its content)."""
+    yield node
+    children = getattr(node, "children", None) or {}
+    for i in sorted(children):
+        yield from in_order(children[i])
+
+
+def place(at, match) -> int:
+    return next(i for i, e in enumerate(in_order(at.main)) if match(e))
+
+
+def test_lecture_step_2_names_its_head_above_the_map():
+    at = open_page(PAGE, lang="zh", lecture="1", rm_step="2")
+    title = t("real_model.head_title", lang="zh", layer=IT_LAYER + 1, head=IT_HEAD + 1)
+    heading = place(at, lambda e: e.type == "markdown" and e.value == f"**{title}**")
+    assert heading < place(at, lambda e: e.type == "plotly_chart" and e.key == "rm_head_map")
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_lecture_step_4_shows_the_heads_found_before_the_formula_and_code(lang):
+    at = open_page(PAGE, lang=lang, lecture="1", rm_step="4")
+    shares = pattern_shares(ANIMAL.attentions, ANIMAL.tokens)
+    layer, head = strongest(shares[..., 0])
+    found = t("real_model.found_previous", lang=lang, layer=layer + 1, head=head + 1,
+              share=f"{shares[layer, head, 0]:.2f}")  # fmt: skip
+    first_found = place(at, lambda e: e.type == "markdown" and e.value == found)
+    assert first_found < place(at, lambda e: e.type == "code") and first_found < place(at, lambda e: e.type == "latex")
+    assert first_found < place(at, lambda e: e.type == "expander")  # the folded words last, as on other steps
+    outside = open_page(PAGE, lang=lang)  # on the screen the words, the measure, then who does it
+    assert place(outside, lambda e: e.type == "latex") < place(
+        outside, lambda e: e.type == "markdown" and e.value == found
+    )
+
+
+@pytest.mark.parametrize(("step", "button"), [(4, "rm_go_previous"), (3, "rm_go_park")])
+def test_a_lecture_steps_show_buttons_go_to_the_close_up_step(step, button):
+    """One step is on the screen in lecture mode: "show ... above" pointed at a map that was not there."""
+    at = open_page(PAGE, lecture="1", rm_step=str(step))
+    label = at.button(key=button).label  # "Show layer 1, head 3 in step 2": where it goes, not "above"
+    assert label.endswith("in step 2") and "above" not in label
+    at.button(key=button).click().run()
+    assert not at.exception
+    assert at.session_state["rm_step"] == 2 and at.query_params["rm_step"] == "2"
+    assert set(figures(at)) == {"rm_head_map"}
+    layer, head = at.slider(key="rm_layer").value - 1, at.slider(key="rm_head").value - 1
+    np.testing.assert_allclose(head_map(at), ANIMAL.attentions[layer, head], atol=1e-6)
+    assert at.button(key="rm_step_prev")  # still in lecture mode, on the close-up's step
+
+
+def test_show_buttons_outside_lecture_mode_stay_on_the_page():
+    at = open_page(PAGE)
+    assert at.button(key="rm_go_previous").label.endswith("above")
+    at.button(key="rm_go_previous").click().run()
+    assert "rm_step" not in at.query_params and {"rm_grid", "rm_head_map", "rm_share"} <= set(figures(at))
+
+
+def test_on_a_phone_the_close_up_keeps_every_other_key_label():
+    """16 key labels stood 8 px apart in a 130 px map on a phone (CSS knows the screen; the figure does not)."""
+    at = open_page(PAGE)
+    styles = [h.proto.body for h in at.get("html") if ".st-key-rm_head_map g.xaxislayer-above" in h.proto.body]
+    assert len(styles) == 1 and "@media (max-width: 640px)" in styles[0] and "nth-of-type(2n+1)" in styles[0]
+    lecture = open_page(PAGE, lecture="1", rm_step="2")  # a projector has the room: all 16 labels
+    assert not [h for h in lecture.get("html") if "g.xaxislayer-above" in h.proto.body]
+
+
 # --- the grid, the large map, the switch ---------------------------------------------------------------
 
 

@@ -149,3 +149,19 @@ def test_words_under_the_figures():
     body, sums, rest = figs.head_words(head_numbers(v, 0, 0), v, 0, 0, "en")
     assert t("real_model.pattern_previous", "en") in body and sums.startswith("Each row is a probability")
     assert rest == ""
+
+
+def test_on_a_phone_the_close_up_thins_its_key_labels_by_css():
+    """The figure does not know the screen: on a phone (about 130 px of map) CSS hides all but every k-th
+    key label, always keeping the last (the "rest" column's) and hiding the k - 1 before it."""
+    sixteen = view(maps(T=16), ("[CLS]", *(f"w{i}" for i in range(14)), "[SEP]"))
+    css = figs.phone_keys_css("rm_head_map", head_numbers(sixteen, 0, 0))
+    assert css.startswith("<style>@media (max-width: 640px)")
+    assert ".st-key-rm_head_map g.xaxislayer-above g.xtick:not(:nth-of-type(2n+1)):not(:last-of-type) text" in css
+    assert "g.xtick:nth-last-of-type(-n+2):not(:last-of-type) text" in css
+    assert figs.phone_keys_css("k", head_numbers(view(), 0, 0)) is None  # 5 slanted labels fit
+    many = view(maps(1, 1, 73), tuple(f"w{i}" for i in range(73)))
+    crowded = figs.phone_keys_css("k", head_numbers(many, 0, 0, limit=64))  # 33 labels, 4 px apart
+    assert "nth-of-type(4n+1)" in crowded
+    desktop = figs.head_map(head_numbers(sixteen, 0, 0), sixteen, "en")
+    assert len(desktop.layout.xaxis.ticktext) == 16  # a desktop's figure keeps every label
