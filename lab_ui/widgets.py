@@ -131,6 +131,8 @@ def lecture_styled(fig: go.Figure, max_px: int = LECTURE_FIGURE_MAX_PX) -> go.Fi
             trace.line.width = max(4, 1.5 * (trace.line.width or 2))
         if "markers" in mode and isinstance(trace.marker.size, int | float):
             trace.marker.size = max(10, 1.3 * trace.marker.size)
+        if isinstance(trace.textfont.size, int | float):  # a size of its own (qkv's sums: 15 px) would stay small
+            trace.textfont.size = max(text, trace.textfont.size)
     # A colour bar's title goes on top: beside the bar ("right"), Plotly placed it for the page's smaller
     # tick labels, and at 20 px it ran over them ("0.4", "0.6").
     fig.update_traces(selector=dict(type="heatmap"), textfont_size=18, colorbar_tickfont_size=text,

@@ -194,19 +194,19 @@ def qkv_rows(r: QKVWalkthrough) -> tuple[list[Part], list[Part]]:
 
 def matrix_rows(r: QKVWalkthrough, hide_answer: bool, compact: bool = False) -> list[list[Part]]:
     """Section 8's matrices: Q Kᵀ = A written out (hide_answer: cells of A that equal the check's
-    answer read "?"), then A' and O. compact: A' and O first, then A without its factors, each named
-    before its bracket instead of under it: two short rows, which lecture mode's larger type fits on
-    one screen."""
+    answer read "?"), then A' and O. compact: A without its factors, then A' and O, each named before
+    its bracket instead of under it: two short rows, which lecture mode's larger type fits on one
+    screen, in the order they are computed."""
     T, i, m = len(r.x), r.query.i, r.matrix
     hide = gives_away(m.scores, r.check.answer) & hide_answer  # [T, T]
     q_labels, b_labels = row_labels("q", T), row_labels("b", T)
     if compact:
         return [
-            [matrix_part(m.weights, labels=q_labels, highlight_row=i, prefix=r"A' = \operatorname{softmax}\!\left("
-                         r"\frac{Q K^{\top}}{\sqrt{d_k}}\right) = ", prefix_px=190),
-             matrix_part(m.output, highlight_row=i, prefix="O = A'V = ", prefix_px=80)],
             [matrix_part(m.scores, labels=q_labels, highlight_row=i, hide=hide, prefix=r"A = Q K^{\top} = ",
                          prefix_px=110)],
+            [matrix_part(m.weights, labels=q_labels, highlight_row=i, prefix=r"A' = \operatorname{softmax}\!\left("
+                         r"\frac{A}{\sqrt{d_k}}\right) = ", prefix_px=160),
+             matrix_part(m.output, highlight_row=i, prefix="O = A'V = ", prefix_px=80)],
         ]  # fmt: skip
     product = product_parts([("Q", r.Q, q_labels), (r"K^{\top}", r.K.T, None)], ("A", m.scores, q_labels),
                             highlight_row=i, hide=hide)  # fmt: skip

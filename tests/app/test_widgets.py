@@ -113,3 +113,13 @@ def test_a_projectors_colour_bars_carry_their_title_on_top():
     assert widgets.lecture_styled(single).data[0].colorbar.title.side == "top"
     styled = widgets.lecture_styled(shared).layout.coloraxis.colorbar
     assert styled.title.side == "top" and styled.tickfont.size == widgets.LECTURE_TEXT_PX
+
+
+def test_a_projectors_text_beside_markers_is_at_least_20_px():
+    """qkv's sums b_i were written at the 15 px their figure gives them, under a projector's 20."""
+    import plotly.graph_objects as go
+
+    fig = go.Figure(go.Scatter(x=[0], y=[1], mode="markers+text", text=["-1.37"], textfont=dict(size=15)))
+    assert widgets.lecture_styled(fig).data[0].textfont.size == widgets.LECTURE_TEXT_PX
+    bigger = go.Figure(go.Scatter(x=[0], y=[1], mode="text", text=["x"], textfont=dict(size=28)))
+    assert widgets.lecture_styled(bigger).data[0].textfont.size == 28  # never smaller

@@ -62,10 +62,13 @@ def test_the_matrix_form_in_two_layouts():
     r = sentence_walkthrough(("I", "saw", "a", "saw"), 3, 2, 3, 0)
     normal, compact = fq.matrix_rows(r, True), fq.matrix_rows(r, True, compact=True)
     assert "?" not in "".join(tex for row in fq.matrix_rows(r, False) for tex, _ in row)
-    assert [len(row) for row in normal] == [3, 2] and [len(row) for row in compact] == [2, 1]
+    assert [len(row) for row in normal] == [3, 2] and [len(row) for row in compact] == [
+        1,
+        2,
+    ]  # A, then A' and O: in the order they are computed
     assert r"A\ [4 \times 4]" in normal[0][2][0] and r"O\ [4 \times 2]" in normal[1][1][0]
     assert r"\underbrace" not in "".join(tex for row in compact for tex, _ in row)  # named before the bracket
-    assert normal[0][2][0].count("?") == compact[1][0][0].count("?") == 2  # α_12 and α_14: "saw" twice
+    assert normal[0][2][0].count("?") == compact[0][0][0].count("?") == 2  # α_12 and α_14: "saw" twice
 
 
 def test_multi_line_formulas_are_inside_an_environment():
