@@ -97,20 +97,24 @@ def softmax_section(d_k: int, seed: int) -> None:
     curves, slopes = cached(figures.saturation_curves, sat, d_k, lang), cached(figures.slope_curves, sat, d_k, lang)
     first = sat.first_weights[:, j]  # [n_s, T]
     with figure_box:
-        widgets.show_figure(play, key="scaling_play",
+        widgets.show_figure(play, key=figures.PLAY_KEY,
                             alt=t("scaling.play_alt", T=T, d=d_k, none=f"{first[NONE].max():.3f}",
                                   sqrt=f"{first[SQRT].max():.3f}", dk=f"{first[BY_D].max():.3f}",
                                   uniform=f"{1 / T:.3f}"))  # fmt: skip
         st.caption(t("scaling.play_hint"))
-    with st.container(border=True):
+        if css := figures.phone_key_ticks_css(figures.PLAY_KEY, T):
+            st.html(css)  # on a phone, fewer key numbers under the bars: all of them ran together
+    st.html(figures.SOFTMAX_CSS)  # the link below wraps; on a phone no bar labels, the code's text a little smaller
+    with st.container(border=True, key=figures.MISTAKE_KEY):
         st.markdown(f"**{t('scaling.mistake_title')}**\n\n{t('scaling.mistake_body')}")
-        st.code(t("scaling.mistake_code"), language="python")
-    st.page_link(
-        "pages/train.py",
-        label=t("scaling.train_link"),
-        icon=":material/model_training:",
-        query_params={"tr_step": TRAIN_SCALE_STEP},
-    )  # lecture mode opens that step; else the page
+        st.code(t("scaling.mistake_code"), language="python", wrap_lines=True)  # a narrower phone: wrapped, not cut
+    with st.container(key=figures.TRAIN_LINK_KEY):
+        st.page_link(
+            "pages/train.py",
+            label=t("scaling.train_link"),
+            icon=":material/model_training:",
+            query_params={"tr_step": TRAIN_SCALE_STEP},
+        )  # lecture mode opens that step; else the page
     top = sat.max_weight  # [n_s, n_d]
     widgets.show_figure(curves, key="scaling_curves",
                         alt=t("scaling.curves_alt", none_first=f"{top[NONE, 0]:.2f}", none_last=f"{top[NONE, -1]:.2f}",

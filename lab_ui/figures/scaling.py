@@ -61,6 +61,16 @@ LECTURE_PX = 380
 # plotly.js sliders/constants.js: from the current value's row to the tick labels, tickOffset (25)
 # + tickLength (7) + labelOffset (8)
 SLIDER_RAIL_TO_LABELS = 25 + 7 + 8
+# The bars' value labels: Plotly shrinks a label to its bar's width, to about 4 px on a phone (a bar
+# is about 9 px wide there); smaller than this, a label is hidden (hover still gives the value).
+# A desktop's bars are about 25 px wide and keep their 11-12 px labels, a projector's larger ones.
+# Plotly applies this when it draws the figure, not to the frames of an animation (redraw off):
+# SOFTMAX_CSS hides the labels on a phone's screen for those.
+BAR_TEXT_MIN_PX = 9
+# The animated bars' plot area on a 390 px phone (measured in Chromium: 249 px), and the room a key
+# number needs there: about 6.7 px a digit at the 12 px tick font, and air on either side.
+PHONE_PLAY_PLOT_PX = 250
+DIGIT_PX, KEY_LABEL_AIR_PX = 6.7, 5
 
 
 def _figure(data: list[dict], layout: dict, frames: list[dict] | None = None) -> go.Figure:
@@ -207,11 +217,12 @@ def variance_against_d(var: VarianceSweep, chosen_d: int, lang: str, height: int
 
 def _scaling_lines(
     sat: SaturationSweep, measures: Sequence[np.ndarray], titles: Sequence[str], references: Sequence[tuple],
-    chosen_d: int, lang: str, height: int, log_y: Sequence[bool],
+    chosen_d: int, lang: str, height: int, log_y: Sequence[bool], shared_y: bool = False,
 ) -> go.Figure:  # fmt: skip
     """Panels side by side against d_k (log axis), one line per scaling in each: measures [n_s, n_d]
     in the order of sat.scalings; references: (value, name) of a dotted grey line, or None; a
-    dashed line marks chosen_d. On a log y axis a 0 cannot be drawn and leaves a gap."""
+    dashed line marks chosen_d. On a log y axis a 0 cannot be drawn and leaves a gap. shared_y: the
+    panels share the first one's y range and its tick labels (the others draw the grid only)."""
     d = np.asarray(sat.d_values, dtype=np.float64)  # [n_d]
     x_title = t("scaling.curves_x", lang)
     names = {s: t(f"scaling.scaling_{s}", lang) for s in sat.scalings}
@@ -245,6 +256,8 @@ def _scaling_lines(
         axes[f"yaxis{suffix}"].update(
             {"type": "log", "exponentformat": "power"} if log_y[i] else {"rangemode": "tozero"}
         )
+        if shared_y and i > 0:
+            axes[f"yaxis{suffix}"].update({"matches": "y", "showticklabels": False})
     top = TOOLBAR_PX + max(_height(title) for title in titles) + PANEL_TITLE_SHIFT + 4  # titles below the toolbar
     layout = {**axes, "annotations": annotations, "shapes": shapes, "height": height, "legend": LEGEND,
               "margin": {"t": round(top), "b": LEGEND_MARGIN}}  # fmt: skip
@@ -268,11 +281,17 @@ def slope_curves(sat: SaturationSweep, chosen_d: int, lang: str, height: int = 4
     """How strongly the typical row still responds, against d_k, on log axes: left, softmax's own
     slope ‖∂p/∂z‖ with respect to the scores it reads (z = c·s); right, the slope with respect to
     the raw scores s = q·k, c times that (the chain rule). A dotted line marks a uniform row's
-    own slope, √(T-1)/T."""
+    own slope, √(T-1)/T.
+
+    One y axis for both (the right panel is the left one times c ≤ 1, so it fits the same decades):
+    the two read against each other, and the right panel has no tick labels of its own. Its
+    "10⁻¹²" labels sat in the gap between the panels, and on a phone (panels about 130 px wide)
+    they ran onto the left panel's lines."""
     T = sat.T
     return _scaling_lines(
         sat, (sat.slope_scaled, sat.slope_raw), (t("scaling.slope_scaled", lang), t("scaling.slope_raw", lang)),
         ((np.sqrt(T - 1) / T, t("scaling.ref_jacobian", lang)), None), chosen_d, lang, height, log_y=(True, True),
+        shared_y=True,
     )  # fmt: skip
 
 
@@ -362,6 +381,7 @@ def weights_animation(sat: SaturationSweep, chosen_d: int, lang: str, big: bool 
         "title": None if big else _title(title, round(plot_height + top + bottom)),
         "height": round(plot_height + top + bottom),
         "bargap": 0.15,
+        "uniformtext": {"minsize": BAR_TEXT_MIN_PX, "mode": "hide"},  # no 4 px labels on a phone
         "annotations": annotations, "margin": {"t": round(top), "b": round(bottom)},
         "xaxis": {"tickmode": "array", "tickvals": x[ticks],  # no title: it would sit on the controls
                   "ticktext": [str(k) for k in key[ticks]], "range": [0.3, n_scalings * (T + gap) - gap + 0.7],
@@ -386,6 +406,41 @@ def weights_animation(sat: SaturationSweep, chosen_d: int, lang: str, big: bool 
         ],
     }  # fmt: skip
     return _figure([trace], layout, frames)
+
+
+def phone_key_ticks_css(key: str, T: int) -> str | None:
+    """CSS that leaves every k-th key number of each group under the animated bars (the figure
+    `key`, weights_animation's) on a phone's screen, where 3 x T numbers in about 250 px ran
+    together ("12345678"); None when they have room. weights_animation labels every `step`-th key
+    of each group, the groups side by side; Plotly draws one g.xtick per label, in that order."""
+    gap, step = max(1, T // 4), 1 if T <= 16 else T // 8  # as weights_animation places and labels them
+    slot = PHONE_PLAY_PLOT_PX / (3 * T + 2 * gap)  # px per key on the phone
+    need = DIGIT_PX * len(str(T)) + KEY_LABEL_AIR_PX
+    every = int(np.ceil(need / (slot * step)))
+    if every <= 1:
+        return None
+    per_group = len(range(0, T, step))
+    hidden = [g * per_group + m + 1 for g in range(3) for m in range(per_group) if m % every]
+    selector = ", ".join(f".st-key-{key} g.xaxislayer-above g.xtick:nth-of-type({n}) text" for n in hidden)
+    return f"<style>@media (max-width: 640px) {{ {selector} {{ display: none; }} }}</style>"
+
+
+# The animated bars (the page's key for weights_animation), the box on article 003's slip and the
+# link to the train page under it (pages/scaling.py puts them in containers with these keys). On a
+# phone the bars' value labels are hidden (BAR_TEXT_MIN_PX says why). The link's label is one
+# unbroken line that Streamlit cut at the screen's edge, with no ellipsis: it wraps instead. On a
+# phone the code box's text is about 294 px wide (wrapped lines leave 16 px at either side), 35
+# characters at its 14 px: the catalog keeps its lines to 38, and 12 px (7.2 px a character) fits
+# 40, on a 375 px phone 38.
+PLAY_KEY, MISTAKE_KEY, TRAIN_LINK_KEY = "scaling_play", "sc_mistake", "sc_train_link"
+SOFTMAX_CSS = (
+    f"<style>.st-key-{TRAIN_LINK_KEY} [data-testid='stPageLink'] span,"
+    f" .st-key-{TRAIN_LINK_KEY} [data-testid='stPageLink'] p {{ white-space: normal; }}"
+    f" @media (max-width: 640px) {{ .st-key-{PLAY_KEY} .bartext {{ display: none; }}"
+    f" .st-key-{MISTAKE_KEY} [data-testid='stCode'] code {{ font-size: 12px; }} }}"
+    "</style>"
+)
+MISTAKE_CODE_CHARS = 38  # the longest line of scaling.mistake_code (a CJK character counts twice)
 
 
 # --- the numbers behind the figures ------------------------------------------------------------------

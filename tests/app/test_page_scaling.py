@@ -9,6 +9,7 @@ import pytest
 from app_harness import figure_alts, figures, open_page, plotly_array
 
 from attention_core.saturation import D_VALUES, saturation_sweep, score_rows
+from lab_ui.figures import scaling as figures_module
 from lab_ui.figures.scaling import LECTURE_PX
 from lab_ui.i18n import catalog, t
 
@@ -274,3 +275,44 @@ def test_a_bad_step_in_the_link_falls_back_to_the_first_step_and_keeps_the_rest(
     assert at.toast and "sc_step" in at.toast[0].value
     assert set(figures(at)) == {"scaling_hist", "scaling_variance"}
     assert at.select_slider(key="sc_d").value == 1024
+
+
+def enclosing_ids(at, kind: str) -> list[list[str]]:
+    """For each element of `kind`, the ids of the blocks around it, outermost first (a keyed
+    container's id ends with its key, the key its CSS class .st-key-<key> names)."""
+    found = []
+
+    def walk(node, ids):
+        for child in node.children.values():
+            if child.type == kind:
+                found.append(ids)
+            if getattr(child, "children", None):
+                walk(child, [*ids, getattr(child.proto, "id", "") or ""])
+
+    walk(at._tree, [])
+    return found
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_softmax_section_sends_its_phone_css_and_keys_what_it_styles(lang):
+    """A review on a 390 px phone: the bars' key numbers ran together and their value labels were
+    4 px, the link to the train page was cut at the screen's edge, the code box hid article 003's
+    division. The page sends the media queries (lab_ui.figures.scaling says what each does) and puts
+    the link and the box in the containers they name."""
+    at = open_page(PAGE, lang)
+    styles = [h.proto.body for h in at.get("html") if "<style>" in h.proto.body]
+    assert figures_module.SOFTMAX_CSS in styles
+    assert figures_module.phone_key_ticks_css(figures_module.PLAY_KEY, 8) in styles  # T = 8 by default
+    code = next(c for c in at.code if "self.embed_dim // self.num_heads" in c.value)
+    assert code.value == t("scaling.mistake_code", lang=lang) and code.proto.wrap_lines
+    (link,) = [ids for ids, p in zip(enclosing_ids(at, "page_link"), at.get("page_link"), strict=True)
+               if p.proto.label == t("scaling.train_link", lang=lang)]  # fmt: skip
+    assert link[-1].endswith(f"-{figures_module.TRAIN_LINK_KEY}")
+    code_ids = [ids for ids, c in zip(enclosing_ids(at, "code"), at.code, strict=True) if c.value == code.value]
+    assert any(i.endswith(f"-{figures_module.MISTAKE_KEY}") for i in code_ids[0])
+
+
+def test_few_keys_need_no_css_for_their_numbers():
+    at = open_page(PAGE, "en", sc_T="4")
+    assert not [h for h in at.get("html") if "g.xtick:nth-of-type" in h.proto.body]
+    assert figures_module.SOFTMAX_CSS in [h.proto.body for h in at.get("html")]
