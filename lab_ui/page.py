@@ -20,16 +20,22 @@ Catalog keys a page with sections has: `<ns>.section_<name>` (the heading, plain
 from __future__ import annotations
 
 import contextlib
+import html
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import streamlit as st
 
 from lab_ui import controls, course, quiz, registry, widgets
+from lab_ui.figures.common import LECTURE_TEXT_PX, text_px
 from lab_ui.i18n import t
 from lab_ui.lecture import is_lecture
 from lab_ui.quiz_bank import BANK
 from lab_ui.shell import require_app_shell
+
+# The widest step title kept whole in lecture mode: the step bar's label column is about 370 px on a
+# 1280 px projector; a title wider than this would take a line and more of its own.
+STEP_TITLE_WHOLE_PX = 300
 
 
 @dataclass(frozen=True)
@@ -192,11 +198,15 @@ def _step_bar(frame: Frame, key: str, prev_col, label_col, next_col) -> None:
 
     prev_col.button(t("common.previous_step"), key=f"{key}_prev", disabled=step == 1, on_click=go, args=(step - 1,),
                     icon=":material/arrow_back:", width="stretch")  # fmt: skip
-    title = t(f"{frame.ns}.section_{frame.sections[step - 1]}")
+    title = html.escape(t(f"{frame.ns}.section_{frame.sections[step - 1]}"))
+    # A short title stays whole, on the next line if it must (lab_ui.style): broken at a space, a line
+    # ended on its first word ("· 把" over "Q、K、V 切成几个头"). A long one runs on and wraps.
+    if text_px(title, LECTURE_TEXT_PX) <= STEP_TITLE_WHOLE_PX:
+        title = f'<span class="whole">{title}</span>'
     with label_col.container(key="lecture_step_label"):  # lab_ui.style balances its lines
-        # The title on a line of its own: run on after "Step 1 of 6 ·", a line ended on its first
-        # word ("把" of "把 Q、K、V 切成几个头", "I saw a" of "I saw a saw").
-        st.markdown(f"**{t('common.step_of', i=step, n=n)}**  \n{title}")
+        # "Step 1 of 6 ·" whole as well: the line breaks between it and the title, if anywhere.
+        step_of = f'<span class="whole"><strong>{t("common.step_of", i=step, n=n)}</strong>\u00a0·</span>'
+        st.markdown(f"{step_of} {title}", unsafe_allow_html=True)
     next_col.button(t("common.next_step"), key=f"{key}_next", disabled=step == n, on_click=go, args=(step + 1,),
                     icon=":material/arrow_forward:", width="stretch")  # fmt: skip
 

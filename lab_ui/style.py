@@ -78,6 +78,7 @@ h1 { font-size: 1.55rem !important; padding: 0 !important; }
    last character ("每层的计算量与表" / "1") or word on a line of its own, and Chinese broken at its
    spaces and punctuation ("第 4 步，共 6 步 ·" / "每层的计算量与表 1"), not inside a word. */
 .st-key-lecture_step_label p { text-wrap: balance; word-break: keep-all; }
+.st-key-lecture_step_label .whole { display: inline-block; }
 h2 { font-size: 1.6rem !important; }
 h3 { font-size: 1.3rem !important; }
 /* The hall reads the page, not the page list: the sidebar's navigation keeps its normal size, so

@@ -1,6 +1,8 @@
 """The multi-head page in AppTest: move the controls, then check what the figures and tables hold
 against the core (attention_core), computed here independently of the page."""
 
+import html
+
 import numpy as np
 import pytest
 from app_harness import figures, open_page, plotly_array
@@ -468,8 +470,9 @@ def test_every_lecture_step_is_the_same_section_and_its_figure_fits_a_projector(
         else:  # ... where its 18 rows get 30 px each for their 20 px labels (430 px piled them up)
             assert spec["layout"]["height"] >= 30 * 18, key
     assert not at.subheader  # the step bar names the section
-    bar = f"**{t('common.step_of', i=step, n=6)}**  \n{t(f'multi_head.section_{SECTIONS[step - 1]}')}"
-    assert bar in [m.value for m in at.markdown]
+    title = html.escape(t(f"multi_head.section_{SECTIONS[step - 1]}"))
+    bar = next(m.value for m in at.markdown if t("common.step_of", i=step, n=6) in m.value)
+    assert bar.endswith((f"</span> {title}", f'</span> <span class="whole">{title}</span>'))
 
 
 def test_check_yourself_uses_the_models_sizes():

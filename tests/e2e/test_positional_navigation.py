@@ -23,7 +23,7 @@ def _expect_step(page, step: int) -> None:
     title = t(f"positional.section_{SECTIONS[step - 1]}", lang="en")
     bar = page.locator(".st-key-lecture_step_label")
     bar.get_by_text(t("common.step_of", lang="en", i=step, n=5)).wait_for(timeout=30000)
-    bar.get_by_text(title).wait_for(timeout=30000)
+    bar.get_by_text(title, exact=False).first.wait_for(timeout=30000)
     assert _step_of(page) == step, page.url
     assert exceptions(page) == []
 
