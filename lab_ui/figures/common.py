@@ -45,6 +45,14 @@ TOOLBAR_PX = 36
 TITLE_ROOM_PX = TOOLBAR_PX + round(1.3 * LECTURE_TITLE_PX) + 8
 
 
+def key_labels_hidden_on_phones(key: str, *which: str) -> str:
+    """CSS that hides, on a phone's screen only (640 px or narrower), the x tick labels of the figure
+    `key` that `which` selects (":nth-of-type(3)", ":not(:nth-of-type(2n+1))" ...): Plotly draws one
+    g.xtick per label, in order. A figure is built without knowing the screen; CSS knows it."""
+    ticks = ", ".join(f".st-key-{key} g.xaxislayer-above g.xtick{w} text" for w in which)
+    return f"<style>@media (max-width: 640px) {{ {ticks} {{ display: none; }} }}</style>"
+
+
 def safe_label(text: str, max_chars: int = MAX_LABEL_CHARS) -> str:
     """A token as Plotly may show it: HTML escaped (Plotly renders <b>, <br>, <a> in text, and a
     student's "<b>" must read as text), shortened with … when long, blanks made visible."""

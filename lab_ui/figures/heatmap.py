@@ -29,6 +29,7 @@ from lab_ui.figures.common import (
     SEQUENTIAL,
     TICK_PX,
     bytes_text,
+    key_labels_hidden_on_phones,
     safe_label,
     text_px,
 )
@@ -213,8 +214,7 @@ def phone_ticks_css(key: str, T: int) -> str | None:
     every = int(np.ceil(SLANTED_LABEL_GAP_PX * (T + 2) / (PHONE_MAP_PX * step)))  # T + 2 columns: the keys, Σ, its room
     if every <= 1:
         return None
-    hidden = f".st-key-{key} g.xaxislayer-above g.xtick:not(:nth-of-type({every}n+1)):not(:last-of-type) text"
-    return f"<style>@media (max-width: 640px) {{ {hidden} {{ display: none; }} }}</style>"
+    return key_labels_hidden_on_phones(key, f":not(:nth-of-type({every}n+1)):not(:last-of-type)")
 
 
 def weights_heatmap(view: HeatmapView, lang: str, lecture: bool = False) -> go.Figure:

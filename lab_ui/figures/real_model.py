@@ -16,7 +16,14 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from attention_core.attention_views import PATTERNS, HeadNumbers, ModelView
-from lab_ui.figures.common import FONT_FAMILY, QUALITATIVE, SEQUENTIAL, SEQUENTIAL_ALT, safe_label
+from lab_ui.figures.common import (
+    FONT_FAMILY,
+    QUALITATIVE,
+    SEQUENTIAL,
+    SEQUENTIAL_ALT,
+    key_labels_hidden_on_phones,
+    safe_label,
+)
 from lab_ui.i18n import t
 
 OUTLINE = QUALITATIVE[5]  # Okabe-Ito vermillion: stands out on every Viridis colour
@@ -157,10 +164,8 @@ def phone_keys_css(key: str, numbers: HeadNumbers) -> str | None:
     if k <= 1:
         return None
     # every k-th label and the last; none of the k - 1 before the last, which would touch it
-    ticks = f".st-key-{key} g.xaxislayer-above g.xtick"
-    hidden = ", ".join(f"{ticks}:{which}:not(:last-of-type) text" for which in
-                       (f"not(:nth-of-type({k}n+1))", f"nth-last-of-type(-n+{k})"))  # fmt: skip
-    return f"<style>@media (max-width: 640px) {{ {hidden} {{ display: none; }} }}</style>"
+    return key_labels_hidden_on_phones(key, f":not(:nth-of-type({k}n+1)):not(:last-of-type)",
+                                       f":nth-last-of-type(-n+{k}):not(:last-of-type)")  # fmt: skip
 
 
 def head_map(numbers: HeadNumbers, view: ModelView, lang: str, lecture: bool = False) -> go.Figure:

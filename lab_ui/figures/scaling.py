@@ -21,7 +21,14 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from attention_core.saturation import SCALINGS, SaturationSweep, VarianceSweep
-from lab_ui.figures.common import FONT_FAMILY, LECTURE_TEXT_PX, LECTURE_TITLE_PX, QUALITATIVE, TOOLBAR_PX
+from lab_ui.figures.common import (
+    FONT_FAMILY,
+    LECTURE_TEXT_PX,
+    LECTURE_TITLE_PX,
+    QUALITATIVE,
+    TOOLBAR_PX,
+    key_labels_hidden_on_phones,
+)
 from lab_ui.i18n import t
 
 # One look per scaling id (attention_core.saturation.SCALINGS): unscaled, ÷√d_k, ÷d_k.
@@ -421,8 +428,7 @@ def phone_key_ticks_css(key: str, T: int) -> str | None:
         return None
     per_group = len(range(0, T, step))
     hidden = [g * per_group + m + 1 for g in range(3) for m in range(per_group) if m % every]
-    selector = ", ".join(f".st-key-{key} g.xaxislayer-above g.xtick:nth-of-type({n}) text" for n in hidden)
-    return f"<style>@media (max-width: 640px) {{ {selector} {{ display: none; }} }}</style>"
+    return key_labels_hidden_on_phones(key, *(f":nth-of-type({n})" for n in hidden))
 
 
 # The animated bars (the page's key for weights_animation), the box on article 003's slip and the
