@@ -109,10 +109,11 @@ IDLE_JS = """
 
 
 class Target:
-    """One slider of one page, in its own tab."""
+    """One slider of one page, in its own tab. `selector` finds the page's sliders (Streamlit's
+    by default; bench/client_redraw.py passes its own element's)."""
 
-    def __init__(self, name: str, url: str, context, index: int = 0):
-        self.name, self.url, self.index = name, url, index
+    def __init__(self, name: str, url: str, context, index: int = 0, selector: str = SLIDER):
+        self.name, self.url, self.index, self.selector = name, url, index, selector
         self.page = context.new_page()
         self.times: list[float] = []
         self.after_run: list[float] = []  # of each step, ms from the script's end to the drawn frame
@@ -142,15 +143,16 @@ class Target:
             self.note = "a dialog was open on arrival: " + " ".join(dialog.first.inner_text().split())[:70]
             self.page.keyboard.press("Escape")
             self.page.wait_for_function(IDLE_JS, timeout=60000)
-        sliders = self.page.locator(SLIDER)
+        sliders = self.page.locator(self.selector)
         self.slider = sliders.nth(self.index)
         if sliders.count() <= self.index:
             self.skip_reason = "no such slider in the main area"
         elif self.page.locator("[data-testid=stMain] .js-plotly-plot").count() == 0:
             self.skip_reason = "no Plotly chart"
         else:
-            label = self.page.locator("[data-testid=stMain] [data-testid=stSlider]").nth(self.index).inner_text()
-            self.name = f"{self.name} · {label.splitlines()[0][:28]}"
+            if self.selector == SLIDER:
+                label = self.page.locator("[data-testid=stMain] [data-testid=stSlider]").nth(self.index).inner_text()
+                self.name = f"{self.name} · {label.splitlines()[0][:28]}"
             now, high = (float(self.slider.get_attribute(a) or 0) for a in ("value", "max"))
             if now >= high:  # at its maximum a right step would change nothing
                 self.direction = "ArrowLeft"
