@@ -33,6 +33,7 @@ import streamlit as st
 from attention_core import sequences
 from attention_core.speech import speech_cost
 from lab_ui import widgets
+from lab_ui.cache import cached
 from lab_ui.figures import heatmap as heatmap_figures
 from lab_ui.figures import one_hot as one_hot_figures
 from lab_ui.i18n import t
@@ -159,7 +160,6 @@ SECTIONS = {
 SECTION = SECTIONS.get(st.query_params.get("section", "sizes"), SECTIONS["sizes"])
 
 
-@st.cache_data
 def frame_dicts(section: str, value: int, lang: str) -> list[dict]:
     """The section's figures for one value, as the dicts the browser draws (Plotly's JSON, arrays
     as base64, the pages' fixed margins)."""
@@ -177,7 +177,7 @@ def section() -> None:
         result = frames_slider(
             key="frames",
             data={"label": t(SECTION.label), "options": SECTION.options, "index": index,
-                  "frames": [frame_dicts(name, v, LANG) for v in SECTION.options], "version": f"{name}-{LANG}",
+                  "frames": [cached(frame_dicts, name, v, LANG) for v in SECTION.options], "version": f"{name}-{LANG}",
                   "config": {"displaylogo": False}, "idle_ms": IDLE_MS},
             default={"index": index},
             on_index_change=lambda: None,
