@@ -121,6 +121,8 @@ def lecture_styled(fig: go.Figure, max_px: int = LECTURE_FIGURE_MAX_PX) -> go.Fi
     text, title = LECTURE_TEXT_PX, LECTURE_TITLE_PX
     height = min(fig.layout.height or max_px, max_px)
     fig.update_layout(font_size=text, hoverlabel_font_size=text, title_font_size=title, height=height)
+    # Streamlit's chart theme gives legends a size of their own (16.8 px in lecture mode), not the figure's
+    fig.update_layout(legend_font_size=max(text, fig.layout.legend.font.size or 0))
     fig.update_xaxes(tickfont_size=text, title_font_size=text)  # axes inherit 0.8 x the font otherwise
     fig.update_yaxes(tickfont_size=text, title_font_size=text)
     for trace in fig.data:

@@ -123,3 +123,13 @@ def test_a_projectors_text_beside_markers_is_at_least_20_px():
     assert widgets.lecture_styled(fig).data[0].textfont.size == widgets.LECTURE_TEXT_PX
     bigger = go.Figure(go.Scatter(x=[0], y=[1], mode="text", text=["x"], textfont=dict(size=28)))
     assert widgets.lecture_styled(bigger).data[0].textfont.size == 28  # never smaller
+
+
+def test_a_projectors_legend_is_at_least_20_px():
+    """Streamlit's chart theme sizes legends itself: 16.8 px in lecture mode, under a projector's 20."""
+    import plotly.graph_objects as go
+
+    fig = go.Figure(go.Scatter(x=[0], y=[1], name="full"))
+    assert widgets.lecture_styled(fig).layout.legend.font.size == widgets.LECTURE_TEXT_PX
+    bigger = go.Figure(go.Scatter(x=[0], y=[1]), layout=dict(legend=dict(font=dict(size=26))))
+    assert widgets.lecture_styled(bigger).layout.legend.font.size == 26  # never smaller
