@@ -24,6 +24,7 @@ UNKNOWN_COLOUR = "#9a9a9a"
 TARGET_COLOUR = QUALITATIVE[1]  # orange: what comes from the target (Chinese) side
 SOURCE_COLOUR = QUALITATIVE[0]  # blue: what comes from the source (English) side
 MIXED_COLOUR = QUALITATIVE[3]  # purple: target rows against source columns
+ALIGNED_COLOUR = QUALITATIVE[5]  # vermilion: the dictionary's translation, seen on viridis' yellow and purple alike
 CELL_TEXT_MAX = 10  # words on a side up to which every cell's weight is written in it
 # Legends sit at the bottom of the figure, below the axis title: at the top a legend that wraps
 # (a phone, lecture mode's larger text) would run into the title. LEGEND_MARGIN leaves it room.
@@ -63,7 +64,7 @@ def _weights_map(
     colour_bar: bool = True,
 ) -> go.Figure:
     """weights [n_rows, n_cols] as a heatmap, rows read as queries; aligned: bool [n_rows, n_cols]
-    cells ringed as the dictionary's translation (None: no rings). colour_bar=False: none of its
+    cells outlined as the dictionary's translation (None: none). colour_bar=False: none of its
     own, where a map beside it shows the same 0 to 1 scale."""
     z = np.asarray(weights, dtype=np.float32)  # [n_rows, n_cols]
     n_rows, n_cols = z.shape
@@ -80,17 +81,17 @@ def _weights_map(
             colorbar=dict(thickness=10, title=dict(text=value, side="right")), showscale=colour_bar,
         )
     ]  # fmt: skip
-    if aligned is not None and aligned.any():
-        r, c = np.nonzero(aligned)
-        size = max(8, min(22, 260 // max(n_rows, n_cols)))  # inside a cell, also once lecture mode enlarges it
-        data.append(go.Scatter(
-            x=c, y=r, mode="markers", name=t("before_self_attention.aligned_marker", lang), hoverinfo="skip",
-            marker=dict(symbol="circle-open", size=size, line=dict(width=2, color="#E69F00")),
-            showlegend=False,  # the page's words say what the rings mean; a legend would take a line
-        ))  # fmt: skip
+    # The dictionary's translations outlined: a frame around the cell leaves its number readable
+    # (a ring drawn on the cell crossed out "1.00" and turned "0.85" into ")85").
+    outlines = [
+        dict(type="rect", xref="x", yref="y", x0=c - 0.46, x1=c + 0.46, y0=r - 0.46, y1=r + 0.46,
+             line=dict(color=ALIGNED_COLOUR, width=3), fillcolor="rgba(0,0,0,0)", layer="above")
+        for r, c in zip(*np.nonzero(aligned), strict=True)
+    ] if aligned is not None else []  # fmt: skip
     row_step, col_step = int(np.ceil(n_rows / 20)), int(np.ceil(n_cols / 20))  # past 20 words, every other one
     layout = layout_dict(
         title=title,
+        shapes=outlines,
         height=int(np.clip(200 + 40 * n_rows, HEIGHT, 660)),
         xaxis=dict(title=col_title, tickmode="array", tickvals=list(range(0, n_cols, col_step)),
                    ticktext=_ticks(cols, known_cols)[::col_step], side="bottom", showgrid=False, zeroline=False,
@@ -107,7 +108,7 @@ def _weights_map(
 
 def cross_map(view: EncoderDecoderView, lang: str) -> go.Figure:
     """The learned cross-attention: Chinese words (queries, rows) against English words (keys,
-    columns), the dictionary's alignment ringed.  weights [T_target, T_source]"""
+    columns), the dictionary's alignment outlined.  weights [T_target, T_source]"""
     pair = view.pair
     return _weights_map(
         view.cross.weights, pair.target, pair.source, pair.known_target, pair.known_source, pair.alignment,

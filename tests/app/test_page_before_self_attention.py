@@ -19,13 +19,10 @@ def heatmap_z(at, key: str) -> np.ndarray:
     return plotly_array(figures(at)[key]["data"][0]["z"])
 
 
-def rings(at) -> set[tuple[int, int]]:
-    """(row, column) of every cell ringed as the dictionary's translation."""
-    traces = [tr for tr in figures(at)["ed_cross"]["data"] if tr.get("mode") == "markers"]
-    if not traces:
-        return set()
-    ys, xs = plotly_array(traces[0]["y"]), plotly_array(traces[0]["x"])
-    return {(int(r), int(c)) for r, c in zip(ys, xs, strict=True)}
+def outlined(at) -> set[tuple[int, int]]:
+    """(row, column) of every cell outlined as the dictionary's translation."""
+    shapes = figures(at)["ed_cross"]["layout"].get("shapes", [])
+    return {(round((s["y0"] + s["y1"]) / 2), round((s["x0"] + s["x1"]) / 2)) for s in shapes}
 
 
 def texts(at) -> str:
@@ -68,7 +65,7 @@ def test_cross_map_is_the_learned_layer_with_target_rows_and_source_columns():
     assert np.all(np.argmax(z, axis=1) == np.arange(4))  # each Chinese word looks hardest at its translation
     layout = figures(at)["ed_cross"]["layout"]
     assert layout["yaxis"]["ticktext"] == ARTICLE_ZH.split() and layout["xaxis"]["ticktext"] == ARTICLE_EN.split()
-    assert rings(at) == {(i, i) for i in range(4)}
+    assert outlined(at) == {(i, i) for i in range(4)}
     self_z = heatmap_z(at, "ed_self")
     pair = sentence_pair(ARTICLE_EN, ARTICLE_ZH)
     np.testing.assert_allclose(self_z, encoder_decoder_view(pair).self_source.weights, atol=1e-6)
@@ -92,7 +89,7 @@ def test_an_uneven_pair_gives_a_map_that_is_not_square():
     z = heatmap_z(at, "ed_cross")
     assert z.shape == (2, 4)
     np.testing.assert_allclose(z, cross_weights("thank you very much", "非常 感谢"), atol=1e-6)
-    assert rings(at) == {(0, 2), (0, 3), (1, 0)}  # 非常 ← very, much; 感谢 ← thank; "you" untranslated
+    assert outlined(at) == {(0, 2), (0, 3), (1, 0)}  # 非常 ← very, much; 感谢 ← thank; "you" untranslated
     shapes = table(at, t("before_self_attention.col_numbers", lang="en"))
     assert shapes.loc["A'", t("before_self_attention.col_numbers", lang="en")] == "[2, 4]"
     assert shapes.loc["Q", t("before_self_attention.col_numbers", lang="en")] == "[2, 8]"
@@ -261,7 +258,7 @@ def test_check_yourself():
 
 def test_a_pair_with_nothing_to_align_says_so():
     at = open_page(PAGE, ed_src="cat likes fish", ed_tgt="机器 学习")
-    assert not at.exception and not rings(at)
+    assert not at.exception and not outlined(at)
     assert t("before_self_attention.agreement_none", lang="en") in texts(at)
     aligned = open_page(PAGE)
     assert t("before_self_attention.agreement_some", lang="en", share="100 %") in texts(aligned)

@@ -21,12 +21,15 @@ def curves():
     return bottleneck_curves(T_max=8, d=4, d_token=2, n_fit=60, n_test=60)
 
 
-def test_cross_map_draws_the_weights_with_rings_on_the_alignment(view):
+def test_cross_map_draws_the_weights_with_the_alignment_outlined(view):
     fig = figs.cross_map(view, "en")
-    heat, rings = fig.data
+    (heat,) = fig.data
     np.testing.assert_allclose(np.array(heat.z, dtype=float), view.cross.weights, atol=1e-6)
     assert np.array(heat.z).shape == (3, 4)  # target rows, source columns
-    assert sorted(zip(rings.y, rings.x, strict=True)) == [(0, 2), (0, 3), (1, 0)]  # 非常 ← very, much; 感谢 ← thank
+    frames = sorted((round((s.y0 + s.y1) / 2), round((s.x0 + s.x1) / 2)) for s in fig.layout.shapes)
+    assert frames == [(0, 2), (0, 3), (1, 0)]  # 非常 ← very, much; 感谢 ← thank
+    # inside its cell, so the number written in it stays readable
+    assert all(s.x1 - s.x0 < 1 and s.y1 - s.y0 < 1 and s.fillcolor == "rgba(0,0,0,0)" for s in fig.layout.shapes)
     assert fig.layout.title.text == t("before_self_attention.cross_title", "en")
 
 
