@@ -130,7 +130,8 @@ def map_section(view: hv.HeatmapView, s: dict, area) -> None:
                 st.info(t("heatmap.relu_unavailable"), icon=":material/info:")
             fig = cached(figures.weights_heatmap, view, lang, is_lecture())
             widgets.show_figure(fig, key="heatmap_weights", alt=t("heatmap.heatmap_alt", n=len(view.tokens)),
-                                numbers_on_phones=len(view.tokens) <= figures.CELL_TEXT_PHONE_MAX)  # fmt: skip
+                                numbers_on_phones=len(view.tokens) <= figures.CELL_TEXT_PHONE_MAX,
+                                lecture_px=figures.LECTURE_MAP_MAX_PX)  # fmt: skip
             if css := figures.phone_ticks_css("heatmap_weights", len(view.tokens)):
                 st.html(css)  # on a phone, fewer key labels: slanted, they touched
             if view.source == "random":
@@ -175,7 +176,8 @@ def query_section(view, default_q: int) -> None:
             st.info(t("heatmap.no_values", command=INSTALL_COMMAND), icon=":material/info:")
         else:
             widgets.show_figure(cached(figures.weighted_sum, view, row, lang, is_lecture()), key="heatmap_output",
-                                alt=t("heatmap.sum_alt", i=i, d=row.terms.shape[1]))  # fmt: skip
+                                alt=t("heatmap.sum_alt", i=i, d=row.terms.shape[1]),
+                                lecture_px=figures.LECTURE_MAP_MAX_PX)  # fmt: skip
             st.caption(t("heatmap.sum_caption", i=i))
 
 

@@ -24,6 +24,8 @@ FONT_FAMILY = (
 SEQUENTIAL = "Viridis"
 SEQUENTIAL_ALT = "Cividis"
 DIVERGING = "RdBu"  # Plotly's RdBu runs red (low) to blue (high); add "_r" for positive = red
+# Every page's signed numbers (vectors, outputs) in one convention: positive red, negative blue, zero white.
+DIVERGING_WARM = DIVERGING + "_r"
 # Okabe-Ito: eight colours told apart by every common kind of colour blindness.
 QUALITATIVE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
 MASKED_COLOUR = "rgba(128,128,128,0.35)"

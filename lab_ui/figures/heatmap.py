@@ -20,7 +20,7 @@ import plotly.graph_objects as go
 from attention_core.heatmap_views import HeatmapView, QueryRow
 from attention_core.speech import SpeechCost
 from lab_ui.figures.common import (
-    DIVERGING,
+    DIVERGING_WARM,
     FONT_FAMILY,
     LECTURE_TEXT_PX,
     MASKED_COLOUR,
@@ -47,11 +47,16 @@ CELL_TEXT_MAX_COMPONENTS = 6
 CELL_TEXT_MAX_ROWS = 24  # rows below ~25 px: the text would touch the next row's
 CROSSES_MAX = 32  # past 32 rows or columns a × in every masked cell is noise; grey alone marks them
 LABEL_EVERY_MAX = 32  # past 32 tokens every other one is labelled, or the labels overlap
-# A projector's rows: the lecture figure (LECTURE_HEIGHT) leaves the map about 255 px under its title
-# and slanted key labels, and a 20 px label needs about 22 px, so past 12 rows every other one is
-# labelled. The row sums (Σ) are 20 px numbers too (smaller ones, shrunk to the rows, were 14 px on
-# a projector): they stand on the labelled rows, and hover gives every row's.
-LECTURE_LABEL_ROWS = 12
+# A projector's rows: a 20 px label needs about 22 px of row. The lecture figure (LECTURE_HEIGHT)
+# leaves a map about 255 px under its title and slanted key labels, room for 12 such rows, and it
+# grows by a row's 22 px for each row past 12 up to LECTURE_MAP_MAX_PX, which still ends on a
+# 1280 x 720 projector's first screen under a step bar of two lines: so a map of up to 17 rows (the
+# default sentence's 16 tokens, and its output's 16 terms and their sum) has every row named on the
+# projector, and a longer one every other row. The row sums (Σ) are 20 px numbers too (smaller ones,
+# shrunk to the rows, were 14 px on a projector): they stand on the labelled rows, and hover gives
+# every row's.
+LECTURE_ROW_PX = 22
+LECTURE_LABEL_ROWS = 17
 # The bars of one query in lecture mode: half a projector's width leaves their plot about 450 px. A
 # number on a bar is written at 20 px, however narrow the bar (Plotly shrank "0.68" to the bar's
 # width, 12 px); where bars are narrower than their numbers, the largest weights keep theirs and a
@@ -70,6 +75,12 @@ MODEBAR = dict(remove=["zoomin", "zoomout", "autoscale", "pan", "select", "lasso
 # two rows in English) and the step bar, so that a step's figure is whole on the first screen; the
 # words of the step go under it. The subtitle folds into the title there.
 LECTURE_HEIGHT = 400
+LECTURE_MAP_MAX_PX = LECTURE_HEIGHT + LECTURE_ROW_PX * (LECTURE_LABEL_ROWS - 12)
+
+
+def lecture_map_height(rows: int) -> int:
+    """A map's height on a projector: LECTURE_HEIGHT, and a row's room more for each row past 12."""
+    return min(LECTURE_HEIGHT + LECTURE_ROW_PX * max(0, rows - 12), LECTURE_MAP_MAX_PX)
 
 
 # The page's formulas, aligned on "=" so they fit beside the code; M(i) is the set of keys query i may look at.
@@ -165,11 +176,14 @@ def cell_font_size(n: int) -> int:
     return 12 if n <= 5 else 10
 
 
-def _layout(title: str, subtitle: str | None, height: int, lecture: bool, **more) -> dict:
+def _layout(
+    title: str, subtitle: str | None, height: int, lecture: bool, lecture_height: int = LECTURE_HEIGHT, **more
+) -> dict:
     """Title and subtitle at the top left (the toolbar sits at the top right), the shared font,
-    no template (the browser themes the chart; the template would be half the JSON)."""
+    no template (the browser themes the chart; the template would be half the JSON).
+    lecture_height: the most the figure may be tall on a projector."""
     if lecture:
-        subtitle, height = None, min(height, LECTURE_HEIGHT)
+        subtitle, height = None, min(height, lecture_height)
     return dict(
         title=dict(text=title, subtitle=dict(text=subtitle), x=0, xanchor="left", y=0.99, yref="container",
                    yanchor="top", automargin=True, font=dict(size=15)),
@@ -265,7 +279,7 @@ def weights_heatmap(view: HeatmapView, lang: str, lecture: bool = False) -> go.F
     subtitle = t("heatmap.fig_subtitle", lang) + (f"<br>{settings}" if settings else "")
     title = _source_title(view, lang) + (f" · {settings}" if lecture and settings else "")
     layout = _layout(
-        title, subtitle, _height(T), lecture,
+        title, subtitle, _height(T), lecture, lecture_map_height(T),
         xaxis=dict(axis, tickvals=x_vals, ticktext=x_text, categoryorder="array",
                    categoryarray=_axis_labels(view.tokens, "Σ"), range=[-0.5, T + 1.5],
                    tickangle=0 if T <= 8 else -30 if lecture else -60),
@@ -346,7 +360,7 @@ def weighted_sum(view: HeatmapView, row: QueryRow, lang: str, lecture: bool = Fa
     show_values = not lecture and d_v <= CELL_TEXT_MAX_COMPONENTS and T + 1 <= CELL_TEXT_MAX_ROWS
     component, term, value = (t(f"heatmap.{k}", lang) for k in ("component", "term", "contribution"))
     trace = go.Heatmap(
-        z=z, x=components, y=labels, colorscale=DIVERGING, zmin=-limit, zmax=limit, zmid=0.0, xgap=1, ygap=1,
+        z=z, x=components, y=labels, colorscale=DIVERGING_WARM, zmin=-limit, zmax=limit, zmid=0.0, xgap=1, ygap=1,
         hoverongaps=False,
         # A fixed size: left unset, Plotly shrinks the text to fit the cell, down to an unreadable 4 px.
         texttemplate="%{z:.2f}" if show_values else None, textfont=dict(size=cell_font_size(d_v)),
@@ -354,10 +368,11 @@ def weighted_sum(view: HeatmapView, row: QueryRow, lang: str, lecture: bool = Fa
         colorbar=dict(title=dict(text=value, side="right"), thickness=10),
     )  # fmt: skip
     step = int(np.ceil(d_v / (8 if lecture else 16)))  # at most 16 component numbers (8 at 20 px), or they touch
-    tickvals, ticktext = _ticks(labels, view.tokens, labels[-1], most=12 if lecture else LABEL_EVERY_MAX)  # 20 px text
+    most = LECTURE_LABEL_ROWS - 1 if lecture else LABEL_EVERY_MAX  # the keys' rows, then the sum's
+    tickvals, ticktext = _ticks(labels, view.tokens, labels[-1], most=most)
     layout = _layout(
         t("heatmap.sum_title", lang, i=i), t("heatmap.fig_random_short", lang) if view.source == "random" else None,
-        _height(T + 1), lecture,
+        _height(T + 1), lecture, lecture_map_height(T + 1),
         xaxis=dict(type="category", tickmode="array", tickvals=components[::step], ticktext=components[::step],
                    title=dict(text=component), showgrid=False, automargin=True),
         yaxis=dict(type="category", tickmode="array", tickvals=tickvals, ticktext=ticktext, autorange="reversed",

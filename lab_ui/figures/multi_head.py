@@ -20,7 +20,7 @@ import plotly.graph_objects as go
 from attention_core.head_stats import PATTERNS
 from attention_core.head_views import CostComparison, HeadDifferences, HeadsView, ScalingMistake
 from lab_ui.figures.common import (
-    DIVERGING,
+    DIVERGING_WARM,
     FONT_FAMILY,
     NO_TEMPLATE,
     QUALITATIVE,
@@ -30,7 +30,6 @@ from lab_ui.figures.common import (
 )
 from lab_ui.i18n import t
 
-DIVERGING_WARM = DIVERGING + "_r"  # positive values red, negative blue, zero white
 MAX_TEXT_CELLS = 160  # print values in the cells only when a part has at most this many
 PLOT_WIDTH_PX = 620  # the maps' plot area at 1280 px with the sidebar open (colour bar and labels beside it)
 LECTURE_WIDTH_PX = 1000  # the same in lecture mode: no sidebar

@@ -10,6 +10,7 @@ from attention_core import causal_mask, local_mask, split_tokens, token_vectors
 from attention_core.normalisation import attend, random_qkv, reweight, strongest_head
 from attention_core.shipped import load_examples
 from attention_core.speech import speech_cost
+from lab_ui.figures import heatmap as figs
 from lab_ui.i18n import t
 
 PAGE = "pages/heatmap.py"
@@ -589,8 +590,10 @@ def test_lecture_mode_shows_one_section_per_step(step, shown):
     at = open_page(PAGE, lecture="1", hm_step=str(step))
     assert not at.exception
     assert set(figures(at)) == shown
-    for fig in figures(at).values():
-        assert fig["layout"]["font"]["size"] >= 20 and fig["layout"]["height"] <= 430
+    for key, fig in figures(at).items():
+        # on the first screen: the maps grow with their rows (16 tokens: every row named), up to a limit
+        tallest = figs.LECTURE_MAP_MAX_PX if key in ("heatmap_weights", "heatmap_output") else 430
+        assert fig["layout"]["font"]["size"] >= 20 and fig["layout"]["height"] <= tallest
     if step == 4:
         assert at.radio(key="hm_check")
     assert at.slider(key="hm_layer")  # the settings stay at hand, in the title row's popover

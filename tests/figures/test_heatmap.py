@@ -113,6 +113,10 @@ def test_crowded_masks_are_grey_without_crosses():
     assert list(fig.layout.yaxis.ticktext) == [f"w{i}" for i in range(0, 40, 2)]  # every other label past 32
 
 
+def plotly_rgb(colour: str) -> tuple[int, ...]:
+    return tuple(int(c) for c in colour.removeprefix("rgb(").removesuffix(")").split(","))
+
+
 def test_weighted_sum_rows_are_the_terms_and_the_last_row_is_their_sum():
     view = random_view(TOKENS, 2, 0, mask="causal")
     row = query_row(view, 2)
@@ -124,6 +128,9 @@ def test_weighted_sum_rows_are_the_terms_and_the_last_row_is_their_sum():
     np.testing.assert_array_equal(~np.isnan(_z(fig.data[1])), np.isnan(z))  # and drawn grey, not as a white 0
     np.testing.assert_allclose(z[4], view.weights[2] @ view.values, atol=1e-6)  # b_3
     assert heat.zmid == 0 and heat.zmin == -heat.zmax  # diverging scale centred on 0
+    # positive red and negative blue, as every other page draws signed numbers
+    (low, high) = (plotly_rgb(heat.colorscale[0][1]), plotly_rgb(heat.colorscale[-1][1]))
+    assert high[0] > high[2] and low[2] > low[0]
     assert list(fig.layout.yaxis.ticktext)[-1] == "b3 = Σ"
     stored = EXAMPLES["cat_mat"]
     shipped = shipped_view(stored.tokens, stored.attentions, 1, 1)
@@ -142,20 +149,35 @@ def test_cells_carry_numbers_only_while_they_are_wide_enough():
 
 
 def test_a_projected_map_labels_rows_only_as_densely_as_its_20_px_text_allows():
+    """A projector's map grows a 22 px row for each row past 12, so that the default sentence's 16
+    tokens are all named at 20 px; past 17 rows it stops growing and names every other row."""
     tokens = tuple(f"w{i}" for i in range(16))
     view = random_view(tokens, 4, 0)
     desk, lecture = figs.weights_heatmap(view, "en"), figs.weights_heatmap(view, "en", lecture=True)
     assert list(desk.layout.yaxis.ticktext) == list(tokens)  # a desktop's rows are tall enough for every label
-    assert list(lecture.layout.yaxis.ticktext) == list(tokens[::2])  # 16 rows in ~280 px: every other one
+    assert list(lecture.layout.yaxis.ticktext) == list(tokens)  # and now a projector's too
+    assert lecture.layout.height == figs.LECTURE_HEIGHT + 4 * figs.LECTURE_ROW_PX <= figs.LECTURE_MAP_MAX_PX
     assert len(lecture.layout.xaxis.ticktext) == 17  # the columns are wide: every key, and Σ
     sums = _trace(lecture, type="scatter", mode="text")
-    # 20 px sums, on the labelled rows (shrunk to fit every row, they were 14 px); hover keeps every row's
-    assert sums.textfont.size == figs.LECTURE_TEXT_PX
-    assert list(sums.text) == [f"{v:.2f}" if i % 2 == 0 else "" for i, v in enumerate(view.row_sums)]
-    assert list(sums.customdata) == [f"{v:.2f}" for v in view.row_sums] and "%{customdata}" in sums.hovertemplate
-    assert list(_trace(desk, type="scatter", mode="text").text) == list(sums.customdata)  # a desktop: every row
+    assert sums.textfont.size == figs.LECTURE_TEXT_PX  # 20 px sums (shrunk to fit every row, they were 14 px)
+    assert list(sums.text) == list(sums.customdata) == [f"{v:.2f}" for v in view.row_sums]
+    long = random_view(tuple(f"w{i}" for i in range(24)), 4, 0)
+    projected = figs.weights_heatmap(long, "en", lecture=True)
+    assert projected.layout.height == figs.LECTURE_MAP_MAX_PX
+    assert list(projected.layout.yaxis.ticktext) == [f"w{i}" for i in range(0, 24, 2)]  # every other one
+    sums = _trace(projected, type="scatter", mode="text")  # on the labelled rows; hover keeps every row's
+    assert list(sums.text) == [f"{v:.2f}" if i % 2 == 0 else "" for i, v in enumerate(long.row_sums)]
+    assert "%{customdata}" in sums.hovertemplate
     small = figs.weights_heatmap(random_view(TOKENS, 4, 0), "en", lecture=True)
     assert list(small.layout.yaxis.ticktext) == list(figs.safe_label(s) for s in TOKENS)
+    assert small.layout.height <= figs.LECTURE_HEIGHT  # a short map keeps its own height
+
+
+def test_a_projected_output_names_every_key_of_the_default_sentence_and_the_sum():
+    view = random_view(tuple(f"w{i}" for i in range(16)), 4, 0)
+    fig = figs.weighted_sum(view, query_row(view, 0), "en", lecture=True)
+    assert list(fig.layout.yaxis.ticktext) == [f"w{i}" for i in range(16)] + ["b1 = Σ"]
+    assert fig.layout.height == figs.LECTURE_MAP_MAX_PX  # 17 rows, the most a projector's map names one by one
 
 
 @pytest.mark.parametrize("T", [4, 10, 16, 24])
