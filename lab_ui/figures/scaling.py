@@ -169,7 +169,9 @@ def dot_product_histogram(var: VarianceSweep, d_k: int, lang: str, big: bool = F
         x = np.linspace(-4.0, 4.0, 121) * np.sqrt(variance)  # [121]: ±4 standard deviations
         data.append(
             {"type": "scatter", "mode": "lines", "x": x.astype(np.float32),
-             "y": _normal_density(x, variance).astype(np.float32), "name": theory_names[i],
+             "y": _normal_density(x, variance).astype(np.float32), "name": t("scaling.hist_theory", lang),
+             # one legend entry for the two panels' curves: drawn alike, two entries looked like one twice
+             "showlegend": i == 0, "legendgroup": "theory",
              "line": {"color": THEORY_COLOUR, "width": 2.5, "dash": "dash"},
              "hovertemplate": f"{x_titles[i]}: %{{x:.2f}}<br>{y_title}: %{{y:.4f}}<extra>{theory_names[i]}</extra>",
              **_on(i)}

@@ -54,6 +54,11 @@ def test_histogram_draws_the_samples_and_the_theory_before_and_after_scaling(var
     assert (raw.xaxis, scaled.xaxis) == ("x", "x2")
     # the theory curves are normal densities of variance 64 and 1: peak 1/√(2π·var), area 1
     assert max(raw_theory.y) == pytest.approx(1 / np.sqrt(2 * np.pi * 64), rel=1e-4)
+    # one legend entry says what both dashed curves are; hover names each one's variance
+    assert (
+        raw_theory.showlegend and not scaled_theory.showlegend and raw_theory.legendgroup == scaled_theory.legendgroup
+    )
+    assert "d_k" in raw_theory.hovertemplate and "variance 1" in scaled_theory.hovertemplate
     assert max(scaled_theory.y) == pytest.approx(1 / np.sqrt(2 * np.pi), rel=1e-4)
     assert np.trapezoid(scaled_theory.y, scaled_theory.x) == pytest.approx(1, abs=1e-3)
     assert fig.layout.annotations[0].text == "<b>" + t("scaling.hist_raw", "en", d=64).replace("\n", "<br>") + "</b>"
