@@ -111,9 +111,11 @@ def bottleneck_section(sentence_length: int) -> None:
                             alt=t(P + "bn_alt", T=t_max, fixed=f"{curves.fixed[-1]:.2f}",
                                   per_step=f"{curves.per_step[-1]:.2f}"))  # fmt: skip
     at = min(sentence_length, t_max) - 1
-    st.markdown(t(P + "bn_reading", T=at + 1, fixed=f"{curves.fixed[at]:.2f}", per_step=f"{curves.per_step[at]:.2f}",
-                  ceiling=f"{curves.ceiling[at]:.2f}", gap=f"{curves.score_gap:g}",
-                  aligned=f"{curves.aligned_weight[at]:.3f}", d=d, d_token=d_token))  # fmt: skip
+    # While C has room for every source number (ceiling 1), a ceiling of "1.00" would say nothing.
+    reading = "bn_reading" if curves.ceiling[at] < 1 else "bn_reading_room"
+    st.markdown(t(P + reading, T=at + 1, fixed=f"{curves.fixed[at]:.2f}", per_step=f"{curves.per_step[at]:.2f}",
+                  ceiling=f"{curves.ceiling[at]:.2f}", aligned=f"{curves.aligned_weight[at]:.3f}", d=d,
+                  d_token=d_token, total=(at + 1) * d_token, room=d // d_token))  # fmt: skip
     st.info(t(P + "bn_set_not_learned", gap=f"{curves.score_gap:g}"), icon=":material/tune:")
     _show(cached(figures.by_position_figure, curves, lang), key="ed_positions",
                         alt=t(P + "pos_alt", T=t_max))  # fmt: skip

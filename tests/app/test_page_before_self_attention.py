@@ -142,6 +142,19 @@ def test_bottleneck_curves_are_the_cores_and_follow_the_controls():
     np.testing.assert_allclose(numbers[t("before_self_attention.bn_fixed", lang="en")], wider.fixed)
 
 
+def test_the_reading_names_a_ceiling_only_where_c_has_no_room_for_the_sentence():
+    """At the defaults (4 words of 2 numbers into d = 8) C could hold every source number: the text
+    says so, not that no read-out can pass "1.00". With d = 4 the ceiling 4 / (4 · 2) = 0.50 bites."""
+    at = open_page(PAGE)
+    curves = bottleneck_curves(24, 8, None, 2)
+    room = t("before_self_attention.bn_reading_room", lang="en", T=4, fixed=f"{curves.fixed[3]:.2f}",
+             per_step=f"{curves.per_step[3]:.2f}", aligned=f"{curves.aligned_weight[3]:.3f}", d=8, d_token=2,
+             total=8, room=4)  # fmt: skip
+    assert room.strip() in texts(at) and "1.00" not in room
+    at.select_slider(key="ed_d").set_value(4).run()
+    assert "can pass **0.50** there" in texts(at)
+
+
 def test_the_fixed_context_keeps_less_than_the_per_step_contexts_as_the_sentence_grows():
     at = open_page(PAGE, ed_tmax="64")
     data = figures(at)["ed_bottleneck"]["data"]
