@@ -137,8 +137,12 @@ def lecture_styled(fig: go.Figure, max_px: int = LECTURE_FIGURE_MAX_PX) -> go.Fi
             trace.textfont.size = max(text, trace.textfont.size)
     # A colour bar's title goes on top: beside the bar ("right"), Plotly placed it for the page's smaller
     # tick labels, and at 20 px it ran over them ("0.4", "0.6").
-    fig.update_traces(selector=dict(type="heatmap"), textfont_size=18, colorbar_tickfont_size=text,
-                      colorbar_title_side="top")  # fmt: skip
+    # A bar across the bottom (real_model's grid) keeps its title at its right end: on top, it sat
+    # under the plot and read as the axis's title.
+    fig.update_traces(selector=dict(type="heatmap"), textfont_size=18, colorbar_tickfont_size=text)
+    for trace in fig.data:
+        if trace.type == "heatmap" and trace.colorbar.orientation != "h":
+            trace.colorbar.title.side = "top"
     for name in fig.layout.to_plotly_json():  # coloraxis, coloraxis2 ...: the bars of maps that share a scale
         if name.startswith("coloraxis"):
             fig.layout[name].colorbar.update(title_side="top", tickfont_size=text)

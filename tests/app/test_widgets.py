@@ -113,6 +113,9 @@ def test_a_projectors_colour_bars_carry_their_title_on_top():
     assert widgets.lecture_styled(single).data[0].colorbar.title.side == "top"
     styled = widgets.lecture_styled(shared).layout.coloraxis.colorbar
     assert styled.title.side == "top" and styled.tickfont.size == widgets.LECTURE_TEXT_PX
+    # a bar across the bottom keeps its title at its end: on top it sat under the plot like an axis title
+    across = go.Figure(go.Heatmap(z=[[0, 1]], colorbar=dict(orientation="h", title=dict(text="weight", side="right"))))
+    assert widgets.lecture_styled(across).data[0].colorbar.title.side == "right"
 
 
 def test_a_projectors_text_beside_markers_is_at_least_20_px():
