@@ -58,10 +58,13 @@ def curves(run: Fit | Progress, steps: int, lang: str) -> go.Figure:
                        name=t(P + "curve_loss", lang), line=dict(color=COLOUR["loss"], width=2),
                        hovertemplate="%{x}: %{y:.4f}<extra></extra>")]  # fmt: skip
     for name, curve in zip(CURVES, accuracies, strict=True):
+        # The training words' curve is drawn wide, under the others: where the test words' curve lies on
+        # it (both at 100 % once the tagger has learned), it shows as a light edge instead of vanishing.
+        wide = name == "train"
         data.append(go.Scatter(
             x=np.asarray(at), y=100 * np.asarray(curve, dtype=np.float32), mode="lines+markers", xaxis="x2",
-            yaxis="y2", name=t(P + f"curve_{name}", lang), line=dict(color=COLOUR[name], width=2,
-            dash="solid" if name == "ambiguous" else "dot"), marker=dict(size=5),
+            yaxis="y2", name=t(P + f"curve_{name}", lang), line=dict(color=COLOUR[name], width=6 if wide else 2,
+            dash="solid" if name == "ambiguous" else "dot"), marker=dict(size=10 if wide else 5),
             hovertemplate="%{x}: %{y:.1f}%<extra></extra>"))  # fmt: skip
     layout = _two_panels(
         t(P + "curves_title", lang), t(P + "curve_loss", lang), t(P + "accuracy", lang), steps, lang,

@@ -57,6 +57,8 @@ def test_curves_draw_the_runs_losses_and_accuracies(run, lang):
     assert [tr.name for tr in fig.data] == [t(f"train.curve_{c}", lang) for c in ("loss", "train", "test", "ambiguous")]
     np.testing.assert_allclose(fig.data[0].y, run.losses, rtol=1e-6)
     np.testing.assert_allclose(fig.data[3].y, 100 * run.ambiguous_accuracy_curve, rtol=1e-6)
+    train, test = fig.data[1], fig.data[2]  # the training words' curve under the test words' and wider, so it shows
+    assert train.line.width > test.line.width and train.marker.size > test.marker.size
     table = figs.curves_table(run, lang)
     assert table.index.name == t("train.step", lang) and len(table) == len(run.eval_steps)
 
