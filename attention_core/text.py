@@ -18,11 +18,17 @@ import unicodedata
 _INVISIBLE = re.compile("[\u200c\u2060\ufeff\u00ad\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 # One CJK character (ideographs, kana, CJK punctuation), or a word, or one other symbol with
-# any emoji modifiers (variation selector, skin tone, keycap) and joiner sequences attached.
-_TOKEN = re.compile(
+# any emoji modifiers (variation selector, skin tone, keycap) and joiner sequences attached. A
+# word's letters are \w but not CJK: Python counts 了 as a word character, and "我saw了a" must be
+# 我 / saw / 了 / a, not 我 / saw了a.
+_CJK = (
     r"[\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef"
     r"\U00020000-\U0003ffff]"
-    r"|\w+(?:['’]\w+)*[\ufe0f\u20e3]*"
+)
+_LETTER = rf"(?:(?!{_CJK})\w)"
+_TOKEN = re.compile(
+    rf"{_CJK}"
+    rf"|{_LETTER}+(?:['’]{_LETTER}+)*[\ufe0f\u20e3]*"
     r"|[^\s\w\u200d](?:[\ufe0f\u20e3\U0001f3fb-\U0001f3ff]|\u200d[^\s\w\u200d])*"
 )
 
