@@ -140,7 +140,8 @@ class HeadsFit:
 
     n_heads: int  # the head count to use: a divisor of d_model, at most max_heads
     options: tuple[int, ...]  # every head count that works (head_choices)
-    reason: str  # "ok", "not_number" (not a whole number >= 1), "too_many" (divides, above max_heads), "not_divisor"
+    reason: str  # "ok", "not_number" (not a whole number), "too_few" (below 1), "too_many" (divides, above
+    # max_heads), "not_divisor"
     ratio: float | None = None  # not_divisor: d_model / wanted, the block width that is not whole
 
 
@@ -158,7 +159,7 @@ def fit_heads(d_model: int, wanted: int | str | None, max_heads: int, default: i
         return HeadsFit(wanted, options, "ok")
     nearest = max((o for o in options if o <= wanted), default=fallback)
     if wanted < 1:
-        return HeadsFit(nearest, options, "not_number")
+        return HeadsFit(nearest, options, "too_few")
     if d_model % wanted == 0:
         return HeadsFit(nearest, options, "too_many")
     return HeadsFit(nearest, options, "not_divisor", d_model / wanted)

@@ -249,12 +249,13 @@ def test_a_non_divisor_in_the_link_is_explained_and_the_rest_is_kept(lang):
                                    choices="1, 2, 4, 8, 16")),
         ("8", "abc", 2, lambda: t("multi_head.heads_not_number", value="abc", fallback=2, choices="1, 2, 4, 8")),
         ("8", "2.5", 2, lambda: t("multi_head.heads_not_number", value=r"2\.5", fallback=2, choices="1, 2, 4, 8")),
-        ("8", "0", 2, lambda: t("multi_head.heads_not_number", value="0", fallback=2, choices="1, 2, 4, 8")),
+        ("8", "0", 2, lambda: t("multi_head.heads_too_few", value="0", fallback=2, choices="1, 2, 4, 8")),
+        ("8", "-1", 2, lambda: t("multi_head.heads_too_few", value=r"\-1", fallback=2, choices="1, 2, 4, 8")),
         ("8", "**[x](y)**", 2,
          lambda: t("multi_head.heads_not_number", value=r"\*\*\[x\]\(y\)\*\*", fallback=2, choices="1, 2, 4, 8")),
         ("8", "1e309", 2, lambda: t("multi_head.heads_not_number", value="1e309", fallback=2, choices="1, 2, 4, 8")),
     ],
-    ids=["divides but too many", "not a number", "not whole", "zero", "markdown stays text", "infinity"],
+    ids=["divides but too many", "not a number", "not whole", "zero", "negative", "markdown stays text", "infinity"],
 )  # fmt: skip
 def test_other_impossible_head_counts_in_the_link(d_model, raw, fallback, expected):
     at = open_page(PAGE, mh_d=d_model, mh_h=raw)

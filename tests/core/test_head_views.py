@@ -63,7 +63,7 @@ def test_the_clearest_layer_overlaps_least_and_its_focus_is_the_sharpest_head():
 @pytest.mark.parametrize(
     ("d_model", "wanted", "expected"),
     [(8, 4, (4, "ok")), (8, None, (2, "ok")), (10, 4, (2, "not_divisor")), (18, 4, (3, "not_divisor")),
-     (64, 32, (16, "too_many")), (8, 0, (2, "not_number")), (8, -3, (2, "not_number")), (8, "abc", (2, "not_number")),
+     (64, 32, (16, "too_many")), (8, 0, (2, "too_few")), (8, -3, (2, "too_few")), (8, "abc", (2, "not_number")),
      (8, "2.5", (2, "not_number")), (8, "1e309", (2, "not_number")), (8, "4", (4, "ok")), (17, 2, (1, "not_divisor")),
      (9, None, (9, "ok"))],  # 2 does not divide 9: the largest option
 )  # fmt: skip
