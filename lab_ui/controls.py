@@ -28,7 +28,7 @@ import streamlit as st
 from streamlit.errors import StreamlitAPIException
 from streamlit.runtime.state import get_session_state
 
-from lab_ui.i18n import t
+from lab_ui.i18n import current_lang, t
 
 _PERSIST = "session"
 
@@ -178,12 +178,23 @@ def _some_of(options: Sequence[Any], max_selections: int | None) -> Callable[[li
     return parse
 
 
+def _relabel_after_a_language_change(key: str) -> None:
+    """Streamlit's selectbox and multiselect keep showing the chosen option's label as the browser
+    last drew it: after a switch to Chinese, the heatmap's sentence box still read "My own text".
+    Setting the value once more, on the first run in the new language, sends the new label."""
+    seen, lang = f"_{key}_lang", current_lang()
+    if st.session_state.get(seen, lang) != lang and st.session_state.get(key) is not None:
+        st.session_state[key] = st.session_state[key]
+    st.session_state[seen] = lang
+
+
 def _single_choice(widget: Callable, label: str, options: Sequence[Any], key: str, default: Any,
                    format_func: Callable[[Any], str], **kwargs) -> Any:  # fmt: skip
     """selectbox, radio and segmented_control alike: the state starts from the URL's option id,
     the widget shows translated labels, and the chosen id goes back into the URL."""
     default = options[0] if default is None else default
     restore_from_url(key, default, _one_of(options))
+    _relabel_after_a_language_change(key)
     if st.session_state.get(key) is None:  # a click on the active segment deselects it: undo that
         st.session_state[key] = default
     value = widget(label, options, key=key, format_func=format_func, persist_state=_PERSIST, **kwargs)
@@ -221,6 +232,7 @@ def multiselect(
 ) -> list:
     default = list(default)
     restore_from_url(key, default, _some_of(options, max_selections))
+    _relabel_after_a_language_change(key)
     value = st.multiselect(
         label,
         options,

@@ -136,3 +136,13 @@ def test_a_projectors_legend_is_at_least_20_px():
     assert widgets.lecture_styled(fig).layout.legend.font.size == widgets.LECTURE_TEXT_PX
     bigger = go.Figure(go.Scatter(x=[0], y=[1]), layout=dict(legend=dict(font=dict(size=26))))
     assert widgets.lecture_styled(bigger).layout.legend.font.size == 26  # never smaller
+
+
+def test_a_chosen_options_label_follows_a_language_change():
+    """Streamlit's selectbox kept showing the chosen option in the language it was picked in (the
+    heatmap's sentence box read "My own text" on the Chinese page); the new label is sent once."""
+    at = open_page("pages/heatmap.py", lang="en", hm_src="random", hm_ex="own")
+    at.radio(key="lang_pick").set_value("zh").run()
+    box = at.selectbox(key="hm_ex").proto
+    assert box.set_value and box.raw_value == t("heatmap.ex_own", lang="zh")
+    assert at.selectbox(key="hm_ex").value == "own" and not at.exception
