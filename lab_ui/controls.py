@@ -102,10 +102,12 @@ def _number_text_ok(text: str, integer: bool) -> bool:
         return False
 
 
-def _drop_unreadable_numbers(key: str, raw: list[str], integer: bool) -> bool:
+def _drop_unreadable_numbers(key: str, raw: list[str], integer: bool, count: int) -> bool:
     """Remove a link's number that Streamlit could not read, before the widget reads it; True if
-    it was removed (the notice is then shown by the caller)."""
-    if raw and not all(_number_text_ok(r, integer) for r in raw if r != ""):
+    it was removed (the notice is then shown by the caller). count: how many numbers the control
+    holds; a link that repeats a one-number control's parameter (?sc_seed=5&sc_seed=7) is refused
+    too, where Streamlit took the first, the last or the default depending on the widget."""
+    if raw and (len(raw) != count or not all(_number_text_ok(r, integer) for r in raw if r != "")):
         st.query_params.pop(key, None)
         # Streamlit seeds a bound widget from its own copy of the URL as the page was opened,
         # not from st.query_params; that copy has no public setter, so the value is removed
@@ -120,7 +122,8 @@ def _bound(widget: Callable, key: str, default: Any, *args, number: str | None =
     """Create a widget with bind="query-params" and notice when the link's value was refused.
     number: "int" or "float" for a numeric control, whose URL text is checked first."""
     raw = st.query_params.get_all(key) if key not in st.session_state else []
-    dropped = number is not None and _drop_unreadable_numbers(key, raw, integer=number == "int")
+    count = len(default) if isinstance(default, tuple | list) else 1
+    dropped = number is not None and _drop_unreadable_numbers(key, raw, integer=number == "int", count=count)
     value = widget(*args, key=key, bind="query-params", persist_state=_PERSIST, **kwargs)
     if dropped or (raw and st.query_params.get_all(key) != raw and not _matches_default(raw, default)):
         _notice_bad_value(key, raw)

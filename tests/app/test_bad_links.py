@@ -41,3 +41,15 @@ def test_a_number_no_control_can_hold_falls_back_everywhere(info, value):
         # A choice may follow another control (the query picker offers the tokens of the text
         # now in the box, the head count the divisors of d_model): it must still be one of its
         # options, which AppTest checks when it reads the value.
+
+
+@pytest.mark.parametrize(
+    ("path", "key", "default"), [("pages/scaling.py", "sc_seed", 0), ("pages/quiz.py", "qz_seed", 1),
+                                 ("pages/heatmap.py", "hm_sw", 8)],
+)  # fmt: skip
+def test_a_number_given_twice_in_the_link_falls_back_with_a_notice(path, key, default):
+    """?sc_seed=5&sc_seed=7 showed the default without a word, ?qz_seed=2&qz_seed=3 took 3."""
+    at = open_page(path, "en", **{key: ["5", "7"]})
+    assert not at.exception
+    assert next(w for w in at.get("number_input") + at.get("slider") if w.key == key).value == default
+    assert any(key in toast.value for toast in at.toast), [toast.value for toast in at.toast]
