@@ -24,7 +24,8 @@ def test_text_contrast(browser, app_url, info, scheme):
     open_page(page, f"{app_url}/{info.url_path}?lang=en", charts=info in concept_pages())
     background = page.evaluate("getComputedStyle(document.querySelector('[data-testid=stApp]')).backgroundColor")
     assert (background == "rgb(255, 255, 255)") == (scheme == "light"), "the app did not follow the system theme"
-    low = page.evaluate(LOW_CONTRAST_JS)
+    # settled: on a busy machine the home page's captions were read mid-fade (3.89:1 for dark text on white)
+    low = settled(page, LOW_CONTRAST_JS)
     context.close()
     assert low == [], f"{len(low)} text elements below 4.5:1, e.g. {low[:3]}"
 
