@@ -213,9 +213,12 @@ def _settings(view: HeatmapView, lang: str) -> str:
 
 
 def _ticks(labels: list[str], tokens: Sequence[str], *more: str, most: int = LABEL_EVERY_MAX) -> tuple[list, list]:
-    """Tick values and texts: every token, or every other one (every third ...) past `most`; then `more`."""
+    """Tick values and texts: every token, or every other one (every third ...) past `most`; then `more`.
+    A thinned token's label keeps the same room from the labels of `more` (Σ, b_i) as from its
+    neighbours: "word39" sat on top of "b3 = Σ" one row below it."""
     step = int(np.ceil(len(tokens) / most))
-    return [*labels[: len(tokens) : step], *more], [*(safe_label(s) for s in tokens[::step]), *more]
+    kept = [i for i in range(0, len(tokens), step) if not more or len(tokens) - i >= step]
+    return [*(labels[i] for i in kept), *more], [*(safe_label(tokens[i]) for i in kept), *more]
 
 
 def phone_ticks_css(key: str, T: int) -> str | None:

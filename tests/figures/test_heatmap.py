@@ -173,6 +173,12 @@ def test_a_projected_map_labels_rows_only_as_densely_as_its_20_px_text_allows():
     assert small.layout.height <= figs.LECTURE_HEIGHT  # a short map keeps its own height
 
 
+def test_a_thinned_label_keeps_its_room_from_the_sums_label():
+    view = random_view(tuple(f"w{i}" for i in range(40)), 4, 0)
+    fig = figs.weighted_sum(view, query_row(view, 2), "en", lecture=True)  # every third key's row is named
+    assert list(fig.layout.yaxis.ticktext) == [f"w{i}" for i in range(0, 37, 3)] + ["b3 = Σ"]  # not w39, over b3
+
+
 def test_a_projected_output_names_every_key_of_the_default_sentence_and_the_sum():
     view = random_view(tuple(f"w{i}" for i in range(16)), 4, 0)
     fig = figs.weighted_sum(view, query_row(view, 0), "en", lecture=True)
