@@ -7,6 +7,14 @@ import time
 
 APP_SELECTOR = "[data-testid=stApp]"
 
+# Every chart element holds a drawn plot. Streamlit gives a chart a new element id whenever its
+# figure changes, so React mounts it afresh: for a moment after a step (up to ~300 ms seen on two
+# cores) the element holds an empty div with no plot in it.
+ALL_DRAWN_JS = (
+    "() => [...document.querySelectorAll('[data-testid=stPlotlyChart]')]"
+    ".every(c => c.querySelector('.js-plotly-plot .main-svg'))"
+)
+
 
 def wait_until_idle(page, timeout_ms: int = 60000) -> None:
     """Until the script run has finished: Streamlit marks the app element with
@@ -31,10 +39,7 @@ def open_page(page, url: str, *, charts: bool = True) -> None:
     page.wait_for_selector("h1", timeout=60000)
     if charts:
         page.wait_for_selector("[data-testid=stPlotlyChart] .main-svg", timeout=60000)
-    page.wait_for_function(
-        "() => [...document.querySelectorAll('[data-testid=stPlotlyChart]')].every(c => c.querySelector('.main-svg'))",
-        timeout=60000,
-    )
+    page.wait_for_function(ALL_DRAWN_JS, timeout=60000)
 
 
 def chart_data(page) -> list[str]:
@@ -43,9 +48,14 @@ def chart_data(page) -> list[str]:
 
 
 def wait_for_change(page, before: list[str], timeout_s: float = 20) -> list[str]:
+    """The charts' data once it differs from `before`, read only while every chart is drawn (a
+    chart being mounted afresh would drop out of the list and shift the others' places)."""
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         wait_until_idle(page)
+        if not page.evaluate(ALL_DRAWN_JS):
+            page.wait_for_timeout(100)
+            continue
         now = chart_data(page)
         if now != before:
             return now
@@ -74,10 +84,7 @@ def settled(page, script: str, timeout_s: float = 30) -> dict:
     """What `script` measures once the page has stopped moving: its charts drawn and two readings
     half a second apart equal. On a busy machine Plotly draws after the run has ended, and the
     elements of a step a run left behind leave the page a moment later."""
-    page.wait_for_function(
-        "() => [...document.querySelectorAll('[data-testid=stPlotlyChart]')].every(c => c.querySelector('.main-svg'))",
-        timeout=timeout_s * 1000,
-    )
+    page.wait_for_function(ALL_DRAWN_JS, timeout=timeout_s * 1000)
     deadline = time.monotonic() + timeout_s
     before = page.evaluate(script)
     while time.monotonic() < deadline:
