@@ -233,6 +233,14 @@ TICK_PX, AXIS_TITLE_PX, Y_TITLE_STANDOFF, X_TITLE_STANDOFF, PLOT_PAD = 12, 14, 3
 # More than the estimate, as measured against automargin's own margins in Chromium (bench/margins.py):
 # labels sit a little further out than pad + width, and a cut label is worse than air.
 _Y_SLACK, _X_SLACK = 1.35, 0.7  # in tick-label font sizes: lecture mode's 20 px labels need more
+# A legend in a row along the figure's bottom (yref "container", y 0) sits under the x axis's title,
+# so its rows are room the x axis must leave. Plotly wraps the row at the plot's width, which the
+# figure does not know: the rows are counted at a phone's (a 390 px screen leaves the plot about
+# 260 px). A wide screen then shows the rows it does not need as empty room, so a legend that would
+# take more than LEGEND_MAX_PX there (two rows of 12 px text, one of lecture mode's 20 px) keeps
+# automargin instead. Measured in Chromium at the theme's 12 px: an entry is its symbol (about
+# 40 px) and its text, a row 19 px, plus 10 px around the legend.
+PHONE_LEGEND_PX, LEGEND_SYMBOL_PX, LEGEND_ROW, LEGEND_PAD, LEGEND_MAX_PX = 260, 40, 1.6, 10, 50
 _CARTESIAN = {"scatter", "bar", "heatmap", "histogram"}
 
 
@@ -343,6 +351,29 @@ def _title_lines(axis: dict) -> int:
     return 0 if not text else str(text).count("<br>") + 1
 
 
+def _legend_room(layout: dict, traces: list[dict], font: float | None) -> float | None:
+    """The height a legend in a row along the figure's bottom takes, counted at a phone's width;
+    None when it cannot be told here (a legend elsewhere, an entry Plotly would name itself) or it
+    would take more than LEGEND_MAX_PX there."""
+    legend = layout.get("legend") or {}
+    if legend.get("yref") != "container" or (legend.get("y") or 0) > 0.05 or legend.get("yanchor") != "bottom":
+        return None
+    shown = [tr for tr in traces if tr.get("showlegend", tr.get("type", "scatter") != "heatmap") is not False]
+    if len(shown) < 2 and layout.get("showlegend") is not True:
+        return 0.0  # one trace: Plotly draws no legend
+    if any(not tr.get("name") for tr in shown):
+        return None  # Plotly writes "trace 3" for it
+    size = (legend.get("font") or {}).get("size") or font or TICK_PX
+    rows, used = 1, 0.0
+    for tr in shown:
+        entry = LEGEND_SYMBOL_PX + text_px(tr["name"], size)
+        if used and used + entry > PHONE_LEGEND_PX:
+            rows, used = rows + 1, 0.0
+        used += entry
+    room = LEGEND_PAD + rows * LEGEND_ROW * size
+    return None if room > LEGEND_MAX_PX else room
+
+
 def fixed_margins(spec: dict) -> dict:
     """The figure's dict with margins that hold its outer axes' labels and titles, and automargin
     off on every axis whose room was reserved (the others keep it)."""
@@ -353,19 +384,27 @@ def fixed_margins(spec: dict) -> dict:
     font = (layout.get("font") or {}).get("size")
     margin = dict(layout.get("margin") or {})
     names = {n for n in layout if re.fullmatch(r"[xy]axis\d*", n)} | {"xaxis", "yaxis"}
-    # A square plot (scaleanchor) leaves free room beside it, which its labels use; and a legend
-    # under the plot moves the x axis's title: automargin knows both, this estimate does not.
-    square = {layout[n]["scaleanchor"] for n in names if (layout.get(n) or {}).get("scaleanchor")}
+    # A legend under the plot takes room under the x axis's title: reserved when its rows can be
+    # counted (_legend_room), automargin otherwise. A square plot (scaleanchor) needs the same room
+    # as any other; Streamlit's theme turns automargin on for it, which costs several layout passes
+    # (the positional page's rotation circle drew in 170-240 ms with it, about 40 without).
     legend = layout.get("legend") or {}
     legend_below = layout.get("showlegend") is not False and (
         legend.get("orientation") == "h" and (legend.get("y") is None or legend.get("y") < 0.5)
     )
+    legend_room = _legend_room(layout, traces, font) if legend_below else 0.0
+    # Play buttons and a frame slider are placed in fractions of the plot's width: beside a square
+    # plot they were laid out for the narrow margin automargin finds there, and a wider one would move them.
+    keep_square = bool(layout.get("sliders") or layout.get("updatemenus"))
+    square = {layout[n]["scaleanchor"] for n in names if (layout.get(n) or {}).get("scaleanchor")}
     for name in sorted(names):
         axis = dict(layout.get(name) or {})
         letter, other = name[0], "y" if name[0] == "x" else "x"
         if axis.get("overlaying") or axis.get("anchor") == "free" or axis.get("side") in ("right", "top"):
             continue
-        if axis.get("scaleanchor") or letter + name[5:] in square or (letter == "x" and legend_below):
+        if letter == "x" and legend_room is None:
+            continue
+        if keep_square and (axis.get("scaleanchor") or letter + name[5:] in square):
             continue
         if letter == "x" and (
             axis.get("tickangle") or (axis.get("ticktext") is not None and axis.get("tickangle") is None)
@@ -388,6 +427,7 @@ def fixed_margins(spec: dict) -> dict:
                 lines_of_labels = max((str(s).count("<br>") + 1 for s in labels), default=1)
                 tall = 1.45 * tick * lines_of_labels if labels else 0
                 need = PLOT_PAD + tall + (X_TITLE_STANDOFF + 1.4 * title * lines if lines else 0) + _X_SLACK * tick
+                need += legend_room
                 margin["b"] = max(margin.get("b") or 0, math.ceil(need))
         axis["automargin"] = False
         layout[name] = axis

@@ -1,7 +1,7 @@
 """lab_ui.figures.common.fixed_margins: the room an outer axis's labels and title need is reserved
 in the margins and that axis's automargin is off; where the room cannot be told from the figure
-(a square plot, a log axis, word labels Plotly may slant, a legend under the plot), automargin
-stays; margins only grow."""
+(a log axis, word labels Plotly may slant, a legend under the plot whose rows cannot be counted),
+automargin stays; margins only grow."""
 
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
@@ -51,9 +51,48 @@ def test_margins_only_grow():
     assert roomy["margin"]["l"] == 300 and roomy["margin"]["b"] == 200
 
 
+def test_a_square_plot_gets_the_same_room_as_any_other():
+    square = spec(line([0, 1], yaxis=dict(scaleanchor="x", title=dict(text="dim 1"))))
+    plain = spec(line([0, 1], yaxis=dict(title=dict(text="dim 1"))))
+    assert square["yaxis"]["automargin"] is False and square["xaxis"]["automargin"] is False
+    assert square["margin"] == plain["margin"]
+    playing = line([0, 1], yaxis=dict(scaleanchor="x"), updatemenus=[dict(type="buttons", x=0, buttons=[])])
+    assert "automargin" not in spec(playing)["yaxis"]  # its buttons sit where automargin put the plot
+
+
+BOTTOM_ROW = dict(orientation="h", yref="container", y=0, yanchor="bottom", x=0)
+
+
+def named_lines(*names: str, **layout) -> go.Figure:
+    traces = [go.Scatter(y=[0, 1], name=name) for name in names]
+    return go.Figure(traces, layout={"margin": dict(l=10, r=10, t=50, b=10), **layout})
+
+
+def test_a_legend_along_the_bottom_gets_its_rows_under_the_x_axis():
+    alone = spec(named_lines("a", "b"))  # no legend layout: Plotly puts it on the right
+    one_row = spec(named_lines("a", "b", legend=BOTTOM_ROW))
+    two_rows = spec(named_lines("positions 0 to 54", "p = 0 → 5", "p = 16 → 21", legend=BOTTOM_ROW))
+    assert one_row["xaxis"]["automargin"] is False and two_rows["xaxis"]["automargin"] is False
+    row = one_row["margin"]["b"] - alone["margin"]["b"]
+    assert row > 12  # at least a row of 12 px text
+    assert two_rows["margin"]["b"] - alone["margin"]["b"] > row + 12  # a second row on a phone
+    big = spec(named_lines("a", "b", legend=dict(BOTTOM_ROW, font=dict(size=20))))
+    assert big["margin"]["b"] > one_row["margin"]["b"]
+    two_big = spec(named_lines("positions 0 to 54", "p = 0 → 5", legend=dict(BOTTOM_ROW, font=dict(size=20))))
+    assert "automargin" not in two_big.get("xaxis", {})  # two rows of lecture text: too much empty room on a projector
+
+
+def test_one_trace_draws_no_legend_and_needs_no_room_for_one():
+    one = spec(named_lines("a", legend=BOTTOM_ROW))
+    assert one["margin"]["b"] == spec(named_lines("a"))["margin"]["b"]
+
+
 def test_axes_whose_room_is_unknown_keep_automargin():
-    square = spec(line([0, 1], yaxis=dict(scaleanchor="x")))
-    assert "automargin" not in square["yaxis"] and "automargin" not in square.get("xaxis", {})
+    many = spec(named_lines(*(f"head {h} of layer {h}" for h in range(8)), legend=BOTTOM_ROW))
+    assert "automargin" not in many.get("xaxis", {})  # too many rows on a phone
+    assert many["yaxis"]["automargin"] is False
+    unnamed = spec(go.Figure([go.Scatter(y=[0, 1]), go.Scatter(y=[1, 0], name="b")], layout=dict(legend=BOTTOM_ROW)))
+    assert "automargin" not in unnamed.get("xaxis", {})  # Plotly names the first "trace 0"
     log = spec(line([1, 1000], yaxis=dict(type="log")))
     assert "automargin" not in log["yaxis"]
     words = spec(go.Figure(go.Heatmap(z=[[1, 2]]), layout=dict(xaxis=dict(tickvals=[0, 1], ticktext=["I", "saw"]))))
