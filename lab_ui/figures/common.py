@@ -236,11 +236,12 @@ _Y_SLACK, _X_SLACK = 1.35, 0.7  # in tick-label font sizes: lecture mode's 20 px
 # A legend in a row along the figure's bottom (yref "container", y 0) sits under the x axis's title,
 # so its rows are room the x axis must leave. Plotly wraps the row at the plot's width, which the
 # figure does not know: the rows are counted at a phone's (a 390 px screen leaves the plot about
-# 260 px). A wide screen then shows the rows it does not need as empty room, so a legend that would
+# PHONE_PLOT_PX). A wide screen then shows the rows it does not need as empty room, so a legend that would
 # take more than LEGEND_MAX_PX there (two rows of 12 px text, one of lecture mode's 20 px) keeps
 # automargin instead. Measured in Chromium at the theme's 12 px: an entry is its symbol (about
 # 40 px) and its text, a row 19 px, plus 10 px around the legend.
-PHONE_LEGEND_PX, LEGEND_SYMBOL_PX, LEGEND_ROW, LEGEND_PAD, LEGEND_MAX_PX = 260, 40, 1.6, 10, 50
+PHONE_PLOT_PX, LEGEND_SYMBOL_PX, LEGEND_ROW, LEGEND_PAD, LEGEND_MAX_PX = 260, 40, 1.6, 10, 50
+LABEL_GAP_PX = 4  # Plotly slants an axis's labels when two neighbours come closer than a few pixels
 _CARTESIAN = {"scatter", "bar", "heatmap", "histogram"}
 
 
@@ -351,6 +352,27 @@ def _title_lines(axis: dict) -> int:
     return 0 if not text else str(text).count("<br>") + 1
 
 
+def _level_on_a_phone(layout: dict, name: str, tick: float) -> bool:
+    """Whether an x axis's ticktext stays level even at a phone's width (Plotly slants labels that
+    would overlap). Told only for numbered ticks on a range the axis fixes, where the room between
+    two neighbours is known: the plot's width share times the gap between their values over the range."""
+    axis = layout.get(name) or {}
+    values, texts, span = axis.get("tickvals"), axis.get("ticktext"), axis.get("range")
+    if not values or not texts or not span or len(values) != len(texts) or axis.get("type") in ("log", "category"):
+        return False
+    if not all(isinstance(v, int | float) for v in [*values, *span]) or span[0] == span[1]:
+        return False
+    x0, x1 = axis.get("domain") or [0, 1]
+    width = PHONE_PLOT_PX * (x1 - x0)
+    rows = layout.get("yaxis" + (axis.get("anchor") or "y")[1:]) or {}
+    if rows.get("scaleanchor") == "x" + name[5:]:  # a square plot is no wider than it is tall
+        y0, y1 = rows.get("domain") or [0, 1]
+        width = min(width, ((layout.get("height") or 0) - ((layout.get("margin") or {}).get("t") or 0)) * (y1 - y0))
+    gaps = np.diff(np.sort(np.asarray(values, dtype=float)))  # [n - 1]
+    room = width * (gaps.min() if gaps.size else abs(span[1] - span[0])) / abs(span[1] - span[0])
+    return max(text_px(s, tick) for s in texts) + LABEL_GAP_PX <= room
+
+
 def _legend_room(layout: dict, traces: list[dict], font: float | None) -> float | None:
     """The height a legend in a row along the figure's bottom takes, counted at a phone's width;
     None when it cannot be told here (a legend elsewhere, an entry Plotly would name itself) or it
@@ -367,7 +389,7 @@ def _legend_room(layout: dict, traces: list[dict], font: float | None) -> float 
     rows, used = 1, 0.0
     for tr in shown:
         entry = LEGEND_SYMBOL_PX + text_px(tr["name"], size)
-        if used and used + entry > PHONE_LEGEND_PX:
+        if used and used + entry > PHONE_PLOT_PX:
             rows, used = rows + 1, 0.0
         used += entry
     room = LEGEND_PAD + rows * LEGEND_ROW * size
@@ -406,14 +428,13 @@ def fixed_margins(spec: dict) -> dict:
             continue
         if keep_square and (axis.get("scaleanchor") or letter + name[5:] in square):
             continue
-        if letter == "x" and (
-            axis.get("tickangle") or (axis.get("ticktext") is not None and axis.get("tickangle") is None)
-        ):
+        tick = (axis.get("tickfont") or {}).get("size") or font or TICK_PX
+        may_slant = axis.get("ticktext") is not None and axis.get("tickangle") is None
+        if letter == "x" and (axis.get("tickangle") or (may_slant and not _level_on_a_phone(layout, name, tick))):
             continue  # slanted words, or words Plotly may slant on a narrow screen: automargin finds their room
         labels = _axis_labels(layout, name, traces)
         if labels is None:
             continue
-        tick = (axis.get("tickfont") or {}).get("size") or font or TICK_PX
         title = ((axis.get("title") or {}).get("font") or {}).get("size") or font or AXIS_TITLE_PX
         anchor = layout.get(other + "axis" + (axis.get("anchor") or other)[1:]) or {}
         on_edge = (anchor.get("domain") or [0, 1])[0] <= 0.02

@@ -85,7 +85,9 @@ def visibility_figure(comp: VisibilityComparison, lang: str, per_row: int = 3) -
     col_gap, row_gap = (0.03, 0.0) if per_row == 5 else (0.06, 0.16)
     bar_room = 0.07 if per_row == 5 else 0.0  # the colour bar's own column in one row
     width, height = (1.0 - bar_room - (per_row - 1) * col_gap) / per_row, (1.0 - row_gap * (n_rows - 1)) / n_rows
-    ticks = list(range(1, T + 1, max(1, int(np.ceil(T / 6)))))  # counted from 1, as the articles count
+    # counted from 1, as the articles count; at most four, which stay level on a phone's 70 px maps
+    # (so the figure's margins are fixed, not measured by automargin on every redraw)
+    ticks = list(range(1, T + 1, max(1, int(np.ceil(T / 4)))))
     data, axes, annotations = [], {}, []
     steps_name = t(P + "steps", lang)
     x_title, y_title = t(P + "input_axis", lang), t(P + "output_axis", lang)

@@ -87,6 +87,24 @@ def test_one_trace_draws_no_legend_and_needs_no_room_for_one():
     assert one["margin"]["b"] == spec(named_lines("a"))["margin"]["b"]
 
 
+def numbered_map(ticks: list[int], cells: int, **xaxis) -> go.Figure:
+    axis = dict(tickmode="array", tickvals=ticks, ticktext=[str(v) for v in ticks], range=[0.5, cells + 0.5], **xaxis)
+    return go.Figure(go.Heatmap(z=[[0.0] * cells]), layout=dict(xaxis=axis, height=400))
+
+
+def test_numbered_ticks_that_stay_level_on_a_phone_get_fixed_room():
+    few = spec(numbered_map([1, 17, 33, 49], 64))  # 16 cells apart: a two-digit label fits a phone's width
+    assert few["xaxis"]["automargin"] is False
+    many = spec(numbered_map(list(range(1, 65, 4)), 64))  # 4 cells apart: Plotly slants them on a phone
+    assert "automargin" not in many["xaxis"]
+    narrow = spec(numbered_map([1, 17, 33, 49], 64, domain=[0, 0.2]))  # one map of five in a row
+    assert "automargin" not in narrow["xaxis"]
+    third = spec(numbered_map([1, 17, 33, 49], 64, domain=[0, 0.3]))  # one map of three in a row
+    assert third["xaxis"]["automargin"] is False
+    big = spec(numbered_map([1, 17, 33, 49], 64, domain=[0, 0.3], tickfont=dict(size=20)))  # lecture mode's labels
+    assert "automargin" not in big["xaxis"]
+
+
 def test_axes_whose_room_is_unknown_keep_automargin():
     many = spec(named_lines(*(f"head {h} of layer {h}" for h in range(8)), legend=BOTTOM_ROW))
     assert "automargin" not in many.get("xaxis", {})  # too many rows on a phone
