@@ -84,6 +84,38 @@ def test_no_figure_title_runs_under_the_toolbar_on_a_phone(browser, app_url, inf
     assert hits == [], f"figure titles under the toolbar: {hits}"
 
 
+# Each chart's legend, x axis titles and x tick labels against each other: a legend in a row along a
+# figure's bottom sits in room lab_ui.figures.common.fixed_margins reserves under the axis, counted
+# for a phone's width (too little, and the legend pushes the axis's title onto its labels).
+LEGEND_OVER_AXIS_JS = """() => {
+  const meets = (a, b) => !(a.right <= b.left || b.right <= a.left || a.bottom <= b.top + 1 || b.bottom <= a.top + 1);
+  const boxes = (gd, sel) => [...gd.querySelectorAll(sel)].map(e => e.getBoundingClientRect()).filter(r => r.width > 0);
+  const hits = [];
+  for (const gd of document.querySelectorAll('[data-testid=stMain] .js-plotly-plot')) {
+    const legend = boxes(gd, '.legend .bg'), titles = boxes(gd, '[class^=g-x][class$=title] text');
+    const ticks = boxes(gd, '.xaxislayer-above .xtick text');
+    const crossed = legend.some(l => [...titles, ...ticks].some(r => meets(l, r)))
+      || titles.some(t => ticks.some(r => meets(t, r)));
+    if (crossed) {
+      const host = gd.closest('[class*=st-key-]');
+      hits.push(host ? [...host.classList].find(c => c.startsWith('st-key-')) : '?');
+    }
+  }
+  return hits;
+}"""
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("info", concept_pages(), ids=[p.ns for p in concept_pages()])
+def test_no_legend_or_axis_title_covers_an_x_axis_on_a_phone(browser, app_url, info, lang):
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    page = context.new_page()
+    open_page(page, f"{app_url}/{info.url_path}?lang={lang}")
+    hits = settled(page, LEGEND_OVER_AXIS_JS)
+    context.close()
+    assert hits == [], f"a legend or an axis title over an x axis's title or labels: {hits}"
+
+
 # Pages whose first lecture-mode screen holds a chart (the step-by-step pages open on step 1).
 LECTURE_PAGES = [p for p in PAGES if p.ns in ("heatmap", "scaling", "real_model")]
 
