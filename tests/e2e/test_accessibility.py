@@ -73,17 +73,6 @@ TITLE_UNDER_TOOLBAR_JS = """() => {
 }"""
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
-@pytest.mark.parametrize("info", concept_pages(), ids=[p.ns for p in concept_pages()])
-def test_no_figure_title_runs_under_the_toolbar_on_a_phone(browser, app_url, info, lang):
-    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
-    page = context.new_page()
-    open_page(page, f"{app_url}/{info.url_path}?lang={lang}")
-    hits = page.evaluate(TITLE_UNDER_TOOLBAR_JS)
-    context.close()
-    assert hits == [], f"figure titles under the toolbar: {hits}"
-
-
 # Each chart's legend, x axis titles and x tick labels against each other: a legend in a row along a
 # figure's bottom sits in room lab_ui.figures.common.fixed_margins reserves under the axis, counted
 # for a phone's width (too little, and the legend pushes the axis's title onto its labels).
@@ -107,13 +96,15 @@ LEGEND_OVER_AXIS_JS = """() => {
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 @pytest.mark.parametrize("info", concept_pages(), ids=[p.ns for p in concept_pages()])
-def test_no_legend_or_axis_title_covers_an_x_axis_on_a_phone(browser, app_url, info, lang):
+def test_no_figure_text_collides_on_a_phone(browser, app_url, info, lang):
     context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
     page = context.new_page()
     open_page(page, f"{app_url}/{info.url_path}?lang={lang}")
-    hits = settled(page, LEGEND_OVER_AXIS_JS)
+    under_toolbar = page.evaluate(TITLE_UNDER_TOOLBAR_JS)
+    over_axis = settled(page, LEGEND_OVER_AXIS_JS)
     context.close()
-    assert hits == [], f"a legend or an axis title over an x axis's title or labels: {hits}"
+    assert under_toolbar == [], f"figure titles under the toolbar: {under_toolbar}"
+    assert over_axis == [], f"a legend or an axis title over an x axis's title or labels: {over_axis}"
 
 
 # Pages whose first lecture-mode screen holds a chart (the step-by-step pages open on step 1).
