@@ -31,11 +31,6 @@ def margins(context, url: str) -> list[dict]:
     page = context.new_page()
     page.goto(url)
     page.wait_for_function(IDLE_JS, timeout=60000)
-    # a long page's charts are drawn after its run has ended; an undrawn chart has no margins to read
-    page.wait_for_function(
-        "() => [...document.querySelectorAll('[data-testid=stPlotlyChart]')].every(c => c.querySelector('.main-svg'))",
-        timeout=60000,
-    )
     page.wait_for_timeout(2500)  # automargin settles after the first draw
     found = page.evaluate(MARGINS_JS)
     page.close()
