@@ -29,8 +29,9 @@ progress.restore(course.ITEMS)  # the student's progress code from the link, kep
 
 
 def _page(info):
-    return st.Page(info.path, title=t(f"{info.ns}.nav"), icon=info.icon, url_path=info.url_path or None,
-                   default=info is HOME)  # fmt: skip
+    return st.Page(
+        info.path, title=t(f"{info.ns}.nav"), icon=info.icon, url_path=info.url_path or None, default=info is HOME
+    )
 
 
 sections: dict[str, list] = {"": [_page(HOME)]}

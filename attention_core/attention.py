@@ -231,10 +231,19 @@ def multi_head_attention(
     concat = merge_heads(att.output)  # [T, d_model]
     output = concat @ w_o + b_o  # [T, d_model]
     return MultiHeadResult(
-        q=q, k=k, v=v, q_heads=q_heads, k_heads=k_heads, v_heads=v_heads,
-        scores=att.scores, scaled=att.scaled, weights=att.weights, heads=att.output,
-        concat=concat, output=output,
-    )  # fmt: skip
+        q=q,
+        k=k,
+        v=v,
+        q_heads=q_heads,
+        k_heads=k_heads,
+        v_heads=v_heads,
+        scores=att.scores,
+        scaled=att.scaled,
+        weights=att.weights,
+        heads=att.output,
+        concat=concat,
+        output=output,
+    )
 
 
 # --- argument checks: each raises a ValueError a student can act on -------------------------

@@ -287,11 +287,22 @@ def build_view(source: ModelMaps, hide: bool) -> ModelView:
     if not np.isnan(raw_previous).all():
         previous = Job("previous", *strongest(raw_previous), float(np.nanmax(raw_previous)))
     out = dict(
-        tokens=tokens, raw=raw, special=special, kept=kept, shown_tokens=shown_tokens,
-        maps=shown.astype(np.float32), share=share, patterns=patterns, top_park=strongest(share), jobs=jobs,
-        previous=previous, empty_rows=int((shown.sum(axis=-1) == 0).sum()), apart=_apart(raw, tokens, special),
-        truncated=bool(source.truncated), hidden=bool(hide),
-    )  # fmt: skip
+        tokens=tokens,
+        raw=raw,
+        special=special,
+        kept=kept,
+        shown_tokens=shown_tokens,
+        maps=shown.astype(np.float32),
+        share=share,
+        patterns=patterns,
+        top_park=strongest(share),
+        jobs=jobs,
+        previous=previous,
+        empty_rows=int((shown.sum(axis=-1) == 0).sum()),
+        apart=_apart(raw, tokens, special),
+        truncated=bool(source.truncated),
+        hidden=bool(hide),
+    )
     for value in out.values():
         if isinstance(value, np.ndarray) and value.flags.writeable:
             value.setflags(write=False)  # cached and shared by every session

@@ -37,12 +37,32 @@ from attention_core.text import split_tokens
 # adjective Chinese writes 很 (literally "very") where English writes "is" (机器学习很有趣).
 # Two English words may share a translation (very, much -> 非常); one English word has only one.
 LEXICON: tuple[tuple[str, str], ...] = (
-    ("machine", "机器"), ("learning", "学习"), ("is", "很"), ("fun", "有趣"),
-    ("i", "我"), ("love", "爱"), ("read", "看"), ("books", "书"), ("at", "在"), ("home", "家"),
-    ("ate", "吃"), ("apples", "苹果"), ("yesterday", "昨天"), ("good", "好"), ("morning", "早上"),
-    ("teacher", "老师"), ("thank", "感谢"), ("you", "你"), ("very", "非常"), ("much", "非常"),
-    ("cat", "猫"), ("likes", "喜欢"), ("fish", "鱼"), ("we", "我们"), ("today", "今天"),
-)  # fmt: skip
+    ("machine", "机器"),
+    ("learning", "学习"),
+    ("is", "很"),
+    ("fun", "有趣"),
+    ("i", "我"),
+    ("love", "爱"),
+    ("read", "看"),
+    ("books", "书"),
+    ("at", "在"),
+    ("home", "家"),
+    ("ate", "吃"),
+    ("apples", "苹果"),
+    ("yesterday", "昨天"),
+    ("good", "好"),
+    ("morning", "早上"),
+    ("teacher", "老师"),
+    ("thank", "感谢"),
+    ("you", "你"),
+    ("very", "非常"),
+    ("much", "非常"),
+    ("cat", "猫"),
+    ("likes", "喜欢"),
+    ("fish", "鱼"),
+    ("we", "我们"),
+    ("today", "今天"),
+)
 SOURCE_WORDS: tuple[str, ...] = tuple(en for en, _ in LEXICON)  # V_source = 25
 TARGET_WORDS: tuple[str, ...] = tuple(dict.fromkeys(zh for _, zh in LEXICON))  # V_target = 24, first-seen order
 _TRANSLATION = dict(LEXICON)

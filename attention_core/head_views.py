@@ -85,8 +85,16 @@ def model_view(encoded: EncodeResult, layer_number: int) -> HeadsView:
     every intermediate (the layer's input is the previous layer's output, not the raw words)."""
     layer = encoded.layers[_layer_index(layer_number, len(encoded.layers))]
     d_model = layer.q.shape[1]
-    return HeadsView("model", encoded.tokens, layer.weights, layer, d_model, layer_number=layer_number,
-                     truncated=encoded.truncated, total_tokens=encoded.total_tokens)  # fmt: skip
+    return HeadsView(
+        "model",
+        encoded.tokens,
+        layer.weights,
+        layer,
+        d_model,
+        layer_number=layer_number,
+        truncated=encoded.truncated,
+        total_tokens=encoded.total_tokens,
+    )
 
 
 def shipped_view(example_id: str, layer_number: int) -> HeadsView:
@@ -96,8 +104,15 @@ def shipped_view(example_id: str, layer_number: int) -> HeadsView:
     if example is None:
         raise ValueError(f"no shipped example {example_id!r}; the ids are {[e.id for e in load_examples()]}.")
     maps = example.attentions[_layer_index(layer_number, example.attentions.shape[0])]  # [h, T, T]
-    return HeadsView("shipped", example.tokens, maps, None, model_width(), layer_number=layer_number,
-                     total_tokens=len(example.tokens))  # fmt: skip
+    return HeadsView(
+        "shipped",
+        example.tokens,
+        maps,
+        None,
+        model_width(),
+        layer_number=layer_number,
+        total_tokens=len(example.tokens),
+    )
 
 
 def example_texts() -> dict[str, str]:
@@ -246,9 +261,11 @@ def head_differences(weights: np.ndarray) -> HeadDifferences:
     h, T = overlap.shape[0], weights.shape[-1]
     pairs = [HeadPair(a, b, float(overlap[a, b])) for a in range(h) for b in range(a + 1, h)]
     jobs = tuple(
-        HeadJob(i, PATTERNS[j], float(patterns[i, j])) for i in range(h) for j in range(len(PATTERNS))
+        HeadJob(i, PATTERNS[j], float(patterns[i, j]))
+        for i in range(h)
+        for j in range(len(PATTERNS))
         if patterns[i, j] >= JOB_SHARE
-    )  # fmt: skip
+    )
     return HeadDifferences(
         entropy=entropy,
         overlap=overlap,

@@ -148,9 +148,17 @@ def _view(tokens, weights, allowed, values, source, normalisation, settings, tot
         if a is not None:
             a.setflags(write=False)  # cached and shared by every session
     return HeatmapView(
-        tokens=tuple(tokens), weights=weights, allowed=allowed, values=values, row_sums=arrays[1], live=live,
-        source=source, normalisation=normalisation, total_tokens=total_tokens, **settings,
-    )  # fmt: skip
+        tokens=tuple(tokens),
+        weights=weights,
+        allowed=allowed,
+        values=values,
+        row_sums=arrays[1],
+        live=live,
+        source=source,
+        normalisation=normalisation,
+        total_tokens=total_tokens,
+        **settings,
+    )
 
 
 @dataclass(frozen=True)

@@ -27,9 +27,17 @@ SMALLEST_PATCH = 4  # smaller patches are legal but make a grid too dense to dra
 # Places in the shipped picture a page can ask from, as (row, column) of one pixel inside them:
 # the asking patch is the patch holding that pixel, whatever the patch size.
 LANDMARKS: dict[str, tuple[int, int]] = {
-    "grass": (44, 4), "sky": (3, 30), "cloud": (6, 9), "sun": (7, 40), "roof": (15, 18), "wall": (35, 12),
-    "window": (29, 13), "door": (36, 18), "tree": (25, 39), "trunk": (38, 39),
-}  # fmt: skip
+    "grass": (44, 4),
+    "sky": (3, 30),
+    "cloud": (6, 9),
+    "sun": (7, 40),
+    "roof": (15, 18),
+    "wall": (35, 12),
+    "window": (29, 13),
+    "door": (36, 18),
+    "tree": (25, 39),
+    "trunk": (38, 39),
+}
 
 
 @functools.lru_cache(maxsize=1)

@@ -344,8 +344,17 @@ def shuffle_experiment(
     gap = (np.nan, np.nan)
     if repeated:
         gap = tuple(float(np.max(np.abs(c.output[repeated[0]] - c.output[repeated[1]]))) for c in (plain, with_pe))
-    return ShuffleExperiment(tokens=tokens, perm=perm, swapped=(a, b), clamped=(a, b) != (i, j), plain=plain,
-                             with_pe=with_pe, repeated=repeated, repeated_gap=gap, seed=seed)  # fmt: skip
+    return ShuffleExperiment(
+        tokens=tokens,
+        perm=perm,
+        swapped=(a, b),
+        clamped=(a, b) != (i, j),
+        plain=plain,
+        with_pe=with_pe,
+        repeated=repeated,
+        repeated_gap=gap,
+        seed=seed,
+    )
 
 
 # --- argument checks --------------------------------------------------------------------------------

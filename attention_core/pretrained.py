@@ -118,9 +118,17 @@ def encoder_block(x: np.ndarray, block: BlockWeights, n_heads: int, eps: float) 
     No mask: a single text has no padding, so every token may attend to every token.
     """
     att = multi_head_attention(
-        x, block.w_q, block.w_k, block.w_v, block.w_o, n_heads,
-        b_q=block.b_q, b_k=block.b_k, b_v=block.b_v, b_o=block.b_o,
-    )  # fmt: skip
+        x,
+        block.w_q,
+        block.w_k,
+        block.w_v,
+        block.w_o,
+        n_heads,
+        b_q=block.b_q,
+        b_k=block.b_k,
+        b_v=block.b_v,
+        b_o=block.b_o,
+    )
     h = layer_norm(x + att.output, block.ln1_gamma, block.ln1_beta, eps)  # [T, d_model]
     out = layer_norm(h + feed_forward(h, block), block.ln2_gamma, block.ln2_beta, eps)  # [T, d_model]
     return att, out
@@ -284,10 +292,23 @@ def _block(w: dict[str, np.ndarray], prefix: str) -> BlockWeights:
     w_ff2, b_ff2 = linear("output.dense")
     ln2_gamma, ln2_beta = norm("output.LayerNorm")
     return BlockWeights(
-        w_q=w_q, b_q=b_q, w_k=w_k, b_k=b_k, w_v=w_v, b_v=b_v, w_o=w_o, b_o=b_o,
-        ln1_gamma=ln1_gamma, ln1_beta=ln1_beta, w_ff1=w_ff1, b_ff1=b_ff1, w_ff2=w_ff2, b_ff2=b_ff2,
-        ln2_gamma=ln2_gamma, ln2_beta=ln2_beta,
-    )  # fmt: skip
+        w_q=w_q,
+        b_q=b_q,
+        w_k=w_k,
+        b_k=b_k,
+        w_v=w_v,
+        b_v=b_v,
+        w_o=w_o,
+        b_o=b_o,
+        ln1_gamma=ln1_gamma,
+        ln1_beta=ln1_beta,
+        w_ff1=w_ff1,
+        b_ff1=b_ff1,
+        w_ff2=w_ff2,
+        b_ff2=b_ff2,
+        ln2_gamma=ln2_gamma,
+        ln2_beta=ln2_beta,
+    )
 
 
 def _f64(a: np.ndarray) -> np.ndarray:

@@ -107,10 +107,18 @@ def cost_curves(T_values, d: int, k: int = 3, r: int = 3) -> CostCurves:
     if T_values.ndim != 1 or T_values.size == 0 or not np.issubdtype(T_values.dtype, np.integer):
         raise ValueError("T_values must be a non-empty list of whole numbers, e.g. [1, 10, 100].")
     costs = [layer_costs(int(T), d, k, r) for T in T_values]
-    column = {name: np.array([float(getattr(c, name)) for c in costs]) for name in ("self_attention", "rnn", "cnn",
-                                                                                     "truncated")}  # fmt: skip
-    return CostCurves(T_values=T_values.copy(), **column, d=costs[0].d, k=costs[0].k, r=_positive_int(r, "r"),
-                      crossover_T=costs[0].crossover_T)  # fmt: skip
+    column = {
+        name: np.array([float(getattr(c, name)) for c in costs])
+        for name in ("self_attention", "rnn", "cnn", "truncated")
+    }
+    return CostCurves(
+        T_values=T_values.copy(),
+        **column,
+        d=costs[0].d,
+        k=costs[0].k,
+        r=_positive_int(r, "r"),
+        crossover_T=costs[0].crossover_T,
+    )
 
 
 def exact_attention_products(mask_sum: int, d: int) -> int:

@@ -77,7 +77,17 @@ def speech_cost(seconds: float, window: int, curve_to: float = 60.0, drawn_frame
     curve_full = frames * frames  # [n]
     curve_full.setflags(write=False)
     return SpeechCost(
-        seconds=float(seconds), window=window, window_ms=window * HOP_MS, T=T, full_entries=full,
-        window_entries=windowed, full_bytes=full * BYTES_PER_WEIGHT, window_bytes=windowed * BYTES_PER_WEIGHT,
-        curve_seconds=curve_seconds, curve_frames=frames, curve_full=curve_full, curve_window=curve_window, mask=mask,
-    )  # fmt: skip
+        seconds=float(seconds),
+        window=window,
+        window_ms=window * HOP_MS,
+        T=T,
+        full_entries=full,
+        window_entries=windowed,
+        full_bytes=full * BYTES_PER_WEIGHT,
+        window_bytes=windowed * BYTES_PER_WEIGHT,
+        curve_seconds=curve_seconds,
+        curve_frames=frames,
+        curve_full=curve_full,
+        curve_window=curve_window,
+        mask=mask,
+    )

@@ -137,10 +137,19 @@ def query_step(Q: np.ndarray, K: np.ndarray, V: np.ndarray, i: int) -> QueryStep
     contributions, b_i = weighted_sum(alpha_prime, V)  # [T, d_v], [d_v]
     best = int(np.argmax(alpha_prime))
     return QueryStep(
-        i=int(i), q_i=Q[i], products=products, alpha=alpha, scale=1.0 / np.sqrt(Q.shape[1]),
-        alpha_scaled=alpha_scaled, exp_shifted=exp_shifted, alpha_prime=alpha_prime, contributions=contributions,
-        b_i=b_i, best=best, stands_out=bool(alpha_prime[best] >= 1.5 / len(alpha)),
-    )  # fmt: skip
+        i=int(i),
+        q_i=Q[i],
+        products=products,
+        alpha=alpha,
+        scale=1.0 / np.sqrt(Q.shape[1]),
+        alpha_scaled=alpha_scaled,
+        exp_shifted=exp_shifted,
+        alpha_prime=alpha_prime,
+        contributions=contributions,
+        b_i=b_i,
+        best=best,
+        stands_out=bool(alpha_prime[best] >= 1.5 / len(alpha)),
+    )
 
 
 def _query_args(Q, K, V, i) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -236,11 +245,21 @@ def qkv_walkthrough(
     agrees = bool(np.allclose(matrix.weights[i], step.alpha_prime) and np.allclose(matrix.output[i], step.b_i))
     additive = additive_scores(Q, K, w_additive)  # [T, T]
     return QKVWalkthrough(
-        x=x, w_q=np.asarray(w_q, dtype=np.float64), w_k=np.asarray(w_k, dtype=np.float64),
-        w_v=np.asarray(w_v, dtype=np.float64), Q=Q, K=K, V=V, query=step, matrix=matrix, w_additive=w_additive,
-        additive_scores=additive, additive_weights=softmax(additive, axis=-1), agrees=agrees,
+        x=x,
+        w_q=np.asarray(w_q, dtype=np.float64),
+        w_k=np.asarray(w_k, dtype=np.float64),
+        w_v=np.asarray(w_v, dtype=np.float64),
+        Q=Q,
+        K=K,
+        V=V,
+        query=step,
+        matrix=matrix,
+        w_additive=w_additive,
+        additive_scores=additive,
+        additive_weights=softmax(additive, axis=-1),
+        agrees=agrees,
         check=score_check(Q, K),
-    )  # fmt: skip
+    )
 
 
 def first_repeat(tokens) -> tuple[int, int] | None:

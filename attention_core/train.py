@@ -231,16 +231,31 @@ def fit(
 
     test_acc, ambiguous_acc = record.test[-1], record.ambiguous[-1]
     return Fit(
-        config=config, steps=steps, learning_rate=learning_rate, seed=int(seed), steps_run=steps_run,
-        stopped=stopped, diverged=divergence is not None, diverged_at=diverged_at, divergence=divergence,
+        config=config,
+        steps=steps,
+        learning_rate=learning_rate,
+        seed=int(seed),
+        steps_run=steps_run,
+        stopped=stopped,
+        diverged=divergence is not None,
+        diverged_at=diverged_at,
+        divergence=divergence,
         message=_message(divergence, diverged_at, stopped, steps_run, steps, learning_rate, first_loss),
-        losses=record.losses[:steps_run].copy(), final_loss=final_loss,
-        eval_steps=np.array(record.eval_steps), train_accuracy_curve=np.array(record.train),
-        test_accuracy_curve=np.array(record.test), ambiguous_accuracy_curve=np.array(record.ambiguous),
-        train_accuracy=record.train[-1], test_accuracy=test_acc, ambiguous_accuracy=ambiguous_acc,
-        frame_words=words, frame_steps=np.array(record.frame_steps), attention_frames=np.stack(record.frames),
-        params=params, seconds=time.perf_counter() - started,
-    )  # fmt: skip
+        losses=record.losses[:steps_run].copy(),
+        final_loss=final_loss,
+        eval_steps=np.array(record.eval_steps),
+        train_accuracy_curve=np.array(record.train),
+        test_accuracy_curve=np.array(record.test),
+        ambiguous_accuracy_curve=np.array(record.ambiguous),
+        train_accuracy=record.train[-1],
+        test_accuracy=test_acc,
+        ambiguous_accuracy=ambiguous_acc,
+        frame_words=words,
+        frame_steps=np.array(record.frame_steps),
+        attention_frames=np.stack(record.frames),
+        params=params,
+        seconds=time.perf_counter() - started,
+    )
 
 
 class _Record:
@@ -269,11 +284,17 @@ class _Record:
 
     def progress(self, step, steps, loss, seconds, params) -> Progress:
         return Progress(
-            step=step, steps=steps, loss=float(loss), losses=_read_only(self.losses[:step]),
-            eval_steps=_read_only(np.array(self.eval_steps)), train_accuracy=_read_only(np.array(self.train)),
-            test_accuracy=_read_only(np.array(self.test)), ambiguous_accuracy=_read_only(np.array(self.ambiguous)),
-            seconds=seconds, params=params,
-        )  # fmt: skip
+            step=step,
+            steps=steps,
+            loss=float(loss),
+            losses=_read_only(self.losses[:step]),
+            eval_steps=_read_only(np.array(self.eval_steps)),
+            train_accuracy=_read_only(np.array(self.train)),
+            test_accuracy=_read_only(np.array(self.test)),
+            ambiguous_accuracy=_read_only(np.array(self.ambiguous)),
+            seconds=seconds,
+            params=params,
+        )
 
 
 def _adam(params, grads, m, v, t, learning_rate):
@@ -406,9 +427,14 @@ def _compare(task, configs, labels, steps, learning_rate, seed, on_progress) -> 
 
         result = fit(config, task, steps, learning_rate, seed, on_progress=report)
         row = ComparisonRow(
-            label=label, config=config, ambiguous_accuracy=result.ambiguous_accuracy,
-            test_accuracy=result.test_accuracy, final_loss=result.final_loss, diverged=result.diverged, fit=result,
-        )  # fmt: skip
+            label=label,
+            config=config,
+            ambiguous_accuracy=result.ambiguous_accuracy,
+            test_accuracy=result.test_accuracy,
+            final_loss=result.final_loss,
+            diverged=result.diverged,
+            fit=result,
+        )
         rows.append(row)
         if result.stopped:  # the student pressed stop: the remaining rows are not run
             break

@@ -51,21 +51,35 @@ def predict(params: dict[str, np.ndarray], config: Config, task: Task, words: Se
         layers, h = (config.layers, config.heads) if config.model == "attention" else (0, 0)
         empty = np.zeros((layers, h, 0, 0))  # [layers, h, 0, 0]
         return Prediction(
-            words=(), known=np.zeros(0, dtype=bool), unknown=(), tags=(), confidence=np.zeros(0),
-            probabilities=np.zeros((0, C)), tag_names=task.tags, attention=empty, truncated=False,
-            n_words_given=0, max_words=task.max_len,
-        )  # fmt: skip
+            words=(),
+            known=np.zeros(0, dtype=bool),
+            unknown=(),
+            tags=(),
+            confidence=np.zeros(0),
+            probabilities=np.zeros((0, C)),
+            tag_names=task.tags,
+            attention=empty,
+            truncated=False,
+            n_words_given=0,
+            max_words=task.max_len,
+        )
     tokens = task.encode(kept)[None]  # [1, n]
     known = tokens[0] != UNK  # [n]
     probabilities = softmax(logits(params, tokens, config)[0]) * known[:, None]  # [n, C]; unknown rows zeroed
     best = probabilities.argmax(axis=-1)  # [n]
     return Prediction(
-        words=tuple(kept), known=known, unknown=tuple(w for w, ok in zip(kept, known, strict=True) if not ok),
+        words=tuple(kept),
+        known=known,
+        unknown=tuple(w for w, ok in zip(kept, known, strict=True) if not ok),
         tags=tuple(task.tags[b] if ok else None for b, ok in zip(best, known, strict=True)),
-        confidence=probabilities.max(axis=-1), probabilities=probabilities, tag_names=task.tags,
-        attention=_maps(params, tokens, config)[0], truncated=len(given) > n, n_words_given=len(given),
+        confidence=probabilities.max(axis=-1),
+        probabilities=probabilities,
+        tag_names=task.tags,
+        attention=_maps(params, tokens, config)[0],
+        truncated=len(given) > n,
+        n_words_given=len(given),
         max_words=task.max_len,
-    )  # fmt: skip
+    )
 
 
 # --- helpers shared with train.py -------------------------------------------------------------------

@@ -236,9 +236,16 @@ def _build(name, vocab, tags, train, test, example, ambiguous_words=(), ambiguou
     for a in (train_tokens, train_tags, test_tokens, test_tags, ambiguous):
         a.flags.writeable = False
     return Task(
-        name=name, vocab=vocab, tags=tags, train_tokens=train_tokens, train_tags=train_tags,
-        test_tokens=test_tokens, test_tags=test_tags, ambiguous=ambiguous, example=example,
-    )  # fmt: skip
+        name=name,
+        vocab=vocab,
+        tags=tags,
+        train_tokens=train_tokens,
+        train_tags=train_tags,
+        test_tokens=test_tokens,
+        test_tags=test_tags,
+        ambiguous=ambiguous,
+        example=example,
+    )
 
 
 def _seed(seed) -> int:

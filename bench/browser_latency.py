@@ -208,8 +208,16 @@ def take_turns(targets: list, rounds: int, steps: int, warmup: int, timeout_ms: 
                 target.step(timeout_ms)
 
 
-def measure(pages: list[str], rounds: int, steps: int, warmup: int, gc: str, timeout_ms: int,
-            first_only: bool = False, against: str | None = None) -> None:  # fmt: skip
+def measure(
+    pages: list[str],
+    rounds: int,
+    steps: int,
+    warmup: int,
+    gc: str,
+    timeout_ms: int,
+    first_only: bool = False,
+    against: str | None = None,
+) -> None:
     from playwright.sync_api import sync_playwright
 
     from bench.common import launch_chromium
@@ -266,12 +274,14 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=10, help="seconds one step may take before it fails")
     parser.add_argument("--gc", choices=("config", "on", "off"), default="config", help="runner.postScriptGC")
     parser.add_argument("--first-only", action="store_true", help="only each page's first slider")
-    parser.add_argument("--against", metavar="DIR",
-                        help="another checkout, served beside this one: each slider on both")  # fmt: skip
+    parser.add_argument(
+        "--against", metavar="DIR", help="another checkout, served beside this one: each slider on both"
+    )
     args = parser.parse_args()
     pages = [page_url_path(name) for name in args.pages] or [p.url_path for p in PAGES]
-    measure(pages, args.rounds, args.steps, args.warmup, args.gc, int(args.timeout * 1000), args.first_only,
-            args.against)  # fmt: skip
+    measure(
+        pages, args.rounds, args.steps, args.warmup, args.gc, int(args.timeout * 1000), args.first_only, args.against
+    )
 
 
 if __name__ == "__main__":

@@ -83,8 +83,10 @@ def measure(section: str, rounds: int, steps: int, warmup: int, lang: str, timeo
         rerun = "/".join(sorted(target.reruns)) or "-"
         settled = f"   settled {statistics.median(target.settled):5.0f} ms" if isinstance(target, Settled) else ""
         counts = f"(n={len(target.times)}, {len(target.failures)} failed)"
-        print(f"{target.name:34s} reruns: {rerun:8s} step median {med:5.0f} ms   p95 {p95:5.0f} ms   "
-              f"ratio {med / floor_median:4.2f}x{settled}   {counts}")  # fmt: skip
+        print(
+            f"{target.name:34s} reruns: {rerun:8s} step median {med:5.0f} ms   p95 {p95:5.0f} ms   "
+            f"ratio {med / floor_median:4.2f}x{settled}   {counts}"
+        )
 
 
 def main() -> None:

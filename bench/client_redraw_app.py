@@ -49,8 +49,11 @@ st.session_state["_lang"] = LANG  # what lab_ui.i18n.t reads outside app.py
 
 # Streamlit's chart theme is applied by its front end to st.plotly_chart only; the element gets the
 # parts of it that set sizes (fonts, the plot's background), so that both modes draw alike.
-THEME = {"font": {"family": '"Source Sans", sans-serif', "size": 12, "color": "rgb(128, 132, 149)"},
-         "paper_bgcolor": "rgba(0,0,0,0)", "plot_bgcolor": "rgba(0,0,0,0)"}  # fmt: skip
+THEME = {
+    "font": {"family": '"Source Sans", sans-serif', "size": 12, "color": "rgb(128, 132, 149)"},
+    "paper_bgcolor": "rgba(0,0,0,0)",
+    "plot_bgcolor": "rgba(0,0,0,0)",
+}
 
 JS = """
 function loadPlotly() {
@@ -133,8 +136,10 @@ def sizes_numbers(V: int) -> None:
     with st.expander(t("one_hot.sizes_table")):
         st.dataframe(one_hot_figures.sizes_table(s, LANG))
     st.markdown(t("one_hot.size_reading", V=s.V, d=s.d, table=s.table_parameters))
-    st.latex(r"\begin{aligned}\mathbf{x}_i &= \mathbf{e}_i^\top E = E_{i,:}\\ "
-             r"E &\in \mathbb{R}^{V \times d}\end{aligned}")  # fmt: skip
+    st.latex(
+        r"\begin{aligned}\mathbf{x}_i &= \mathbf{e}_i^\top E = E_{i,:}\\ "
+        r"E &\in \mathbb{R}^{V \times d}\end{aligned}"
+    )
 
 
 def speech_numbers(w: int) -> None:
@@ -147,16 +152,27 @@ def speech_numbers(w: int) -> None:
 
 SECTIONS = {
     "sizes": Section(
-        "one_hot.section_sizes", "one_hot.size_body", "one_hot.V_label", V_OPTIONS, 30_522,
-        lambda V: [one_hot_figures.sizes(sequences.representation_sizes(V, D, T), LANG)], sizes_numbers,
+        "one_hot.section_sizes",
+        "one_hot.size_body",
+        "one_hot.V_label",
+        V_OPTIONS,
+        30_522,
+        lambda V: [one_hot_figures.sizes(sequences.representation_sizes(V, D, T), LANG)],
+        sizes_numbers,
     ),
     "speech": Section(
-        "heatmap.section_speech", "heatmap.speech_body", "heatmap.speech_window_control", list(range(1, 51)), 8,
-        lambda w: [heatmap_figures.speech_cost(speech_cost(SECONDS, w), LANG),
-                   heatmap_figures.speech_mask(speech_cost(SECONDS, w), LANG)],
+        "heatmap.section_speech",
+        "heatmap.speech_body",
+        "heatmap.speech_window_control",
+        list(range(1, 51)),
+        8,
+        lambda w: [
+            heatmap_figures.speech_cost(speech_cost(SECONDS, w), LANG),
+            heatmap_figures.speech_mask(speech_cost(SECONDS, w), LANG),
+        ],
         speech_numbers,
     ),
-}  # fmt: skip
+}
 SECTION = SECTIONS.get(st.query_params.get("section", "sizes"), SECTIONS["sizes"])
 
 
@@ -176,12 +192,18 @@ def section() -> None:
         index = SECTION.options.index(SECTION.default)
         result = frames_slider(
             key="frames",
-            data={"label": t(SECTION.label), "options": SECTION.options, "index": index,
-                  "frames": [cached(frame_dicts, name, v, LANG) for v in SECTION.options], "version": f"{name}-{LANG}",
-                  "config": {"displaylogo": False}, "idle_ms": IDLE_MS},
+            data={
+                "label": t(SECTION.label),
+                "options": SECTION.options,
+                "index": index,
+                "frames": [cached(frame_dicts, name, v, LANG) for v in SECTION.options],
+                "version": f"{name}-{LANG}",
+                "config": {"displaylogo": False},
+                "idle_ms": IDLE_MS,
+            },
             default={"index": index},
             on_index_change=lambda: None,
-        )  # fmt: skip
+        )
         value = SECTION.options[int(result.index)]
     else:
         value = st.select_slider(t(SECTION.label), SECTION.options, SECTION.default, key="value")

@@ -85,10 +85,23 @@ class Server:
 def server_command(script: str, port: int, flags: Sequence[str] = ()) -> list[str]:
     """The production start (as tests/e2e start it): headless, no file watcher, no statistics."""
     return [
-        sys.executable, "-m", "streamlit", "run", script,
-        "--server.headless", "true", "--server.address", "127.0.0.1", "--server.port", str(port),
-        "--server.fileWatcherType", "none", "--browser.gatherUsageStats", "false", *flags,
-    ]  # fmt: skip
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        script,
+        "--server.headless",
+        "true",
+        "--server.address",
+        "127.0.0.1",
+        "--server.port",
+        str(port),
+        "--server.fileWatcherType",
+        "none",
+        "--browser.gatherUsageStats",
+        "false",
+        *flags,
+    ]
 
 
 def start_server(script: str = "app.py", flags: Sequence[str] = (), timeout: float = 60) -> Server:

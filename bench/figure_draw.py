@@ -102,8 +102,10 @@ def measure(pages: list[str], timeout_ms: int) -> None:
                 total = sum(ms for _, ms in draws)
                 rerun = "/".join(sorted(target.reruns)) or "-"
                 charts = ", ".join(f"{key} {ms:.0f}" for key, ms in draws)
-                print(f"{target.name:44s} {rerun:8s} drawn once {total:5.0f} ms = {total / floor_ms:4.1f}x the floor"
-                      f"   ({len(draws)} charts: {charts})")  # fmt: skip
+                print(
+                    f"{target.name:44s} {rerun:8s} drawn once {total:5.0f} ms = {total / floor_ms:4.1f}x the floor"
+                    f"   ({len(draws)} charts: {charts})"
+                )
                 target.page.close()
         browser.close()
 

@@ -697,12 +697,31 @@ async def run_hall(args, base: str, servers: Servers, label: str) -> Result:
     await asyncio.gather(*(s.close() for s in sessions), return_exceptions=True)
     await asyncio.sleep(3)
     return Result(
-        label, n, end - start, len(hall.move_ms), hall.move_ms, hall.load_ms, hall.errors, hall.late,
-        rss_none, rss_idle, servers.rss(), series, worker_cpu, wall, client_cpu,
-        haproxy_cpu=haproxy_cpu if servers.balanced else None, workers=max(1, len(servers.workers())),
-        slider=slider.describe(), runs=hall.runs, largest=hall.largest, per_worker=per_worker, kill=kill,
-        interrupted=hall.interrupted, load=os.getloadavg(),
-    )  # fmt: skip
+        label,
+        n,
+        end - start,
+        len(hall.move_ms),
+        hall.move_ms,
+        hall.load_ms,
+        hall.errors,
+        hall.late,
+        rss_none,
+        rss_idle,
+        servers.rss(),
+        series,
+        worker_cpu,
+        wall,
+        client_cpu,
+        haproxy_cpu=haproxy_cpu if servers.balanced else None,
+        workers=max(1, len(servers.workers())),
+        slider=slider.describe(),
+        runs=hall.runs,
+        largest=hall.largest,
+        per_worker=per_worker,
+        kill=kill,
+        interrupted=hall.interrupted,
+        load=os.getloadavg(),
+    )
 
 
 def _mb(value: float | None) -> str:
@@ -794,8 +813,22 @@ def serve(workers: int, script: str, flags: list[str], timeout: float = 120) -> 
     port = free_port()
     run_dir = Path(tempfile.mkdtemp(prefix="lecture-hall-"))
     env = {k: v for k, v in os.environ.items() if not k.startswith("STREAMLIT_")}  # only our flags count
-    cmd = [sys.executable, "scripts/serve.py", "--workers", str(workers), "--host", "127.0.0.1",
-           "--port", str(port), "--app", script, "--run-dir", str(run_dir), "--", *flags]  # fmt: skip
+    cmd = [
+        sys.executable,
+        "scripts/serve.py",
+        "--workers",
+        str(workers),
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--app",
+        script,
+        "--run-dir",
+        str(run_dir),
+        "--",
+        *flags,
+    ]
     log = (run_dir / "serve.log").open("w")
     proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     state = run_dir / "state.json"
@@ -820,8 +853,11 @@ def serve(workers: int, script: str, flags: list[str], timeout: float = 120) -> 
             proc.wait()
         log.close()
         # What serve.py and HAProxy saw of a worker dying or failing its health checks.
-        seen = [line for line in (run_dir / "serve.log").read_text().splitlines() if "is DOWN" in line
-                or (line.startswith("[serve]") and ("died" in line or "again" in line))]  # fmt: skip
+        seen = [
+            line
+            for line in (run_dir / "serve.log").read_text().splitlines()
+            if "is DOWN" in line or (line.startswith("[serve]") and ("died" in line or "again" in line))
+        ]
         print("\n".join(f"  {line}" for line in seen) or "  (no worker died or failed its health checks)")
         for path in run_dir.iterdir():
             path.unlink()
@@ -857,10 +893,11 @@ def _write_csv(path: str, r: Result) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument(
-        "--page", default=None,
+        "--page",
+        default=None,
         help="url path or page script (default: heatmap, else the bare app); or a script of its own, "
         "such as bench/fragment_app.py",
-    )  # fmt: skip
+    )
     parser.add_argument("-n", "--sessions", type=int, default=200)
     parser.add_argument(
         "--interval", type=float, default=4.0, help="mean seconds between a session's moves; 0: no pause (saturation)"
@@ -870,32 +907,39 @@ def main() -> None:
     parser.add_argument("--ramp", type=float, default=10.0, help="seconds over which the sessions arrive")
     parser.add_argument("--idle", type=float, default=5.0, help="seconds all sit idle before memory is read")
     parser.add_argument(
-        "--slider", default="first",
+        "--slider",
+        default="first",
         help="which slider moves: first (of the main area), random, or a slider's label or key",
-    )  # fmt: skip
+    )
     parser.add_argument("--lang", default="en")
     parser.add_argument("--timeout", type=float, default=30.0, help="a rerun slower than this is an error")
     parser.add_argument("--sample", type=float, default=1.0, help="seconds between memory samples")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--csv", help="write the memory series (t, reruns, RSS MB) to this file")
     parser.add_argument(
-        "--gc", choices=("config", "on", "off", "both"), default="config",
+        "--gc",
+        choices=("config", "on", "off", "both"),
+        default="config",
         help="runner.postScriptGC for the server we start; both: on, then off, on fresh servers",
-    )  # fmt: skip
+    )
     parser.add_argument("--url", help="use a running server instead of starting one")
     parser.add_argument("--pid", type=int, help="with --url: the server's process id, for its memory and CPU")
     parser.add_argument(
-        "--serve-dir", type=Path,
+        "--serve-dir",
+        type=Path,
         help="with --url: the --run-dir of a running scripts/serve.py (its state.json names the workers)",
-    )  # fmt: skip
+    )
     parser.add_argument(
-        "--compare-workers", metavar="N,M",
+        "--compare-workers",
+        metavar="N,M",
         help="run the hall against scripts/serve.py (make serve) with each number of workers in turn",
-    )  # fmt: skip
+    )
     parser.add_argument(
-        "--kill-worker-at", type=float, metavar="SECONDS",
+        "--kill-worker-at",
+        type=float,
+        metavar="SECONDS",
         help="kill the worker holding the most sessions this many seconds into the moving",
-    )  # fmt: skip
+    )
     parser.add_argument("--back-within", type=float, default=10.0, help="seconds a killed worker's session may take")
     args = parser.parse_args()
 

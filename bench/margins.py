@@ -64,8 +64,10 @@ def main() -> None:
                     continue
                 verdict = "SHORT" if b["l"] < a["l"] - 0.5 or b["b"] < a["b"] - 0.5 else ""
                 short += bool(verdict)
-                print(f"{path:22s} {a['title']:28s} left {a['l']:4.0f} -> {b['l']:4.0f}   "
-                      f"bottom {a['b']:4.0f} -> {b['b']:4.0f}  {verdict}")  # fmt: skip
+                print(
+                    f"{path:22s} {a['title']:28s} left {a['l']:4.0f} -> {b['l']:4.0f}   "
+                    f"bottom {a['b']:4.0f} -> {b['b']:4.0f}  {verdict}"
+                )
         browser.close()
     print(f"{short} chart(s) with a margin smaller than automargin's")
     sys.exit(1 if short else 0)

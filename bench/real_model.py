@@ -120,8 +120,10 @@ def main() -> None:
     print("ratio ours / reference (above 1: ours is slower):")
     print(f"  load: {ours_load / st_load:.2f} x SentenceTransformer")
     for n in texts:
-        print(f"  encode {n:3d} pieces: {ours[n] / st_enc[n]:.2f} x SentenceTransformer.encode, "
-              f"{ours[n] / bert_enc[n]:.2f} x BertModel with attentions")  # fmt: skip
+        print(
+            f"  encode {n:3d} pieces: {ours[n] / st_enc[n]:.2f} x SentenceTransformer.encode, "
+            f"{ours[n] / bert_enc[n]:.2f} x BertModel with attentions"
+        )
 
 
 if __name__ == "__main__":

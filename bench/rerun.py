@@ -96,9 +96,12 @@ def _run_fragment_aware(self, widget_state=None, query_params=None, timeout=3, p
     # registered, which st.page_link inside a fragment looks up.
     self._pages_manager._set_pages(dict(_PAGES))
     rerun_data = RerunData(
-        widget_states=widget_state, query_string=parse.urlencode(query_params or {}, doseq=True),
-        page_script_hash=page_hash, context_info=context_info, fragment_id_queue=list(_FRAGMENTS),
-    )  # fmt: skip
+        widget_states=widget_state,
+        query_string=parse.urlencode(query_params or {}, doseq=True),
+        page_script_hash=page_hash,
+        context_info=context_info,
+        fragment_id_queue=list(_FRAGMENTS),
+    )
     # The runner's constructor has already asked for a full-app rerun (RerunData()), and a full-app
     # request absorbs any fragment request folded into it: replace it instead of adding to it.
     with self._requests._lock:
@@ -207,8 +210,10 @@ def set_controls_to_maxima(at: AppTest, passes: int = 4) -> None:
 def row(name: str, script: list[float], total: list[float], target: float | None) -> str:
     median = statistics.median(script)
     verdict = "" if target is None else ("  ok" if median <= target else f"  over {target:.0f} ms")
-    return (f"  {name:34s} script median {median:6.1f} ms  p95 {percentile(script, 95):6.1f} ms"
-            f"   AppTest median {statistics.median(total):6.1f} ms{verdict}")  # fmt: skip
+    return (
+        f"  {name:34s} script median {median:6.1f} ms  p95 {percentile(script, 95):6.1f} ms"
+        f"   AppTest median {statistics.median(total):6.1f} ms{verdict}"
+    )
 
 
 def bench_page(path: str, n: int, maxima: bool) -> list[str]:
@@ -231,9 +236,11 @@ def main() -> None:
     parser.add_argument("-n", type=int, default=30, help="reruns per row")
     parser.add_argument("--defaults-only", action="store_true", help="skip the maxima row")
     parser.add_argument(
-        "--gc", choices=("config", "on", "off"), default="config",
+        "--gc",
+        choices=("config", "on", "off"),
+        default="config",
         help="runner.postScriptGC: the full garbage collection after every run is part of a rerun's time",
-    )  # fmt: skip
+    )
     args = parser.parse_args()
     if args.gc != "config":
         config.set_option("runner.postScriptGC", args.gc == "on")

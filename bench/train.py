@@ -46,8 +46,10 @@ def measure_speed(runs: int) -> None:
         "word": Config(model="word"),
         "attention d_model 64, 1 head": Config(d_model=64, heads=1),
     }
-    print(f"\n300 steps on saw_task ({task.train_tokens.shape[0]} training sentences of up to "
-          f"{task.train_tokens.shape[1]} words), median of {runs} runs after one warm-up:")  # fmt: skip
+    print(
+        f"\n300 steps on saw_task ({task.train_tokens.shape[0]} training sentences of up to "
+        f"{task.train_tokens.shape[1]} words), median of {runs} runs after one warm-up:"
+    )
     for name, config in models.items():
         fit(config, task, 300, 0.01, 0)
         walls, cpus = [], []
@@ -70,8 +72,12 @@ def measure_extremes(steps: int = 20) -> None:
 
     task = saw_task()
     print(f"\nlarge models, {steps} steps each (one run; time per step):")
-    for config in (Config(d_model=64, heads=4, layers=2), Config(d_model=128, heads=8, layers=2),
-                   Config(d_model=256, heads=8, layers=4), Config(model="window", d_model=256, window=8)):  # fmt: skip
+    for config in (
+        Config(d_model=64, heads=4, layers=2),
+        Config(d_model=128, heads=8, layers=2),
+        Config(d_model=256, heads=8, layers=4),
+        Config(model="window", d_model=256, window=8),
+    ):
         wall, cpu = time.perf_counter(), cpu_seconds()
         fit(config, task, steps, 0.01, 0)
         wall, cpu = time.perf_counter() - wall, cpu_seconds() - cpu

@@ -191,8 +191,15 @@ def _relabel_after_a_language_change(key: str) -> None:
     st.session_state[seen] = lang
 
 
-def _single_choice(widget: Callable, label: str, options: Sequence[Any], key: str, default: Any,
-                   format_func: Callable[[Any], str], **kwargs) -> Any:  # fmt: skip
+def _single_choice(
+    widget: Callable,
+    label: str,
+    options: Sequence[Any],
+    key: str,
+    default: Any,
+    format_func: Callable[[Any], str],
+    **kwargs,
+) -> Any:
     """selectbox, radio and segmented_control alike: the state starts from the URL's option id,
     the widget shows translated labels, and the chosen id goes back into the URL."""
     default = options[0] if default is None else default
@@ -206,21 +213,44 @@ def _single_choice(widget: Callable, label: str, options: Sequence[Any], key: st
     return value
 
 
-def selectbox(label: str, options: Sequence[Any], *, key: str, default: Any = None,
-              format_func: Callable[[Any], str] = str, **kwargs) -> Any:  # fmt: skip
+def selectbox(
+    label: str,
+    options: Sequence[Any],
+    *,
+    key: str,
+    default: Any = None,
+    format_func: Callable[[Any], str] = str,
+    **kwargs,
+) -> Any:
     return _single_choice(st.selectbox, label, options, key, default, format_func, **kwargs)
 
 
-def radio(label: str, options: Sequence[Any], *, key: str, default: Any = None,
-          format_func: Callable[[Any], str] = str, horizontal: bool = True, **kwargs) -> Any:  # fmt: skip
+def radio(
+    label: str,
+    options: Sequence[Any],
+    *,
+    key: str,
+    default: Any = None,
+    format_func: Callable[[Any], str] = str,
+    horizontal: bool = True,
+    **kwargs,
+) -> Any:
     return _single_choice(st.radio, label, options, key, default, format_func, horizontal=horizontal, **kwargs)
 
 
-def segmented(label: str, options: Sequence[Any], *, key: str, default: Any = None,
-              format_func: Callable[[Any], str] = str, **kwargs) -> Any:  # fmt: skip
+def segmented(
+    label: str,
+    options: Sequence[Any],
+    *,
+    key: str,
+    default: Any = None,
+    format_func: Callable[[Any], str] = str,
+    **kwargs,
+) -> Any:
     """A row of buttons, one always chosen (clicking the chosen one again keeps it chosen)."""
-    return _single_choice(st.segmented_control, label, options, key, default, format_func,
-                          selection_mode="single", **kwargs)  # fmt: skip
+    return _single_choice(
+        st.segmented_control, label, options, key, default, format_func, selection_mode="single", **kwargs
+    )
 
 
 def multiselect(

@@ -38,13 +38,23 @@ QUIZ_SIZE = 4  # questions at the end of each concept page (lab_ui.quiz_bank has
 # A page added later appends its own items at the end (the frozen _CHECKS_V1 keeps the order of
 # the first part): "page:<ns>", its checks, then its quiz questions.
 ITEMS: tuple[str, ...] = (
-    "page:one_hot", "page:before_self_attention", "page:qkv", "page:heatmap", "page:multi_head",
-    "page:positional", "page:rnn_cnn", "page:scaling", "page:real_model", "page:quiz",
+    "page:one_hot",
+    "page:before_self_attention",
+    "page:qkv",
+    "page:heatmap",
+    "page:multi_head",
+    "page:positional",
+    "page:rnn_cnn",
+    "page:scaling",
+    "page:real_model",
+    "page:quiz",
     *(key for keys in _CHECKS_V1.values() for key in keys),
     *(f"quiz:{ns}:{i}" for ns in _CHECKS_V1 for i in range(1, QUIZ_SIZE + 1)),
     # the live-training page (issue 14)
-    "page:train", *CHECKS["train"], *(f"quiz:train:{i}" for i in range(1, QUIZ_SIZE + 1)),
-)  # fmt: skip
+    "page:train",
+    *CHECKS["train"],
+    *(f"quiz:train:{i}" for i in range(1, QUIZ_SIZE + 1)),
+)
 
 
 def course_pages() -> tuple[PageInfo, ...]:

@@ -36,6 +36,10 @@ def language_picker(lang: str) -> None:
     """The English / 简体中文 switch in the sidebar; its label is in both languages so a
     student who landed in the wrong one can still find it."""
     st.sidebar.radio(
-        t("common.language"), LANGS, index=LANGS.index(lang), format_func=LANG_NAMES.get, key="lang_pick",
+        t("common.language"),
+        LANGS,
+        index=LANGS.index(lang),
+        format_func=LANG_NAMES.get,
+        key="lang_pick",
         horizontal=True,
-    )  # fmt: skip
+    )

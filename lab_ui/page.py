@@ -101,8 +101,13 @@ def start(ns: str, *, presets: dict[str, dict] | None = None) -> Frame:
     if presets:
         with toolbar.popover(t("common.presets_button"), icon=":material/bookmarks:"):
             for preset_id, values in presets.items():
-                st.button(t(f"{ns}.preset_{preset_id}"), key=f"{ns}_preset_{preset_id}", on_click=apply_preset,
-                          args=(values,), width="stretch")  # fmt: skip
+                st.button(
+                    t(f"{ns}.preset_{preset_id}"),
+                    key=f"{ns}_preset_{preset_id}",
+                    on_click=apply_preset,
+                    args=(values,),
+                    width="stretch",
+                )
     frame = Frame(ns, sections, step, toolbar)
     if sections:
         _step_bar(frame, step_key, prev_col, label_col, next_col)
@@ -171,8 +176,9 @@ def _preset_buttons(ns: str, presets: dict[str, dict]) -> None:
     st.caption(t("common.presets"))
     with st.container(horizontal=True):
         for preset_id, values in presets.items():
-            st.button(t(f"{ns}.preset_{preset_id}"), key=f"{ns}_preset_{preset_id}", on_click=apply_preset,
-                      args=(values,))  # fmt: skip
+            st.button(
+                t(f"{ns}.preset_{preset_id}"), key=f"{ns}_preset_{preset_id}", on_click=apply_preset, args=(values,)
+            )
 
 
 def _restore_step(key: str, n: int) -> int:
@@ -196,8 +202,15 @@ def _step_bar(frame: Frame, key: str, prev_col, label_col, next_col) -> None:
     def go(to: int) -> None:
         st.session_state[key] = to
 
-    prev_col.button(t("common.previous_step"), key=f"{key}_prev", disabled=step == 1, on_click=go, args=(step - 1,),
-                    icon=":material/arrow_back:", width="stretch")  # fmt: skip
+    prev_col.button(
+        t("common.previous_step"),
+        key=f"{key}_prev",
+        disabled=step == 1,
+        on_click=go,
+        args=(step - 1,),
+        icon=":material/arrow_back:",
+        width="stretch",
+    )
     title = html.escape(t(f"{frame.ns}.section_{frame.sections[step - 1]}"))
     # A short title stays whole, on the next line if it must (lab_ui.style): broken at a space, a line
     # ended on its first word ("· 把" over "Q、K、V 切成几个头"). A long one runs on and wraps.
@@ -207,8 +220,15 @@ def _step_bar(frame: Frame, key: str, prev_col, label_col, next_col) -> None:
         # "Step 1 of 6 ·" whole as well: the line breaks between it and the title, if anywhere.
         step_of = f'<span class="whole"><strong>{t("common.step_of", i=step, n=n)}</strong>\u00a0·</span>'
         st.markdown(f"{step_of} {title}", unsafe_allow_html=True)
-    next_col.button(t("common.next_step"), key=f"{key}_next", disabled=step == n, on_click=go, args=(step + 1,),
-                    icon=":material/arrow_forward:", width="stretch")  # fmt: skip
+    next_col.button(
+        t("common.next_step"),
+        key=f"{key}_next",
+        disabled=step == n,
+        on_click=go,
+        args=(step + 1,),
+        icon=":material/arrow_forward:",
+        width="stretch",
+    )
 
 
 def choice_keep_valid(key: str, options: Sequence, default) -> None:

@@ -130,15 +130,21 @@ def ask(question: Question, task: Task, *, key: str, label: str = "", here: str 
     with st.container(border=True):
         st.markdown(f"**{label}** · {text}" if label else text)
         if question.is_choice(task):
-            picked = st.radio(t("quiz.your_answer"), ["", *task.options], key=key, persist_state="session",
-                              format_func=lambda o: words(f"{question.text_key}_{o}") if o else "—")  # fmt: skip
+            picked = st.radio(
+                t("quiz.your_answer"),
+                ["", *task.options],
+                key=key,
+                persist_state="session",
+                format_func=lambda o: words(f"{question.text_key}_{o}") if o else "—",
+            )
             if not picked:
                 return None
             right = picked == task.answer
             verdict = words(f"{question.text_key}_{task.answer}")
         else:
-            typed = st.text_input(t("quiz.your_answer"), key=key, placeholder=t("quiz.type_number"),
-                                  persist_state="session")  # fmt: skip
+            typed = st.text_input(
+                t("quiz.your_answer"), key=key, placeholder=t("quiz.type_number"), persist_state="session"
+            )
             if not typed:
                 return None
             reading = read_number(typed)

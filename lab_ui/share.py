@@ -71,8 +71,9 @@ def current_link() -> str:
     """The address of this page with every control's value, as the server saw it at this run
     (without the student's progress code: a shared view never shares progress)."""
     base = st.context.url or ""
-    query = urlencode([(key, value) for key in st.query_params if key != PROGRESS
-                       for value in st.query_params.get_all(key)])  # fmt: skip
+    query = urlencode(
+        [(key, value) for key in st.query_params if key != PROGRESS for value in st.query_params.get_all(key)]
+    )
     return f"{base}?{query}" if query else base
 
 
@@ -81,6 +82,7 @@ def share_link(slot) -> None:
     includes what the page wrote into the URL during this run."""
     with slot, st.popover(t("common.copy_link"), icon=":material/link:"):
         st.caption(t("common.copy_link_help"))
-        box = _BOX.format(link=html.escape(current_link()), copy=html.escape(t("common.copy")),
-                          copied=html.escape(t("common.copied")))  # fmt: skip
+        box = _BOX.format(
+            link=html.escape(current_link()), copy=html.escape(t("common.copy")), copied=html.escape(t("common.copied"))
+        )
         st.html(box + _SCRIPT, unsafe_allow_javascript=True)

@@ -34,9 +34,18 @@ MODEBAR_REMOVED = ["lasso2d", "select2d", "pan2d", "zoomIn2d", "zoomOut2d", "aut
 
 # Plotly's own texts that a student can meet (the kept buttons' tooltips, the messages of a zoom
 # or a download), by their catalog keys; the catalog's English is Plotly's wording.
-PLOTLY_TEXTS = ("plotly_download_png", "plotly_download", "plotly_zoom", "plotly_reset_axes", "plotly_autoscale",
-                "plotly_zoom_back", "plotly_legend_isolate", "plotly_preparing_image", "plotly_image_done",
-                "plotly_image_failed")  # fmt: skip
+PLOTLY_TEXTS = (
+    "plotly_download_png",
+    "plotly_download",
+    "plotly_zoom",
+    "plotly_reset_axes",
+    "plotly_autoscale",
+    "plotly_zoom_back",
+    "plotly_legend_isolate",
+    "plotly_preparing_image",
+    "plotly_image_done",
+    "plotly_image_failed",
+)
 
 
 @cache
@@ -68,8 +77,13 @@ def image_format_picker() -> None:
     """Sidebar choice of the format the figures' download button saves: PNG or SVG. Plotly's
     modebar holds one download button, and its configuration is plain data (no custom button
     code can be passed through Streamlit), so the format is chosen here, once for all figures."""
-    controls.radio(t("common.image_format"), IMAGE_FORMATS, key=IMAGE_FORMAT_KEY, format_func=str.upper,
-                   help=t("common.image_format_help"))  # fmt: skip
+    controls.radio(
+        t("common.image_format"),
+        IMAGE_FORMATS,
+        key=IMAGE_FORMAT_KEY,
+        format_func=str.upper,
+        help=t("common.image_format_help"),
+    )
 
 
 def escape_markdown(text: str) -> str:
@@ -256,8 +270,14 @@ def check_number(question: str, answer: float, *, key: str, tolerance: float = 0
     solved = False
     with st.container(border=True):
         st.markdown(f"**{t('common.check_yourself')}** · {question}")
-        typed = st.number_input(t("common.your_answer"), key=key, value=None, format="%.4f",
-                                placeholder=t("common.type_a_number"), persist_state="session")  # fmt: skip
+        typed = st.number_input(
+            t("common.your_answer"),
+            key=key,
+            value=None,
+            format="%.4f",
+            placeholder=t("common.type_a_number"),
+            persist_state="session",
+        )
         if typed is not None:
             solved = math.isfinite(typed) and abs(typed - answer) <= max(tolerance, tolerance * abs(answer))
             if solved:
@@ -279,9 +299,13 @@ def check_choice(
     with st.container(border=True):
         st.markdown(f"**{t('common.check_yourself')}** · {question}")
         picked = st.radio(
-            t("common.your_prediction"), ["", *options], key=key, horizontal=True, persist_state="session",
+            t("common.your_prediction"),
+            ["", *options],
+            key=key,
+            horizontal=True,
+            persist_state="session",
             format_func=lambda o: format_func(o) if o else "—",
-        )  # fmt: skip
+        )
         solved = picked == correct
         if solved:
             st.success(t("common.correct", answer=format_func(correct)))

@@ -46,7 +46,7 @@ def presets() -> dict[str, dict]:
         "causal": {**model, "hm_ex": ANIMAL, "hm_mask": "causal", "hm_q": 3},
         "local": {**model, "hm_ex": "bank_river", "hm_mask": "local", "hm_win": 2, "hm_q": 6},  # 15 tokens
         "animal": {**model, "hm_ex": ANIMAL, "hm_q": A_IT + 1},
-    }  # fmt: skip
+    }
 
 
 def named(prefix: str):  # a choice's label: the mask's option "causal" reads t("heatmap.mask_causal")
@@ -61,8 +61,14 @@ def weight_controls(has_model: bool) -> dict:
         st.session_state["hm_src"] = "random"
     if "hm_ex" not in st.session_state and "hm_ex" not in params and "hm_text" in params:
         st.session_state["hm_ex"] = OWN
-    source = controls.segmented(t("heatmap.source"), hv.SOURCES, key="hm_src", default="model",
-                                help=t("heatmap.source_help"), format_func=named("source"))  # fmt: skip
+    source = controls.segmented(
+        t("heatmap.source"),
+        hv.SOURCES,
+        key="hm_src",
+        default="model",
+        help=t("heatmap.source_help"),
+        format_func=named("source"),
+    )
     if st.query_params.get("hm_src") != source:
         st.query_params["hm_src"] = source  # always in the link: a link without it is an old one
     sentences = [OWN, *EXAMPLES] if source == "random" or has_model else list(EXAMPLES)
@@ -71,8 +77,9 @@ def weight_controls(has_model: bool) -> dict:
     choice = controls.selectbox(t("heatmap.sentence"), sentences, key="hm_ex", default=default, format_func=named("ex"))
     example = t("heatmap.default_text")  # in the page's language: Chinese on the Chinese page
     # Drawn even while an example is chosen, so that a link keeps the text and a preset can fill it.
-    text = controls.text_input(t("heatmap.text"), example, key="hm_text", disabled=choice != OWN,
-                               help=t("heatmap.text_help"))  # fmt: skip
+    text = controls.text_input(
+        t("heatmap.text"), example, key="hm_text", disabled=choice != OWN, help=t("heatmap.text_help")
+    )
     if source == "model" and not has_model:
         note = "text_needs_model" if text != example else "shipped_only"
         st.caption(t(f"heatmap.{note}", n=len(EXAMPLES), command=INSTALL_COMMAND))
@@ -87,19 +94,30 @@ def weight_controls(has_model: bool) -> dict:
             size["seed"] = widgets.seed_input(key="hm_seed")
     else:
         with c1:
-            size = dict(layer=controls.slider(t("heatmap.layer"), 1, N_LAYERS, A_LAYER, key="hm_layer",
-                                              help=t("heatmap.layer_help")))  # fmt: skip
+            size = dict(
+                layer=controls.slider(
+                    t("heatmap.layer"), 1, N_LAYERS, A_LAYER, key="hm_layer", help=t("heatmap.layer_help")
+                )
+            )
         with c2:
-            size["head"] = controls.slider(t("heatmap.head"), 1, N_HEADS, A_HEAD, key="hm_head",
-                                           help=t("heatmap.head_help"))  # fmt: skip
+            size["head"] = controls.slider(
+                t("heatmap.head"), 1, N_HEADS, A_HEAD, key="hm_head", help=t("heatmap.head_help")
+            )
     tau = controls.select_slider(t("heatmap.tau"), TAUS, 1, key="hm_tau", help=t("heatmap.tau_help"))
-    mask = controls.segmented(t("heatmap.mask"), hv.MASKS, key="hm_mask", format_func=named("mask"),
-                              help=t("heatmap.mask_help"))  # fmt: skip
+    mask = controls.segmented(
+        t("heatmap.mask"), hv.MASKS, key="hm_mask", format_func=named("mask"), help=t("heatmap.mask_help")
+    )
     window = 2
     if mask == "local":
         window = controls.slider(t("heatmap.window"), 0, 32, 2, key="hm_win", help=t("heatmap.window_help"))
-    norm = controls.segmented(t("heatmap.norm"), ("softmax", "relu"), key="hm_norm", help=t("heatmap.norm_help"),
-                              format_func=named("norm"), disabled=not (has_model or source == "random"))  # fmt: skip
+    norm = controls.segmented(
+        t("heatmap.norm"),
+        ("softmax", "relu"),
+        key="hm_norm",
+        help=t("heatmap.norm_help"),
+        format_func=named("norm"),
+        disabled=not (has_model or source == "random"),
+    )
     return dict(source=source, choice=choice, text=text, mask=mask, window=window, tau=tau, norm=norm, **size)
 
 
@@ -129,9 +147,13 @@ def map_section(view: hv.HeatmapView, s: dict, area) -> None:
             if s["norm"] == "relu" and view.normalisation != "relu":
                 st.info(t("heatmap.relu_unavailable"), icon=":material/info:")
             fig = cached(figures.weights_heatmap, view, lang, is_lecture())
-            widgets.show_figure(fig, key="heatmap_weights", alt=t("heatmap.heatmap_alt", n=len(view.tokens)),
-                                numbers_on_phones=len(view.tokens) <= figures.CELL_TEXT_PHONE_MAX,
-                                lecture_px=figures.LECTURE_MAP_MAX_PX)  # fmt: skip
+            widgets.show_figure(
+                fig,
+                key="heatmap_weights",
+                alt=t("heatmap.heatmap_alt", n=len(view.tokens)),
+                numbers_on_phones=len(view.tokens) <= figures.CELL_TEXT_PHONE_MAX,
+                lecture_px=figures.LECTURE_MAP_MAX_PX,
+            )
             if css := figures.phone_ticks_css("heatmap_weights", len(view.tokens)):
                 st.html(css)  # on a phone, fewer key labels: slanted, they touched
             if view.source == "random":
@@ -140,8 +162,13 @@ def map_section(view: hv.HeatmapView, s: dict, area) -> None:
         st.caption("\n\n".join(figures.notes(view, lang)))
     if box := page.numbers_box("hm_table_box", t("heatmap.table_box")):
         with box:
-            widgets.show_table(figures.weights_table(view, lang), key="heatmap_table", filename="attention_weights.csv",
-                               caption=t("heatmap.table_caption"), missing=t("heatmap.masked_cell"))  # fmt: skip
+            widgets.show_table(
+                figures.weights_table(view, lang),
+                key="heatmap_table",
+                filename="attention_weights.csv",
+                caption=t("heatmap.table_caption"),
+                missing=t("heatmap.masked_cell"),
+            )
     st.caption(t("heatmap.formula_caption"))
     if view.source != "random":
         st.markdown(t("heatmap.fact"))
@@ -160,24 +187,42 @@ def query_section(view, default_q: int) -> None:
     with words:
         page.prose(t("heatmap.query_body"))
         page.choice_keep_valid("hm_q", list(range(1, T + 1)), default_q)
-        i = controls.selectbox(t("heatmap.pick_query"), list(range(1, T + 1)), key="hm_q", default=default_q,
-                               format_func=lambda j: position_label(j, view.tokens[j - 1]))  # fmt: skip
+        i = controls.selectbox(
+            t("heatmap.pick_query"),
+            list(range(1, T + 1)),
+            key="hm_q",
+            default=default_q,
+            format_func=lambda j: position_label(j, view.tokens[j - 1]),
+        )
     row, name = cached(hv.query_row, view, i - 1), position_label(i, view.tokens[i - 1])
     with figure:
         left, right = st.columns(2)
     with left:
-        widgets.show_figure(cached(figures.row_bars, view, row, lang, is_lecture()), key="heatmap_row",
-                            alt=t("heatmap.row_alt", query=name))  # fmt: skip
+        widgets.show_figure(
+            cached(figures.row_bars, view, row, lang, is_lecture()),
+            key="heatmap_row",
+            alt=t("heatmap.row_alt", query=name),
+        )
         best = widgets.escape_markdown(position_label(row.best + 1, view.tokens[row.best]))
-        st.markdown(t("heatmap.row_summary", weight=f"{row.weights[row.best]:.3f}", best=best,
-                      total=f"{row.total:.3f}", tau=view.temperature))  # fmt: skip
+        st.markdown(
+            t(
+                "heatmap.row_summary",
+                weight=f"{row.weights[row.best]:.3f}",
+                best=best,
+                total=f"{row.total:.3f}",
+                tau=view.temperature,
+            )
+        )
     with right:
         if row.terms is None:
             st.info(t("heatmap.no_values", command=INSTALL_COMMAND), icon=":material/info:")
         else:
-            widgets.show_figure(cached(figures.weighted_sum, view, row, lang, is_lecture()), key="heatmap_output",
-                                alt=t("heatmap.sum_alt", i=i, d=row.terms.shape[1]),
-                                lecture_px=figures.LECTURE_MAP_MAX_PX)  # fmt: skip
+            widgets.show_figure(
+                cached(figures.weighted_sum, view, row, lang, is_lecture()),
+                key="heatmap_output",
+                alt=t("heatmap.sum_alt", i=i, d=row.terms.shape[1]),
+                lecture_px=figures.LECTURE_MAP_MAX_PX,
+            )
             st.caption(t("heatmap.sum_caption", i=i))
 
 
@@ -189,23 +234,37 @@ def speech_section() -> None:
         page.prose(t("heatmap.speech_body"))
         with page.section_controls():
             seconds = controls.slider(t("heatmap.speech_seconds_control"), 1, 120, 10, key="hm_sec")
-            w = controls.slider(t("heatmap.speech_window_control"), 1, 50, 8, key="hm_sw",
-                                help=t("heatmap.speech_window_help"))  # fmt: skip
+            w = controls.slider(
+                t("heatmap.speech_window_control"), 1, 50, 8, key="hm_sw", help=t("heatmap.speech_window_help")
+            )
     c = cached(speech_cost, seconds, w)
     with figure:
         left, right = st.columns(2)
     with left:
-        alt = t("heatmap.speech_cost_alt", w=w, seconds=seconds, full=f"{c.full_entries:,}",
-                windowed=f"{c.window_entries:,}")  # fmt: skip
+        alt = t(
+            "heatmap.speech_cost_alt",
+            w=w,
+            seconds=seconds,
+            full=f"{c.full_entries:,}",
+            windowed=f"{c.window_entries:,}",
+        )
         widgets.show_figure(cached(figures.speech_cost, c, lang, is_lecture()), key="heatmap_speech_cost", alt=alt)
     with right:
-        widgets.show_figure(cached(figures.speech_mask, c, lang, is_lecture()), key="heatmap_speech_mask",
-                            alt=t("heatmap.speech_mask_alt", n=c.mask.shape[0], keys=2 * w + 1))  # fmt: skip
+        widgets.show_figure(
+            cached(figures.speech_mask, c, lang, is_lecture()),
+            key="heatmap_speech_mask",
+            alt=t("heatmap.speech_mask_alt", n=c.mask.shape[0], keys=2 * w + 1),
+        )
     st.markdown(figures.speech_text(c, lang))
     if box := page.numbers_box("hm_speech_box", t("heatmap.speech_numbers_box")):
         with box:
-            widgets.show_table(figures.speech_table(c, lang), key="heatmap_speech_table", filename="speech_cost.csv",
-                               caption=t("heatmap.speech_table"), decimals=1)  # fmt: skip
+            widgets.show_table(
+                figures.speech_table(c, lang),
+                key="heatmap_speech_table",
+                filename="speech_cost.csv",
+                caption=t("heatmap.speech_table"),
+                decimals=1,
+            )
     widgets.formula_and_code(figures.LATEX["speech"], frame_count, window_entries)
 
 
@@ -215,10 +274,13 @@ def check_section(tokens: tuple[str, ...]) -> None:
     c = hv.causal_check(len(tokens), 3)
     seen = [str(j) if c.hypothetical else position_label(j, tokens[j - 1]) for j in c.seen]
     widgets.check_choice(
-        t("heatmap.check_question", k=c.k), ["only_self", "up_to", "from_on", "all"], "up_to", key="hm_check",
+        t("heatmap.check_question", k=c.k),
+        ["only_self", "up_to", "from_on", "all"],
+        "up_to",
+        key="hm_check",
         format_func=lambda o: t(f"heatmap.check_{o}", k=c.k, T=c.T),
         explanation=t("heatmap.check_explanation", k=c.k, seen=widgets.escape_markdown(", ".join(seen))),
-    )  # fmt: skip
+    )
 
 
 frame = page.start("heatmap", presets=presets())

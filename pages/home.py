@@ -26,8 +26,11 @@ for info in pages:
     if info.section != section:
         section = info.section
         st.markdown(f"#### {t(section)}")
-    icon = {"new": ":material/radio_button_unchecked:", "visited": ":material/pending:",
-            "done": ":material/check_circle:"}[statuses[info.ns][0]]  # fmt: skip
+    icon = {
+        "new": ":material/radio_button_unchecked:",
+        "visited": ":material/pending:",
+        "done": ":material/check_circle:",
+    }[statuses[info.ns][0]]
     st.page_link(info.path, label=t(f"{info.ns}.nav"), icon=icon)
     st.caption(
         f"{t(f'course.objective_{info.ns}')}  \n{t('course.minutes', n=info.minutes)} · {course.status_text(info.ns)}"
@@ -43,8 +46,7 @@ with st.expander(t("course.progress_code"), icon=":material/bookmark:", expanded
     if code:
         st.markdown(t("course.progress_code_is", code=code))
         st.caption(t("course.progress_code_help"))
-        st.code(f"{base}/?{urlencode({'lang': current_lang(), progress.PARAM: code})}", language=None,
-                wrap_lines=True)  # fmt: skip
+        st.code(f"{base}/?{urlencode({'lang': current_lang(), progress.PARAM: code})}", language=None, wrap_lines=True)
         with st.popover(t("course.forget_progress"), icon=":material/delete:"):
             st.markdown(t("course.forget_confirm_text"))
             st.button(t("course.forget_confirm"), on_click=progress.forget, args=(course.ITEMS,), type="primary")

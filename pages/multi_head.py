@@ -24,8 +24,10 @@ from lab_ui.registry import PAGES
 MAX_HEADS = 16  # more maps than this no longer fit side by side on a projector
 MAX_TOKENS, MAX_PIECES = 40, 48  # tokens drawn (random weights); word pieces read with [CLS], [SEP] (real model)
 DEFAULT_TEXT, DEFAULT_D, DEFAULT_HEADS = "machine learning is fun", 8, 2
-LONG_TEXT = ("The animal didn't cross the street because it was too tired, so it lay down under an old tree "
-             "and slept until the sun went down.")  # fmt: skip
+LONG_TEXT = (
+    "The animal didn't cross the street because it was too tired, so it lay down under an old tree "
+    "and slept until the sun went down."
+)
 RANDOM_KEYS = {"mh_text", "mh_d", "mh_h", "mh_seed"}  # controls of random weights only
 N_LAYERS, MODEL_HEADS, MODEL_D = hv.model_shape()
 MODEL = dict(d_model=MODEL_D, n_heads=MODEL_HEADS, d_head=head_size(MODEL_D, MODEL_HEADS))  # its sizes, for the text
@@ -49,12 +51,22 @@ def heads_control(d_model: int, notes: list[str]) -> int:
     fit = hv.fit_heads(d_model, raw[0] if raw else wanted, MAX_HEADS, DEFAULT_HEADS)
     if fit.reason != "ok":
         wanted, choices = raw[0][:40] if raw else wanted, ", ".join(map(str, fit.options))
-        notes.append(t(f"multi_head.heads_{fit.reason}", value=widgets.escape_markdown(str(wanted)), wanted=wanted,
-                       d_model=d_model, fallback=fit.n_heads, choices=choices, max_heads=MAX_HEADS,
-                       ratio=f"{fit.ratio:.2f}" if fit.ratio is not None else ""))  # fmt: skip
+        notes.append(
+            t(
+                f"multi_head.heads_{fit.reason}",
+                value=widgets.escape_markdown(str(wanted)),
+                wanted=wanted,
+                d_model=d_model,
+                fallback=fit.n_heads,
+                choices=choices,
+                max_heads=MAX_HEADS,
+                ratio=f"{fit.ratio:.2f}" if fit.ratio is not None else "",
+            )
+        )
         st.session_state["mh_h"] = fit.n_heads
-    n_heads = controls.selectbox(t("multi_head.heads_label"), list(fit.options), key="mh_h", default=fit.n_heads,
-                                 help=t("multi_head.heads_help"))  # fmt: skip
+    n_heads = controls.selectbox(
+        t("multi_head.heads_label"), list(fit.options), key="mh_h", default=fit.n_heads, help=t("multi_head.heads_help")
+    )
     sizes = dict(d_model=d_model, n_heads=n_heads, d_head=d_model // n_heads, max_heads=MAX_HEADS)
     st.caption(t("multi_head.heads_only_one" if fit.options == (1,) else "multi_head.heads_caption", **sizes))
     return n_heads
@@ -63,8 +75,13 @@ def heads_control(d_model: int, notes: list[str]) -> int:
 def random_controls(notes: list[str]):
     c_text, c_d, c_h, c_seed = st.columns([3, 2, 1.4, 1.2])
     with c_text:
-        tokens = widgets.sentence_tokens(t("multi_head.text_label"), DEFAULT_TEXT, key="mh_text",
-                                         max_tokens=MAX_TOKENS, help=t("multi_head.text_help"))  # fmt: skip
+        tokens = widgets.sentence_tokens(
+            t("multi_head.text_label"),
+            DEFAULT_TEXT,
+            key="mh_text",
+            max_tokens=MAX_TOKENS,
+            help=t("multi_head.text_help"),
+        )
     with c_d:
         d_model = controls.slider(t("multi_head.d_label"), 2, 512, DEFAULT_D, key="mh_d", help=t("multi_head.d_help"))
     with c_h:
@@ -79,12 +96,17 @@ def model_controls():
     c_ex, c_layer = st.columns([3, 2])
     with c_ex:
         options = [*EXAMPLES, "own"] if available else list(EXAMPLES)
-        example = controls.selectbox(t("multi_head.example_label"), options, key="mh_ex",
-                                     format_func=lambda e: EXAMPLES.get(e) or t("multi_head.example_own"))  # fmt: skip
+        example = controls.selectbox(
+            t("multi_head.example_label"),
+            options,
+            key="mh_ex",
+            format_func=lambda e: EXAMPLES.get(e) or t("multi_head.example_own"),
+        )
         own = controls.text_input(t("multi_head.own_text_label"), LONG_TEXT, key="mh_mtext") if example == "own" else ""
     with c_layer:
-        layer = controls.slider(t("multi_head.layer_label"), 1, N_LAYERS, 1, key="mh_layer",
-                                help=t("multi_head.layer_help"))  # fmt: skip
+        layer = controls.slider(
+            t("multi_head.layer_label"), 1, N_LAYERS, 1, key="mh_layer", help=t("multi_head.layer_help")
+        )
     st.caption(t("multi_head.model_sizes", layer=layer, **MODEL))
     if not available:
         st.caption(t("multi_head.enable_free_text"))
@@ -106,9 +128,14 @@ notes: list[str] = []
 with frame.controls():
     if "mh_src" not in st.session_state and "mh_src" not in st.query_params and RANDOM_KEYS & set(st.query_params):
         st.session_state["mh_src"] = "random"  # a link from when random weights were the default
-    source = controls.segmented(t("multi_head.source_label"), ["model", "random"], key="mh_src", default="model",
-                                format_func=lambda s: t(f"multi_head.source_{s}"),
-                                help=t("multi_head.source_help"))  # fmt: skip
+    source = controls.segmented(
+        t("multi_head.source_label"),
+        ["model", "random"],
+        key="mh_src",
+        default="model",
+        format_func=lambda s: t(f"multi_head.source_{s}"),
+        help=t("multi_head.source_help"),
+    )
     view = random_controls(notes) if source == "random" else model_controls()
 for note in notes:
     st.warning(note, icon="⚠️")
@@ -143,11 +170,22 @@ def split_section(view) -> None:
         with st.container() if lecture else figure_slot:
             name = controls.segmented(t("multi_head.matrix_label"), ["Q", "K", "V"], key="mh_mat")
         with figure_slot:
-            widgets.show_figure(cached(figs.split_figure, view, name, lang, lecture), key="mh_split",
-                                alt=t("multi_head.split_alt", name=name, **sizes), numbers_on_phones=False)  # fmt: skip
+            widgets.show_figure(
+                cached(figs.split_figure, view, name, lang, lecture),
+                key="mh_split",
+                alt=t("multi_head.split_alt", name=name, **sizes),
+                numbers_on_phones=False,
+            )
     st.markdown(f"`{t('multi_head.shapes_split', name=name, **sizes)}`")
-    numbers("mh_num_split", lambda: widgets.show_table(cached(figs.split_table, view, name, lang), key="mh_split_table",
-            filename=f"{name}_heads.csv", caption=t("multi_head.split_table", name=name)))  # fmt: skip
+    numbers(
+        "mh_num_split",
+        lambda: widgets.show_table(
+            cached(figs.split_table, view, name, lang),
+            key="mh_split_table",
+            filename=f"{name}_heads.csv",
+            caption=t("multi_head.split_table", name=name),
+        ),
+    )
     widgets.formula_and_code(figs.FORMULAS["split"], split_heads)
     st.caption(t("multi_head.split_indexing"))
 
@@ -156,21 +194,40 @@ def split_section(view) -> None:
 def maps_section(view) -> None:
     frame.heading("maps")
     with words(t("multi_head.s2_body")):
-        widgets.show_figure(cached(figs.head_maps, view, lang, lecture), key="mh_maps",
-                            alt=t("multi_head.maps_alt", n_heads=n_heads, T=T), numbers_on_phones=False)  # fmt: skip
+        widgets.show_figure(
+            cached(figs.head_maps, view, lang, lecture),
+            key="mh_maps",
+            alt=t("multi_head.maps_alt", n_heads=n_heads, T=T),
+            numbers_on_phones=False,
+        )
         st.html(figs.MAPS_ON_PHONES)
     if (every := figs.maps_grid(n_heads, T, lecture).every) > 1:  # a close-up of one head, every token labelled
         st.caption(t("multi_head.maps_labels", every=every))
         heads, default = list(range(1, n_heads + 1)), cached(hv.head_differences, view.weights).most_focused + 1
         page.choice_keep_valid("mh_focus", heads, default)
-        focus = controls.selectbox(t("multi_head.focus_label"), heads, key="mh_focus", default=default,
-                                   format_func=lambda i: t("multi_head.head_name", i=i))  # fmt: skip
+        focus = controls.selectbox(
+            t("multi_head.focus_label"),
+            heads,
+            key="mh_focus",
+            default=default,
+            format_func=lambda i: t("multi_head.head_name", i=i),
+        )
         # Below the first screen even on a projector: it may be as tall as the screen, 30 px a row for 20 px labels.
-        widgets.show_figure(cached(figs.head_detail, view, focus, lang), key="mh_focus_map",
-                            alt=t("multi_head.focus_alt", head=t("multi_head.head_name", i=focus), T=T),
-                            lecture_px=min(30 * T + 200, 680))  # fmt: skip
-    numbers("mh_num_maps", lambda: widgets.show_table(cached(figs.maps_table, view, lang), key="mh_maps_table",
-            filename="attention_maps.csv", caption=t("multi_head.maps_table")))  # fmt: skip
+        widgets.show_figure(
+            cached(figs.head_detail, view, focus, lang),
+            key="mh_focus_map",
+            alt=t("multi_head.focus_alt", head=t("multi_head.head_name", i=focus), T=T),
+            lecture_px=min(30 * T + 200, 680),
+        )
+    numbers(
+        "mh_num_maps",
+        lambda: widgets.show_table(
+            cached(figs.maps_table, view, lang),
+            key="mh_maps_table",
+            filename="attention_maps.csv",
+            caption=t("multi_head.maps_table"),
+        ),
+    )
     if view.layer is not None:
         st.markdown(t("multi_head.sum_check", n_heads=n_heads, gap=figs.gap_text(cached(hv.scores_gap, view))))
     st.markdown(f"**{t('multi_head.mistake_title')}**\n\n{t('multi_head.mistake_body', d_head=d_head)}")
@@ -192,12 +249,23 @@ def join_section(view) -> None:
     with words(t("multi_head.s3_body")):
         if view.layer is None:
             return st.info(t("multi_head.need_encoder"), icon=":material/info:")
-        widgets.show_figure(cached(figs.concat_figure, view, lang, lecture), key="mh_concat",
-                            alt=t("multi_head.concat_alt", **sizes), numbers_on_phones=False)  # fmt: skip
+        widgets.show_figure(
+            cached(figs.concat_figure, view, lang, lecture),
+            key="mh_concat",
+            alt=t("multi_head.concat_alt", **sizes),
+            numbers_on_phones=False,
+        )
     st.markdown(f"`{t('multi_head.shapes_concat', **sizes)}`")
     st.caption(t("multi_head.concat_check", gap=figs.gap_text(cached(hv.concat_gap, view))))
-    numbers("mh_num_concat", lambda: widgets.show_table(cached(figs.joined_table, view, lang), key="mh_concat_table",
-            filename="heads_joined.csv", caption=t("multi_head.concat_table")))  # fmt: skip
+    numbers(
+        "mh_num_concat",
+        lambda: widgets.show_table(
+            cached(figs.joined_table, view, lang),
+            key="mh_concat_table",
+            filename="heads_joined.csv",
+            caption=t("multi_head.concat_table"),
+        ),
+    )
     widgets.formula_and_code(figs.FORMULAS["join"], merge_heads)
 
 
@@ -212,13 +280,27 @@ def differ_section(view) -> None:
             alt = t("multi_head.entropy_alt", n_heads=n_heads, bits=f"{diff.uniform_bits:.2f}")
             widgets.show_figure(cached(figs.entropy_bars, view, diff, lang, lecture), key="mh_entropy", alt=alt)
         with right:
-            widgets.show_figure(cached(figs.overlap_heatmap, view, diff, lang, lecture), key="mh_overlap",
-                                alt=t("multi_head.overlap_alt", n_heads=n_heads))  # fmt: skip
+            widgets.show_figure(
+                cached(figs.overlap_heatmap, view, diff, lang, lecture),
+                key="mh_overlap",
+                alt=t("multi_head.overlap_alt", n_heads=n_heads),
+            )
     st.markdown(cached(figs.differences_text, diff, lang, view.source != "random"))
-    numbers("mh_num_heads", lambda: widgets.show_table(cached(figs.stats_table, diff, lang), key="mh_stats",
-            filename="head_stats.csv", caption=t("multi_head.stats_table")),
-            lambda: widgets.show_table(cached(figs.overlap_table, diff, lang), key="mh_overlap_table",
-            filename="head_overlap.csv", caption=t("multi_head.overlap_table")))  # fmt: skip
+    numbers(
+        "mh_num_heads",
+        lambda: widgets.show_table(
+            cached(figs.stats_table, diff, lang),
+            key="mh_stats",
+            filename="head_stats.csv",
+            caption=t("multi_head.stats_table"),
+        ),
+        lambda: widgets.show_table(
+            cached(figs.overlap_table, diff, lang),
+            key="mh_overlap_table",
+            filename="head_overlap.csv",
+            caption=t("multi_head.overlap_table"),
+        ),
+    )
     widgets.formula_and_code(figs.FORMULAS["differ"], mean_entropy, head_overlap)
 
 
@@ -226,9 +308,14 @@ def cost_section(view) -> None:
     frame.heading("cost")
     cost = cached(hv.cost_comparison, d_model, n_heads, T)
     with words(t("multi_head.s5_body")):
-        widgets.show_table(cached(figs.cost_table, cost, lang), key="mh_cost", filename="multi_head_cost.csv",
-                           decimals=None, number_format="localized",  # 589,824 as the text below writes it
-                           caption=t("multi_head.cost_table", **sizes))  # fmt: skip
+        widgets.show_table(
+            cached(figs.cost_table, cost, lang),
+            key="mh_cost",
+            filename="multi_head_cost.csv",
+            decimals=None,
+            number_format="localized",  # 589,824 as the text below writes it
+            caption=t("multi_head.cost_table", **sizes),
+        )
     if n_heads == 1:
         st.caption(t("multi_head.cost_single"))
     elif cost.same_parameters:
@@ -240,11 +327,21 @@ def cost_section(view) -> None:
 @st.fragment
 def check_section(view) -> None:
     frame.heading("check")
-    widgets.check_number(t("multi_head.check_q", **MODEL), MODEL["d_head"], key="mh_check", tolerance=0,
-                         explanation=t("multi_head.check_expl", **MODEL))  # fmt: skip
-    widgets.check_choice(t("multi_head.choice_q"), ["every_token", "same_token", "all_heads"], "every_token",
-                         key="mh_choice", format_func=lambda o: t(f"multi_head.choice_{o}"),
-                         explanation=t("multi_head.choice_expl"))  # fmt: skip
+    widgets.check_number(
+        t("multi_head.check_q", **MODEL),
+        MODEL["d_head"],
+        key="mh_check",
+        tolerance=0,
+        explanation=t("multi_head.check_expl", **MODEL),
+    )
+    widgets.check_choice(
+        t("multi_head.choice_q"),
+        ["every_token", "same_token", "all_heads"],
+        "every_token",
+        key="mh_choice",
+        format_func=lambda o: t(f"multi_head.choice_{o}"),
+        explanation=t("multi_head.choice_expl"),
+    )
 
 
 SECTIONS = (split_section, maps_section, join_section, differ_section, cost_section, check_section)

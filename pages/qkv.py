@@ -24,13 +24,27 @@ W_NAMES = ("wq", "wk", "wv")
 ARTICLE = {"qkv_text": DEFAULT_TEXT, "qkv_dm": 3, "qkv_dk": 2, "qkv_seed": DEFAULT_SEED, "qkv_w": "random", "qkv_q": 1}
 PRESETS = {
     "article": ARTICLE,
-    "long": ARTICLE | {"qkv_text": "the animal did not cross the street because it was too tired to walk any further",
-                       "qkv_dm": 8, "qkv_dk": 4, "qkv_q": 9},
+    "long": ARTICLE
+    | {
+        "qkv_text": "the animal did not cross the street because it was too tired to walk any further",
+        "qkv_dm": 8,
+        "qkv_dk": 4,
+        "qkv_q": 9,
+    },
     # W_q = W_k = 2·identity: a score is twice the similarity of two inputs, so "saw" finds both "saw"s.
-    "match": ARTICLE | {"qkv_dm": 4, "qkv_dk": 4, "qkv_seed": 0, "qkv_w": "typed", "qkv_q": 2,
-                        "qkv_wq": fq.eye_matrix(4, 2.0), "qkv_wk": fq.eye_matrix(4, 2.0), "qkv_wv": fq.eye_matrix(4)},
+    "match": ARTICLE
+    | {
+        "qkv_dm": 4,
+        "qkv_dk": 4,
+        "qkv_seed": 0,
+        "qkv_w": "typed",
+        "qkv_q": 2,
+        "qkv_wq": fq.eye_matrix(4, 2.0),
+        "qkv_wk": fq.eye_matrix(4, 2.0),
+        "qkv_wv": fq.eye_matrix(4),
+    },
     "chars": ARTICLE | {"qkv_text": "机器学习", "qkv_dm": 4},
-}  # fmt: skip
+}
 HINTS = itertools.count(1)  # numbers the phone-only notes "wider than the screen" of this run
 
 
@@ -57,14 +71,23 @@ def typed_weights(source: str, d_model: int, d_k: int, seed: int) -> tuple | Non
         grid = pd.DataFrame(m, index=[str(r + 1) for r in range(d_model)], columns=[str(c + 1) for c in range(d_k)])
         with col:
             st.markdown(f"$W_{name[1]}$ · [{d_model} × {d_k}]")
-            edited = st.data_editor(grid, key=f"{key}_ed{st.session_state[f'_{key}_ver']}", num_rows="fixed",
-                                    column_config=dict.fromkeys(grid.columns, number))  # fmt: skip
+            edited = st.data_editor(
+                grid,
+                key=f"{key}_ed{st.session_state[f'_{key}_ver']}",
+                num_rows="fixed",
+                column_config=dict.fromkeys(grid.columns, number),
+            )
         m = fq.link_matrix(np.nan_to_num(edited.to_numpy(dtype=np.float64), nan=0.0))  # an emptied cell counts as 0
         st.session_state[key] = st.session_state[f"_{key}_seen"] = m
         controls.publish_to_url(key, m, defaults[name], serialize=fq.matrix_to_text)
         typed.append(m)
-    st.button(t("qkv.reset_typed"), key="qkv_wreset", on_click=st.session_state.update, icon=":material/restart_alt:",
-              args=({f"qkv_{name}": m for name, m in defaults.items()},))  # fmt: skip
+    st.button(
+        t("qkv.reset_typed"),
+        key="qkv_wreset",
+        on_click=st.session_state.update,
+        icon=":material/restart_alt:",
+        args=({f"qkv_{name}": m for name, m in defaults.items()},),
+    )
     return tuple(typed)
 
 
@@ -102,23 +125,35 @@ frame = page.start("qkv", presets=PRESETS)
 for old in ("qkv_check", "qkv_check_show"):  # older links carried the check's answer: it never unlocks anything
     st.query_params.pop(old, None)
 with frame.controls(), st.container(border=not is_lecture()):  # a box of its own on the page
-    tokens = tuple(widgets.sentence_tokens(t("qkv.sentence"), DEFAULT_TEXT, key="qkv_text", max_tokens=MAX_TOKENS,
-                                           help=t("qkv.sentence_help")))  # fmt: skip
+    tokens = tuple(
+        widgets.sentence_tokens(
+            t("qkv.sentence"), DEFAULT_TEXT, key="qkv_text", max_tokens=MAX_TOKENS, help=t("qkv.sentence_help")
+        )
+    )
     with page.section_controls():  # one row, wrapped on a phone
         d_model = controls.slider(t("qkv.d_model"), 1, D_MAX, 3, key="qkv_dm", help=t("qkv.d_model_help"))
         d_k = controls.slider(t("qkv.d_k"), 1, D_MAX, 2, key="qkv_dk", help=t("qkv.d_k_help"))
         seed = widgets.seed_input(key="qkv_seed", value=DEFAULT_SEED)
     with st.container(horizontal=True, vertical_alignment="bottom", gap="large"):
-        source = controls.segmented(t("qkv.w_source"), ["random", "typed"], key="qkv_w", format_func=lambda w: t(
-            f"qkv.w_{w}"), help=t("qkv.w_source_help", max=fq.TYPED_MAX))  # fmt: skip
+        source = controls.segmented(
+            t("qkv.w_source"),
+            ["random", "typed"],
+            key="qkv_w",
+            format_func=lambda w: t(f"qkv.w_{w}"),
+            help=t("qkv.w_source_help", max=fq.TYPED_MAX),
+        )
         tables = controls.toggle(t("qkv.show_tables"), key="qkv_tables", help=t("qkv.show_tables_help"))
     typed = typed_weights(source, d_model, d_k, seed)
     T = len(tokens)
     page.choice_keep_valid("qkv_q", range(1, T + 1), T)  # a shorter sentence: keep the last token
     i = -1 + controls.segmented(
-        t("qkv.query"), list(range(1, T + 1)), key="qkv_q", default=1, help=t("qkv.query_help"),
+        t("qkv.query"),
+        list(range(1, T + 1)),
+        key="qkv_q",
+        default=1,
+        help=t("qkv.query_help"),
         format_func=lambda j: f"{j} · {widgets.escape_markdown(fq.short(tokens[j - 1]))}",
-    )  # fmt: skip
+    )
 
 try:
     r = cached(steps.sentence_walkthrough, tokens, d_model, d_k, seed, i, typed)
@@ -166,10 +201,12 @@ def check_section() -> bool:
     frame.heading("check")
     j = c.j + 1
     solved = widgets.check_number(
-        t("qkv.check_question", j=j, q1=fq.inline_vector_tex(c.q), kj=fq.inline_vector_tex(c.k)), c.answer,
-        key="qkv_check", tolerance=c.tolerance,
+        t("qkv.check_question", j=j, q1=fq.inline_vector_tex(c.q), kj=fq.inline_vector_tex(c.k)),
+        c.answer,
+        key="qkv_check",
+        tolerance=c.tolerance,
         explanation=fq.check_md(c, lang),
-    )  # fmt: skip
+    )
     # In lecture mode each section has a screen of its own: nothing further down is in view.
     locked = not is_lecture() and not solved and not st.session_state.get("qkv_check_show")
     if not st.session_state["_qkv_page_run"] and locked != st.session_state["_qkv_locked"]:
@@ -191,8 +228,11 @@ def scores_section() -> None:
 
 def softmax_section() -> None:
     with intro("softmax", t("qkv.softmax_body", d_k=d_k)):
-        widgets.show_figure(cached(fq.scores_figure, r, lang, bool(hide.any())), key="qkv_scores",
-                            alt=t("qkv.alt_scores", i=i + 1, best=fq.key_labels(tokens)[s.best]))  # fmt: skip
+        widgets.show_figure(
+            cached(fq.scores_figure, r, lang, bool(hide.any())),
+            key="qkv_scores",
+            alt=t("qkv.alt_scores", i=i + 1, best=fq.key_labels(tokens)[s.best]),
+        )
     st.markdown(cached(fq.softmax_md, r, lang))
     numbers("qkv_softmax", fq.softmax_table, hide)
     widgets.formula_and_code(fq.FORMULAS["softmax"], steps.scaled_softmax)
@@ -211,8 +251,11 @@ def matrix_section() -> None:
         if T <= SQUARE_MAX:  # in lecture mode's larger type, A without its factors: the three fit one screen
             matrices(*cached(fq.matrix_rows, r, locked, compact=is_lecture()))
         else:  # too many tokens to print a T × T matrix: draw A' instead (on a projector, under two title rows)
-            widgets.show_figure(cached(fq.weights_map, r, lang, 380 if is_lecture() else 620), key="qkv_weights",
-                                alt=t("qkv.alt_weights", T=T, i=i + 1))  # fmt: skip
+            widgets.show_figure(
+                cached(fq.weights_map, r, lang, 380 if is_lecture() else 620),
+                key="qkv_weights",
+                alt=t("qkv.alt_weights", T=T, i=i + 1),
+            )
             st.markdown(t("qkv.too_wide", T=T))
     agree = "qkv.same_as_steps" if r.agrees else "qkv.not_same"
     st.markdown(t(agree, i=i + 1, softmax=frame.number("softmax"), output=frame.number("output")))
@@ -224,8 +267,9 @@ def matrix_section() -> None:
 
 def additive_section() -> None:
     with intro("additive", t("qkv.additive_body")):
-        widgets.show_figure(cached(fq.compare_figure, r, lang), key="qkv_dot_vs_add",
-                            alt=t("qkv.alt_dot_vs_add", i=i + 1))  # fmt: skip
+        widgets.show_figure(
+            cached(fq.compare_figure, r, lang), key="qkv_dot_vs_add", alt=t("qkv.alt_dot_vs_add", i=i + 1)
+        )
     st.markdown(cached(fq.compare_md, r, lang, bool(hide[c.j])))
     numbers("qkv_both", fq.both_table)
     widgets.formula_and_code(fq.FORMULAS["additive"], steps.additive_scores)
@@ -239,8 +283,13 @@ st.session_state["_qkv_page_run"] = True  # check_section is also rerun alone, w
 locked = check_section() if frame.shows("check") else False
 st.session_state.update(_qkv_page_run=False, _qkv_locked=locked)
 hide = steps.gives_away(s.alpha, c.answer) & locked  # [T]: the followed query's scores that equal the answer
-for name, section in (("scores", scores_section), ("softmax", softmax_section), ("output", output_section),
-                      ("matrix", matrix_section), ("additive", additive_section)):  # fmt: skip
+for name, section in (
+    ("scores", scores_section),
+    ("softmax", softmax_section),
+    ("output", output_section),
+    ("matrix", matrix_section),
+    ("additive", additive_section),
+):
     if frame.shows(name):
         section()
 

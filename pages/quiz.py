@@ -31,8 +31,9 @@ def draw(attempt: int) -> list[Question]:
 
 left, right = st.columns([1, 2], vertical_alignment="bottom")
 with left:
-    attempt = controls.number_input(t("quiz.attempt"), key="qz_seed", value=1, min_value=1, max_value=1_000_000,
-                                    step=1, help=t("quiz.attempt_help"))  # fmt: skip
+    attempt = controls.number_input(
+        t("quiz.attempt"), key="qz_seed", value=1, min_value=1, max_value=1_000_000, step=1, help=t("quiz.attempt_help")
+    )
 with right:
     st.button(t("quiz.new_attempt"), on_click=new_attempt, icon=":material/refresh:")
 

@@ -46,12 +46,24 @@ def presets(available: bool) -> dict[str, dict]:
     long_link = dict(zip(("rm_q", "rm_k"), ANCHORS.longest_link or (), strict=False))
     long = {"rm_ex": OWN, "rm_text": LONG_TEXT} if available else {"rm_ex": ANCHORS.longest, **long_link}
     return {
-        "article": {"rm_ex": av.ARTICLE_EXAMPLE, "rm_layer": s_layer + 1, "rm_head": s_head + 1, "rm_hide": False,
-                    "rm_q": s_q, "rm_k": s_k},
+        "article": {
+            "rm_ex": av.ARTICLE_EXAMPLE,
+            "rm_layer": s_layer + 1,
+            "rm_head": s_head + 1,
+            "rm_hide": False,
+            "rm_q": s_q,
+            "rm_k": s_k,
+        },
         "long": {**long, "rm_layer": p_layer + 1, "rm_head": p_head + 1, "rm_hide": True},
-        "animal": {"rm_ex": DEFAULT_EX, "rm_layer": A_LAYER + 1, "rm_head": A_HEAD + 1, "rm_hide": False,
-                   "rm_q": A_IT, "rm_k": A_NOUN},
-    }  # fmt: skip
+        "animal": {
+            "rm_ex": DEFAULT_EX,
+            "rm_layer": A_LAYER + 1,
+            "rm_head": A_HEAD + 1,
+            "rm_hide": False,
+            "rm_q": A_IT,
+            "rm_k": A_NOUN,
+        },
+    }
 
 
 def show_head(layer: int, head: int, step: int = 0) -> None:
@@ -68,8 +80,9 @@ def show_button(label_key: str, layer: int, head: int, key: str, kind: str = "se
     step = frame.number("head") if is_lecture() else 0
     names = dict(layer=layer + 1, head=head + 1)
     label = t("real_model.show_head_step", step=step, **names) if step else t(label_key, **names)
-    return st.button(label, key=key, on_click=show_head, args=(layer, head, step), icon=":material/visibility:",
-                     type=kind)  # fmt: skip
+    return st.button(
+        label, key=key, on_click=show_head, args=(layer, head, step), icon=":material/visibility:", type=kind
+    )
 
 
 def job_line(text: str, layer: int, head: int, key: str) -> None:
@@ -84,20 +97,24 @@ def model_controls(available: bool) -> dict:
     """The page-level settings: the sentence, the [CLS]/[SEP] switch, the selected layer and head."""
     sentences = [*EXAMPLES, OWN] if available else list(EXAMPLES)
     name = {**{k: e.text for k, e in EXAMPLES.items()}, OWN: t("real_model.own_text")}
-    choice = controls.selectbox(t("real_model.sentence"), sentences, key="rm_ex", default=DEFAULT_EX,
-                                format_func=name.get)  # fmt: skip
+    choice = controls.selectbox(
+        t("real_model.sentence"), sentences, key="rm_ex", default=DEFAULT_EX, format_func=name.get
+    )
     text = ""
     if available:  # drawn even while an example is chosen, so that a preset can fill it and the link keep it
-        text = controls.text_input(t("real_model.text"), OWN_DEFAULT, key="rm_text", disabled=choice != OWN,
-                                   help=t("real_model.text_help"))  # fmt: skip
+        text = controls.text_input(
+            t("real_model.text"), OWN_DEFAULT, key="rm_text", disabled=choice != OWN, help=t("real_model.text_help")
+        )
     hide = controls.toggle(t("real_model.hide"), False, key="rm_hide", help=t("real_model.hide_help"))
     c_layer, c_head = st.columns(2)
     with c_layer:
-        layer = controls.slider(t("real_model.layer"), 1, N_LAYERS, A_LAYER + 1, key="rm_layer",
-                                help=t("real_model.layer_help"))  # fmt: skip
+        layer = controls.slider(
+            t("real_model.layer"), 1, N_LAYERS, A_LAYER + 1, key="rm_layer", help=t("real_model.layer_help")
+        )
     with c_head:
-        head = controls.slider(t("real_model.head"), 1, N_HEADS, A_HEAD + 1, key="rm_head",
-                               help=t("real_model.head_help"))  # fmt: skip
+        head = controls.slider(
+            t("real_model.head"), 1, N_HEADS, A_HEAD + 1, key="rm_head", help=t("real_model.head_help")
+        )
     if not available:
         st.caption(t("real_model.enable_free_text", n=len(EXAMPLES)))
     return dict(choice=choice, text=text, hide=hide, layer=layer - 1, head=head - 1)
@@ -124,8 +141,11 @@ def grid_section(v: av.ModelView, layer: int, head: int) -> None:
     with words:
         page.prose(t("real_model.grid_body"))
     with figure:
-        widgets.show_figure(cached(figs.model_grid, v, (layer, head), lang, is_lecture()), key="rm_grid",
-                            alt=t("real_model.grid_alt", T=n_grid, layer=layer + 1, head=head + 1))  # fmt: skip
+        widgets.show_figure(
+            cached(figs.model_grid, v, (layer, head), lang, is_lecture()),
+            key="rm_grid",
+            alt=t("real_model.grid_alt", T=n_grid, layer=layer + 1, head=head + 1),
+        )
     limit = load_minilm().max_tokens if v.truncated else 0
     st.caption(figs.grid_notes(v, lang, choice != OWN, limit, parking, MAP_MAX))
     if box := page.numbers_box("rm_num_grid", t("real_model.grid_numbers")):
@@ -143,8 +163,9 @@ def head_section(v: av.ModelView, layer: int, head: int) -> None:
         page.prose(body)
     with figure:
         alt = t("real_model.head_alt", layer=layer + 1, head=head + 1, T=len(numbers.positions))
-        widgets.show_figure(cached(figs.head_map, numbers, v, lang, is_lecture()), key="rm_head_map", alt=alt,
-                            numbers_on_phones=False)  # fmt: skip
+        widgets.show_figure(
+            cached(figs.head_map, numbers, v, lang, is_lecture()), key="rm_head_map", alt=alt, numbers_on_phones=False
+        )
         if not is_lecture() and (css := figs.phone_keys_css("rm_head_map", numbers)):
             st.html(css)  # on a phone, fewer key labels: all of them stood in one clump
     st.markdown(row_sums)
@@ -152,8 +173,12 @@ def head_section(v: av.ModelView, layer: int, head: int) -> None:
         st.caption(notes)
     if box := page.numbers_box("rm_num_head", t("real_model.head_numbers")):
         with box:
-            widgets.show_table(figs.head_table(numbers, v, lang), key="rm_head_table", filename=f"layer{layer + 1}_"
-                               f"head{head + 1}.csv", caption=t("real_model.head_table"))  # fmt: skip
+            widgets.show_table(
+                figs.head_table(numbers, v, lang),
+                key="rm_head_table",
+                filename=f"layer{layer + 1}_head{head + 1}.csv",
+                caption=t("real_model.head_table"),
+            )
 
 
 def sink_section(v: av.ModelView) -> None:
@@ -162,11 +187,24 @@ def sink_section(v: av.ModelView) -> None:
     top_l, top_h = v.top_park
     with words:
         page.prose(t("real_model.sink_body"))
-        st.markdown(t("real_model.sink_numbers", n=parking, total=v.share.size, mean=f"{v.share.mean():.0%}",
-                      layer=top_l + 1, head=top_h + 1, top=f"{v.share[top_l, top_h]:.0%}"))  # fmt: skip
+        st.markdown(
+            t(
+                "real_model.sink_numbers",
+                n=parking,
+                total=v.share.size,
+                mean=f"{v.share.mean():.0%}",
+                layer=top_l + 1,
+                head=top_h + 1,
+                top=f"{v.share[top_l, top_h]:.0%}",
+            )
+        )
     with figure:
-        widgets.show_figure(cached(figs.share_map, v, lang, is_lecture()), key="rm_share", numbers_on_phones=False,
-                            alt=t("real_model.share_alt", n=parking, total=v.share.size))  # fmt: skip
+        widgets.show_figure(
+            cached(figs.share_map, v, lang, is_lecture()),
+            key="rm_share",
+            numbers_on_phones=False,
+            alt=t("real_model.share_alt", n=parking, total=v.share.size),
+        )
     show_button("real_model.show_parking", top_l, top_h, "rm_go_park")
     if box := page.numbers_box("rm_num_share", t("real_model.share_numbers")):
         with box:
@@ -200,23 +238,57 @@ def jobs_found(v: av.ModelView, animal: bool) -> None:
     if (a := v.apart) is not None:
         token = widgets.escape_markdown(v.tokens[a.first])
         i, j = position_number(a.first), position_number(a.second)  # counted from 1, as the labels are
-        job_line(t("real_model.found_apart", token=token, i=i, j=j, layer=a.layer + 1, head=a.head + 1,
-                   apart=f"{a.distance:.2f}"), a.layer, a.head, "rm_go_apart")  # fmt: skip
+        job_line(
+            t(
+                "real_model.found_apart",
+                token=token,
+                i=i,
+                j=j,
+                layer=a.layer + 1,
+                head=a.head + 1,
+                apart=f"{a.distance:.2f}",
+            ),
+            a.layer,
+            a.head,
+            "rm_go_apart",
+        )
     st.markdown(f"**{t('real_model.find_title')}**")  # which head links this word to that one most strongly?
     words = list(av.word_positions(v))
     default_q, default_k = (A_IT, A_NOUN) if animal else av.default_link(v)  # the page's key effect: "it" -> "animal"
     page.choice_keep_valid("rm_q", words, default_q)
     page.choice_keep_valid("rm_k", words, default_k)
     with page.section_controls():
-        q = controls.selectbox(t("real_model.find_query"), words, key="rm_q", default=default_q,
-                               format_func=lambda p: position_label(p, v.tokens))  # fmt: skip
-        k = controls.selectbox(t("real_model.find_key"), words, key="rm_k", default=default_k,
-                               format_func=lambda p: position_label(p, v.tokens))  # fmt: skip
+        q = controls.selectbox(
+            t("real_model.find_query"),
+            words,
+            key="rm_q",
+            default=default_q,
+            format_func=lambda p: position_label(p, v.tokens),
+        )
+        k = controls.selectbox(
+            t("real_model.find_key"),
+            words,
+            key="rm_k",
+            default=default_k,
+            format_func=lambda p: position_label(p, v.tokens),
+        )
     link = cached(av.find_link, v, q, k)
     name = {p: widgets.escape_markdown(position_label(p, v.tokens)) for p in (q, k, link.top)}
-    job_line(t("real_model.found_link", q=name[q], k=name[k], layer=link.layer + 1, head=link.head + 1,
-               weight=f"{link.weight:.2f}", top=name[link.top], top_weight=f"{link.top_weight:.2f}"),
-             link.layer, link.head, "rm_go_link")  # fmt: skip
+    job_line(
+        t(
+            "real_model.found_link",
+            q=name[q],
+            k=name[k],
+            layer=link.layer + 1,
+            head=link.head + 1,
+            weight=f"{link.weight:.2f}",
+            top=name[link.top],
+            top_weight=f"{link.top_weight:.2f}",
+        ),
+        link.layer,
+        link.head,
+        "rm_go_link",
+    )
 
 
 @st.fragment
@@ -229,16 +301,25 @@ def check_section(v: av.ModelView, layer: int, head: int) -> None:
         page.choice_keep_valid("rm_check", ["", *options], "")
         widgets.check_choice(
             t("real_model.check_q", layer=prev.layer + 1, head=prev.head + 1, share=f"{prev.share:.2f}", query=ask),
-            options, str(answers.best), key="rm_check",
+            options,
+            str(answers.best),
+            key="rm_check",
             format_func=lambda o: widgets.escape_markdown(position_label(int(o), v.tokens)),
-            explanation=t("real_model.check_expl", best=widgets.escape_markdown(position_label(answers.best, v.tokens)),
-                          weight=f"{answers.best_weight:.3f}", layer=prev.layer + 1, head=prev.head + 1),
-        )  # fmt: skip
+            explanation=t(
+                "real_model.check_expl",
+                best=widgets.escape_markdown(position_label(answers.best, v.tokens)),
+                weight=f"{answers.best_weight:.3f}",
+                layer=prev.layer + 1,
+                head=prev.head + 1,
+            ),
+        )
     widgets.check_number(
-        t("real_model.number_q", layer=layer + 1, head=head + 1, query=ask), answers.parked, key="rm_num",
-        tolerance=0.01, explanation=t("real_model.number_expl", share=f"{answers.parked:.3f}",
-                                      rest=f"{1 - answers.parked:.3f}"),
-    )  # fmt: skip
+        t("real_model.number_q", layer=layer + 1, head=head + 1, query=ask),
+        answers.parked,
+        key="rm_num",
+        tolerance=0.01,
+        explanation=t("real_model.number_expl", share=f"{answers.parked:.3f}", rest=f"{1 - answers.parked:.3f}"),
+    )
 
 
 available = minilm_available()

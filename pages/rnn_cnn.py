@@ -53,15 +53,35 @@ def see_section() -> None:
     comp = cached(compare_visibility, T, k, layers)
     with figure_box:
         per_row = 5 if is_lecture() else 3  # a projector is wide; a phone is not
-        widgets.show_figure(cached(figures.visibility_figure, comp, lang, per_row), key="rc_see", lecture_px=LECTURE_PX,
-                            numbers_on_phones=False, alt=t(P + "see_alt", T=T, k=k, r=comp.r))  # fmt: skip
-    st.markdown(t(P + "see_reading", T=T, k=k, r=comp.r, window=comp.window, layers=layers,
-                  cnn_seen=int(comp.seen[2, T // 2]), rnn_steps=int(comp.steps[0, T - 1, 0])))  # fmt: skip
+        widgets.show_figure(
+            cached(figures.visibility_figure, comp, lang, per_row),
+            key="rc_see",
+            lecture_px=LECTURE_PX,
+            numbers_on_phones=False,
+            alt=t(P + "see_alt", T=T, k=k, r=comp.r),
+        )
+    st.markdown(
+        t(
+            P + "see_reading",
+            T=T,
+            k=k,
+            r=comp.r,
+            window=comp.window,
+            layers=layers,
+            cnn_seen=int(comp.seen[2, T // 2]),
+            rnn_steps=int(comp.steps[0, T - 1, 0]),
+        )
+    )
     if box := page.numbers_box("rc_see_numbers", t(P + "numbers")):
         with box:
-            widgets.show_table(cached(figures.visibility_table, comp, lang), key="rc_see_table", decimals=0,
-                               filename="who_sees_whom.csv", missing="—",
-                               caption=t(P + "see_table_caption"))  # fmt: skip
+            widgets.show_table(
+                cached(figures.visibility_table, comp, lang),
+                key="rc_see_table",
+                decimals=0,
+                filename="who_sees_whom.csv",
+                missing="—",
+                caption=t(P + "see_table_caption"),
+            )
 
 
 @st.fragment
@@ -73,8 +93,12 @@ def long_range_section() -> None:
         radius = controls.select_slider(t(P + "radius_label"), RADII, 0.9, key="rc_radius", help=t(P + "radius_help"))
         d = controls.select_slider(t(P + "lr_d_label"), LONG_D, 16, key="rc_lrd")
         T_max = controls.select_slider(t(P + "lr_T_label"), LONG_T, 512, key="rc_lrT")
-        view = controls.segmented(t(P + "lr_view_label"), ("relative", "absolute"), key="rc_lrview",
-                                  format_func=lambda v: t(P + f"lr_view_{v}"))  # fmt: skip
+        view = controls.segmented(
+            t(P + "lr_view_label"),
+            ("relative", "absolute"),
+            key="rc_lrview",
+            format_func=lambda v: t(P + f"lr_view_{v}"),
+        )
     with st.spinner(t(P + "computing")):
         curves = cached(long_range_influence, _powers_of_two(1, T_max), d, 0, radius)
     with figure_box:
@@ -83,9 +107,14 @@ def long_range_section() -> None:
     st.markdown(figures.long_range_reading(curves, view == "relative", lang))
     if box := page.numbers_box("rc_long_numbers", t(P + "numbers")):
         with box:
-            widgets.show_table(cached(figures.long_range_table, curves, lang), key="rc_long_table",
-                               filename="long_range.csv", decimals=None, number_format="%.3e",
-                               caption=t(P + "lr_table_caption", trials=curves.n_trials))  # fmt: skip
+            widgets.show_table(
+                cached(figures.long_range_table, curves, lang),
+                key="rc_long_table",
+                filename="long_range.csv",
+                decimals=None,
+                number_format="%.3e",
+                caption=t(P + "lr_table_caption", trials=curves.n_trials),
+            )
     widgets.formula_and_code(
         r"\begin{aligned} \frac{\partial h_T}{\partial a_1} &= D_T W_{hh}^\top \cdots D_2 W_{hh}^\top \\"
         r" &\quad \cdot D_1 W_{xh}^\top \\"
@@ -110,8 +139,14 @@ def parallel_section() -> None:
     T_values = _powers_of_two(16, T_max)
     measured = st.session_state.setdefault("_rc_timings", {})  # this session's measurements, by settings
     with button_box or controls_box:
-        st.button(t(P + "measure"), key="rc_measure", icon=":material/timer:", type="primary",
-                  on_click=st.session_state.__setitem__, args=("_rc_asked", (d, T_max)))  # fmt: skip
+        st.button(
+            t(P + "measure"),
+            key="rc_measure",
+            icon=":material/timer:",
+            type="primary",
+            on_click=st.session_state.__setitem__,
+            args=("_rc_asked", (d, T_max)),
+        )
     if st.session_state.pop("_rc_asked", None) == (d, T_max):  # pressed: the clock runs now, never on a rerun
         with st.spinner(t(P + "measuring")):
             measured[(d, T_max)] = cached(time_rnn_vs_attention, T_values, d, 5)
@@ -124,15 +159,28 @@ def parallel_section() -> None:
             alt=t(P + "par_alt", T=T_max),
         )
     if timing is not None:
-        st.markdown(t(P + "par_reading", cpus=timing.cpu_count, when=timing.measured_at, d=d,
-                      rnn=f"{1000 * timing.rnn_seconds[-1]:.1f}", att=f"{1000 * timing.attention_seconds[-1]:.1f}",
-                      T=T_max))  # fmt: skip
+        st.markdown(
+            t(
+                P + "par_reading",
+                cpus=timing.cpu_count,
+                when=timing.measured_at,
+                d=d,
+                rnn=f"{1000 * timing.rnn_seconds[-1]:.1f}",
+                att=f"{1000 * timing.attention_seconds[-1]:.1f}",
+                T=T_max,
+            )
+        )
     st.info(t(P + "par_hardware"), icon=":material/memory:")
     if box := page.numbers_box("rc_parallel_numbers", t(P + "numbers")):
         with box:
-            widgets.show_table(cached(figures.parallel_table, T_values, timing, lang), key="rc_parallel_table",
-                               filename="steps_and_time.csv", caption=t(P + "par_table_caption"), decimals=None,
-                               number_format="%g")  # fmt: skip
+            widgets.show_table(
+                cached(figures.parallel_table, T_values, timing, lang),
+                key="rc_parallel_table",
+                filename="steps_and_time.csv",
+                caption=t(P + "par_table_caption"),
+                decimals=None,
+                number_format="%g",
+            )
 
 
 @st.fragment
@@ -144,8 +192,9 @@ def cost_section() -> None:
         T = controls.number_input(t(P + "n_label"), key="rc_n", value=100, min_value=1, max_value=1_000_000, step=1)
         d = controls.number_input(t(P + "d_label"), key="rc_d", value=512, min_value=1, max_value=100_000, step=1)
         k = controls.number_input(t(P + "ck_label"), key="rc_ck", value=3, min_value=2, max_value=1000, step=1)
-        r = controls.number_input(t(P + "r_label"), key="rc_r", value=3, min_value=1, max_value=1_000_000, step=1,
-                                  help=t(P + "r_help"))  # fmt: skip
+        r = controls.number_input(
+            t(P + "r_label"), key="rc_r", value=3, min_value=1, max_value=1_000_000, step=1, help=t(P + "r_help")
+        )
     costs = cached(layer_costs, T, d, k, r)
     curves = cached(cost_curves, cached(cost_axis, T, d), d, k, r)
     with figure_box:
@@ -156,17 +205,28 @@ def cost_section() -> None:
             alt=t(P + "cost_alt", d=d, T=T),
         )
     cheaper = "attention" if costs.cheaper_than_rnn else ("equal" if d == T else "rnn")
-    st.markdown(t(P + f"cost_reading_{cheaper}", T=f"{T:,}", d=f"{d:,}", att=f"{costs.self_attention:,}",
-                  rnn=f"{costs.rnn:,}"))  # fmt: skip
+    st.markdown(
+        t(P + f"cost_reading_{cheaper}", T=f"{T:,}", d=f"{d:,}", att=f"{costs.self_attention:,}", rnn=f"{costs.rnn:,}")
+    )
     if box := page.numbers_box("rc_cost_numbers", t(P + "numbers")):
         with box:
-            widgets.show_table(cached(figures.cost_table, curves, lang), key="rc_cost_table", filename="cost.csv",
-                               decimals=None, number_format="%.4g",
-                               caption=t(P + "cost_table_caption", d=f"{d:,}"))  # fmt: skip
+            widgets.show_table(
+                cached(figures.cost_table, curves, lang),
+                key="rc_cost_table",
+                filename="cost.csv",
+                decimals=None,
+                number_format="%.4g",
+                caption=t(P + "cost_table_caption", d=f"{d:,}"),
+            )
     st.markdown(t(P + "t1_intro"))
-    widgets.show_table(cached(figures.complexity_frame, cached(complexity_table, T, d, k, r), lang),
-                       key="rc_table1", filename="table_1.csv", decimals=None, number_format="localized",
-                       caption=t(P + "t1_caption", T=f"{T:,}", d=f"{d:,}", k=k, r=costs.r))  # fmt: skip
+    widgets.show_table(
+        cached(figures.complexity_frame, cached(complexity_table, T, d, k, r), lang),
+        key="rc_table1",
+        filename="table_1.csv",
+        decimals=None,
+        number_format="localized",
+        caption=t(P + "t1_caption", T=f"{T:,}", d=f"{d:,}", k=k, r=costs.r),
+    )
     names = tuple(t(P + f"kind_{kind}") for kind in ("self_attention", "rnn", "cnn", "truncated"))
     latex = r"\begin{aligned} \text{%s} &: T^2 d \\ \text{%s} &: T d^2 \\ \text{%s} &: k\,T d^2 \\ \text{%s} &: r\,T d"
     widgets.formula_and_code(latex % names + r" \end{aligned}", layer_costs)
@@ -179,33 +239,57 @@ def images_section() -> None:
     controls_box, figure_box = page.parts(2)
     with controls_box, page.section_controls():
         patch = controls.select_slider(t(P + "patch_label"), patch_choices(48, 48), 8, key="rc_patch")
-        spot = controls.selectbox(t(P + "spot_label"), list(LANDMARKS), key="rc_spot", default="grass",
-                                  format_func=lambda s: t(P + f"spot_{s}"))  # fmt: skip
+        spot = controls.selectbox(
+            t(P + "spot_label"),
+            list(LANDMARKS),
+            key="rc_spot",
+            default="grass",
+            format_func=lambda s: t(P + f"spot_{s}"),
+        )
         beta = controls.select_slider(t(P + "beta_label"), SHARPNESS, 10.0, key="rc_beta", help=t(P + "beta_help"))
         k = controls.select_slider(t(P + "ik_label"), KERNELS[1:], 3, key="rc_ik")
         layers = controls.slider(t(P + "il_label"), 1, 6, 1, key="rc_il")
     view = cached(picture_view, patch, spot, beta, k, layers, True)
     with figure_box:
-        widgets.show_figure(cached(figures.picture_figure, view, lang), key="rc_picture", lecture_px=LECTURE_PX,
-                            alt=t(P + "img_alt", spot=t(P + f"spot_{spot}"),
-                                  outside=f"{view.weight_outside_field:.2f}"))  # fmt: skip
+        widgets.show_figure(
+            cached(figures.picture_figure, view, lang),
+            key="rc_picture",
+            lecture_px=LECTURE_PX,
+            alt=t(P + "img_alt", spot=t(P + f"spot_{spot}"), outside=f"{view.weight_outside_field:.2f}"),
+        )
     st.markdown(figures.picture_reading(view, spot, lang))
     if box := page.numbers_box("rc_picture_numbers", t(P + "numbers")):
         with box:
-            widgets.show_table(cached(figures.picture_table, view, lang), key="rc_picture_table",
-                               filename="patch_attention.csv", caption=t(P + "img_table_caption"))  # fmt: skip
+            widgets.show_table(
+                cached(figures.picture_table, view, lang),
+                key="rc_picture_table",
+                filename="patch_attention.csv",
+                caption=t(P + "img_table_caption"),
+            )
 
 
 @st.fragment
 def check_section() -> None:
     frame.heading("check")
-    widgets.check_choice(t(P + "q_cheaper"), ["self_attention", "rnn"], "rnn", key="rc_check_cheaper",
-                         format_func=lambda o: t(P + f"kind_{o}"), explanation=t(P + "q_cheaper_why"))  # fmt: skip
+    widgets.check_choice(
+        t(P + "q_cheaper"),
+        ["self_attention", "rnn"],
+        "rnn",
+        key="rc_check_cheaper",
+        format_func=lambda o: t(P + f"kind_{o}"),
+        explanation=t(P + "q_cheaper_why"),
+    )
     widgets.check_number(t(P + "q_products"), 5_120_000, key="rc_check_products", explanation=t(P + "q_products_why"))
 
 
-for name, section in (("see", see_section), ("long_range", long_range_section), ("parallel", parallel_section),
-                      ("cost", cost_section), ("images", images_section), ("check", check_section)):  # fmt: skip
+for name, section in (
+    ("see", see_section),
+    ("long_range", long_range_section),
+    ("parallel", parallel_section),
+    ("cost", cost_section),
+    ("images", images_section),
+    ("check", check_section),
+):
     if frame.shows(name):
         section()
 

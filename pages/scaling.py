@@ -52,19 +52,39 @@ def spread_section(d_k: int, seed: int) -> None:
     with st.spinner(t("scaling.sampling")):
         var = cached(variance_sweep, seed, n)
     with figure_box:
-        widgets.show_figure(cached(figures.dot_product_histogram, var, d_k, lang, big), key="scaling_hist",
-                            alt=t("scaling.hist_alt", n=n, d=d_k, spread=f"{3 * np.sqrt(d_k):.0f}",
-                                  var=f"{var.variance[j]:.2f}", scaled=f"{var.scaled_variance[j]:.3f}"))  # fmt: skip
+        widgets.show_figure(
+            cached(figures.dot_product_histogram, var, d_k, lang, big),
+            key="scaling_hist",
+            alt=t(
+                "scaling.hist_alt",
+                n=n,
+                d=d_k,
+                spread=f"{3 * np.sqrt(d_k):.0f}",
+                var=f"{var.variance[j]:.2f}",
+                scaled=f"{var.scaled_variance[j]:.3f}",
+            ),
+        )
     m1, m2 = st.columns(2)
-    m1.metric(t("scaling.metric_var", d=d_k), f"{var.variance[j]:.2f}", help=t("scaling.metric_help"),
-              delta=t("scaling.metric_var_delta", theory=d_k, se=f"{var.standard_error[j]:.2f}"),
-              delta_color="off", delta_arrow="off")  # fmt: skip
-    m2.metric(t("scaling.metric_scaled"), f"{var.scaled_variance[j]:.3f}", help=t("scaling.metric_help"),
-              delta=t("scaling.metric_scaled_delta", se=f"{var.scaled_standard_error[j]:.3f}"),
-              delta_color="off", delta_arrow="off")  # fmt: skip
+    m1.metric(
+        t("scaling.metric_var", d=d_k),
+        f"{var.variance[j]:.2f}",
+        help=t("scaling.metric_help"),
+        delta=t("scaling.metric_var_delta", theory=d_k, se=f"{var.standard_error[j]:.2f}"),
+        delta_color="off",
+        delta_arrow="off",
+    )
+    m2.metric(
+        t("scaling.metric_scaled"),
+        f"{var.scaled_variance[j]:.3f}",
+        help=t("scaling.metric_help"),
+        delta=t("scaling.metric_scaled_delta", se=f"{var.scaled_standard_error[j]:.3f}"),
+        delta_color="off",
+        delta_arrow="off",
+    )
     st.caption(t("scaling.hist_caption"))
-    widgets.show_figure(cached(figures.variance_against_d, var, d_k, lang), key="scaling_variance",
-                        alt=t("scaling.var_alt", d=d_k))  # fmt: skip
+    widgets.show_figure(
+        cached(figures.variance_against_d, var, d_k, lang), key="scaling_variance", alt=t("scaling.var_alt", d=d_k)
+    )
     page.folded_table(
         t("scaling.var_table"),
         "sc_x_variance",
@@ -97,10 +117,19 @@ def softmax_section(d_k: int, seed: int) -> None:
     curves, slopes = cached(figures.saturation_curves, sat, d_k, lang), cached(figures.slope_curves, sat, d_k, lang)
     first = sat.first_weights[:, j]  # [n_s, T]
     with figure_box:
-        widgets.show_figure(play, key=figures.PLAY_KEY,
-                            alt=t("scaling.play_alt", T=T, d=d_k, none=f"{first[NONE].max():.3f}",
-                                  sqrt=f"{first[SQRT].max():.3f}", dk=f"{first[BY_D].max():.3f}",
-                                  uniform=f"{1 / T:.3f}"))  # fmt: skip
+        widgets.show_figure(
+            play,
+            key=figures.PLAY_KEY,
+            alt=t(
+                "scaling.play_alt",
+                T=T,
+                d=d_k,
+                none=f"{first[NONE].max():.3f}",
+                sqrt=f"{first[SQRT].max():.3f}",
+                dk=f"{first[BY_D].max():.3f}",
+                uniform=f"{1 / T:.3f}",
+            ),
+        )
         st.caption(t("scaling.play_hint"))
         if css := figures.phone_key_ticks_css(figures.PLAY_KEY, T):
             st.html(css)  # on a phone, fewer key numbers under the bars: all of them ran together
@@ -116,21 +145,56 @@ def softmax_section(d_k: int, seed: int) -> None:
             query_params={"tr_step": TRAIN_SCALE_STEP},
         )  # lecture mode opens that step; else the page
     top = sat.max_weight  # [n_s, n_d]
-    widgets.show_figure(curves, key="scaling_curves",
-                        alt=t("scaling.curves_alt", none_first=f"{top[NONE, 0]:.2f}", none_last=f"{top[NONE, -1]:.2f}",
-                              sqrt_last=f"{top[SQRT, -1]:.2f}", dk_last=f"{top[BY_D, -1]:.3f}",
-                              logT=f"{np.log(T):.3f}"))  # fmt: skip
+    widgets.show_figure(
+        curves,
+        key="scaling_curves",
+        alt=t(
+            "scaling.curves_alt",
+            none_first=f"{top[NONE, 0]:.2f}",
+            none_last=f"{top[NONE, -1]:.2f}",
+            sqrt_last=f"{top[SQRT, -1]:.2f}",
+            dk_last=f"{top[BY_D, -1]:.3f}",
+            logT=f"{np.log(T):.3f}",
+        ),
+    )
     st.caption(t("scaling.curves_caption", rows=sat.n_rows, T=T, d=d_k))
-    st.markdown(t("scaling.reading", d=d_k, T=T, none_max=f"{sat.max_weight[NONE, j]:.3f}",
-                  sqrt_max=f"{sat.max_weight[SQRT, j]:.3f}", first_max=f"{sat.max_weight[SQRT, 0]:.3f}",
-                  dk_max=f"{sat.max_weight[BY_D, j]:.3f}", uniform=f"{1 / T:.3f}"))  # fmt: skip
+    st.markdown(
+        t(
+            "scaling.reading",
+            d=d_k,
+            T=T,
+            none_max=f"{sat.max_weight[NONE, j]:.3f}",
+            sqrt_max=f"{sat.max_weight[SQRT, j]:.3f}",
+            first_max=f"{sat.max_weight[SQRT, 0]:.3f}",
+            dk_max=f"{sat.max_weight[BY_D, j]:.3f}",
+            uniform=f"{1 / T:.3f}",
+        )
+    )
     own, raw = sat.slope_scaled, sat.slope_raw  # [n_s, n_d]
-    widgets.show_figure(slopes, key="scaling_slopes",
-                        alt=t("scaling.slopes_alt", none=f"{own[NONE, -1]:.2g}", dk=f"{own[BY_D, -1]:.3f}",
-                              dk_raw=f"{raw[BY_D, -1]:.2g}", sqrt_raw=f"{raw[SQRT, -1]:.2g}"))  # fmt: skip
-    st.markdown(t("scaling.slopes_reading", d=d_k, none=f"{own[NONE, j]:.2g}", none_first=f"{own[NONE, 0]:.2f}",
-                  sqrt=f"{own[SQRT, j]:.3f}", sqrt_raw=f"{raw[SQRT, j]:.2g}", dk=f"{own[BY_D, j]:.3f}",
-                  dk_raw=f"{raw[BY_D, j]:.2g}", root=f"{np.sqrt(d_k):g}"))  # fmt: skip
+    widgets.show_figure(
+        slopes,
+        key="scaling_slopes",
+        alt=t(
+            "scaling.slopes_alt",
+            none=f"{own[NONE, -1]:.2g}",
+            dk=f"{own[BY_D, -1]:.3f}",
+            dk_raw=f"{raw[BY_D, -1]:.2g}",
+            sqrt_raw=f"{raw[SQRT, -1]:.2g}",
+        ),
+    )
+    st.markdown(
+        t(
+            "scaling.slopes_reading",
+            d=d_k,
+            none=f"{own[NONE, j]:.2g}",
+            none_first=f"{own[NONE, 0]:.2f}",
+            sqrt=f"{own[SQRT, j]:.3f}",
+            sqrt_raw=f"{raw[SQRT, j]:.2g}",
+            dk=f"{own[BY_D, j]:.3f}",
+            dk_raw=f"{raw[BY_D, j]:.2g}",
+            root=f"{np.sqrt(d_k):g}",
+        )
+    )
     page.folded_table(
         t("scaling.sat_table"),
         "sc_x_saturation",
@@ -173,25 +237,43 @@ def derivation_section() -> None:
 
 
 DERIVATION = (
-    ("step1", r"\begin{aligned} E[q_i^2] &= \operatorname{Var}(q_i) + \big(E[q_i]\big)^2 \\ &= 1 + 0 = 1, \\"
-              r" E[k_i^2] &= 1 \end{aligned}"),
+    (
+        "step1",
+        r"\begin{aligned} E[q_i^2] &= \operatorname{Var}(q_i) + \big(E[q_i]\big)^2 \\ &= 1 + 0 = 1, \\"
+        r" E[k_i^2] &= 1 \end{aligned}",
+    ),
     ("step2", r"\begin{aligned} E[q_i k_i] &= E[q_i]\,E[k_i] \\ &= 0 \cdot 0 = 0 \end{aligned}"),
-    ("step3", r"\begin{aligned} \operatorname{Var}(q_i k_i) &= E[q_i^2 k_i^2] - \big(E[q_i k_i]\big)^2 \\"
-              r" &= E[q_i^2]\,E[k_i^2] - \big(E[q_i]\,E[k_i]\big)^2 \\ &= 1 \cdot 1 - 0 = 1 \end{aligned}"),
-    ("step4", r"\begin{aligned} E[q \cdot k] &= \sum_{i=1}^{d_k} E[q_i k_i] = 0, \\[6pt]"
-              r" \operatorname{Var}(q \cdot k) &= \sum_{i=1}^{d_k} \operatorname{Var}(q_i k_i) = d_k \end{aligned}"),
-    ("step5", r"\begin{aligned} \operatorname{Var}\!\Big(\frac{q \cdot k}{\sqrt{d_k}}\Big) &= \frac{d_k}{d_k} = 1,"
-              r" \\[6pt]"
-              r" \operatorname{Var}\!\Big(\frac{q \cdot k}{d_k}\Big) &= \frac{d_k}{d_k^2}"
-              r" = \frac{1}{d_k} \end{aligned}"),
-    ("step6", r"\begin{aligned} J = \frac{\partial p}{\partial z} &= \operatorname{diag}(p) - p\,p^\top, \\[6pt]"
-              r" J_{ij} &= p_i(\delta_{ij} - p_j) \end{aligned}"),
+    (
+        "step3",
+        r"\begin{aligned} \operatorname{Var}(q_i k_i) &= E[q_i^2 k_i^2] - \big(E[q_i k_i]\big)^2 \\"
+        r" &= E[q_i^2]\,E[k_i^2] - \big(E[q_i]\,E[k_i]\big)^2 \\ &= 1 \cdot 1 - 0 = 1 \end{aligned}",
+    ),
+    (
+        "step4",
+        r"\begin{aligned} E[q \cdot k] &= \sum_{i=1}^{d_k} E[q_i k_i] = 0, \\[6pt]"
+        r" \operatorname{Var}(q \cdot k) &= \sum_{i=1}^{d_k} \operatorname{Var}(q_i k_i) = d_k \end{aligned}",
+    ),
+    (
+        "step5",
+        r"\begin{aligned} \operatorname{Var}\!\Big(\frac{q \cdot k}{\sqrt{d_k}}\Big) &= \frac{d_k}{d_k} = 1,"
+        r" \\[6pt]"
+        r" \operatorname{Var}\!\Big(\frac{q \cdot k}{d_k}\Big) &= \frac{d_k}{d_k^2}"
+        r" = \frac{1}{d_k} \end{aligned}",
+    ),
+    (
+        "step6",
+        r"\begin{aligned} J = \frac{\partial p}{\partial z} &= \operatorname{diag}(p) - p\,p^\top, \\[6pt]"
+        r" J_{ij} &= p_i(\delta_{ij} - p_j) \end{aligned}",
+    ),
     ("step6_after", None),
-    ("step7", r"\begin{aligned} \frac{\partial p}{\partial s} &= \frac{\partial p}{\partial z}\,"
-              r"\frac{\partial z}{\partial s} = c\,J, \\[6pt]"
-              r" \frac{\partial s}{\partial q} &= k,\quad \lVert k \rVert \approx \sqrt{d_k} \end{aligned}"),
+    (
+        "step7",
+        r"\begin{aligned} \frac{\partial p}{\partial s} &= \frac{\partial p}{\partial z}\,"
+        r"\frac{\partial z}{\partial s} = c\,J, \\[6pt]"
+        r" \frac{\partial s}{\partial q} &= k,\quad \lVert k \rVert \approx \sqrt{d_k} \end{aligned}",
+    ),
     ("step7_after", None),
-)  # fmt: skip
+)
 
 if frame.shows("spread"):
     spread_section(d_k, seed)

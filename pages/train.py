@@ -34,22 +34,36 @@ RATES = (0.0003, 0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1, 10, 1000)  # as the link
 STEPS = (10, 20, 50, 100, 200, 300, 500, 1000, 2000)
 SCALING_RATES = (0.001, 0.003, 0.01)
 EXAMPLE = "I saw a saw ."
-ARTICLE = {"tr_model": "attention", "tr_d": 16, "tr_heads": 2, "tr_pos": "sinusoidal", "tr_scale": "sqrt",
-           "tr_lr": 0.01, "tr_steps": 300, "tr_window": 1, "tr_seed": 0}  # fmt: skip
-PRESETS = {"article": ARTICLE, "no_position": {**ARTICLE, "tr_pos": "none"},
-           "scale_d": {**ARTICLE, "tr_scale": "d", "tr_d": 64, "tr_heads": 1, "tr_lr": 0.001}}  # fmt: skip
+ARTICLE = {
+    "tr_model": "attention",
+    "tr_d": 16,
+    "tr_heads": 2,
+    "tr_pos": "sinusoidal",
+    "tr_scale": "sqrt",
+    "tr_lr": 0.01,
+    "tr_steps": 300,
+    "tr_window": 1,
+    "tr_seed": 0,
+}
+PRESETS = {
+    "article": ARTICLE,
+    "no_position": {**ARTICLE, "tr_pos": "none"},
+    "scale_d": {**ARTICLE, "tr_scale": "d", "tr_d": 64, "tr_heads": 1, "tr_lr": 0.001},
+}
 
 frame = page.start("train", presets=PRESETS)
 lang, big = current_lang(), is_lecture()
 with frame.controls(), page.section_controls():  # every section uses the model these settings train
-    model = controls.segmented(t(P + "model"), MODELS, key="tr_model", default="attention",
-                               format_func=lambda m: t(P + f"model_{m}", w="w"))  # fmt: skip
+    model = controls.segmented(
+        t(P + "model"), MODELS, key="tr_model", default="attention", format_func=lambda m: t(P + f"model_{m}", w="w")
+    )
     d_model = controls.select_slider(t(P + "d_model"), D_VALUES, 16, key="tr_d", help=t(P + "d_model_help"))
     heads_offered = [h for h in HEADS if d_model % h == 0]
     page.choice_keep_valid("tr_heads", heads_offered, 2)
     heads = controls.segmented(t(P + "heads"), heads_offered, key="tr_heads", default=2)
-    positional = controls.segmented(t(P + "positional"), POSITIONS, key="tr_pos",
-                                    format_func=lambda p: t(P + f"pos_{p}"))  # fmt: skip
+    positional = controls.segmented(
+        t(P + "positional"), POSITIONS, key="tr_pos", format_func=lambda p: t(P + f"pos_{p}")
+    )
     scale = controls.segmented(t(P + "scale"), SCALES, key="tr_scale", format_func=lambda s: t(P + f"scale_{s}"))
     window = controls.slider(t(P + "window"), 0, 4, 1, key="tr_window", help=t(P + "window_help"))
     lr = controls.select_slider(t(P + "lr"), RATES, 0.01, key="tr_lr")
@@ -72,13 +86,26 @@ def _watch(fn, *args, name: str, label=lambda p: ""):
 
     def draw(p) -> None:
         drawn.append(p)  # each drawing's chart gets a key of its own: two equal ones would clash
-        bar.progress(min(p.fraction, 1.0), text=t(P + "progress", label=label(p), step=p.step, steps=p.steps,
-                                                  loss=f"{p.loss:.4f}", seconds=f"{p.seconds:.1f}"))  # fmt: skip
+        bar.progress(
+            min(p.fraction, 1.0),
+            text=t(
+                P + "progress",
+                label=label(p),
+                step=p.step,
+                steps=p.steps,
+                loss=f"{p.loss:.4f}",
+                seconds=f"{p.seconds:.1f}",
+            ),
+        )
         if name == "train":
             with chart:
-                st.plotly_chart(widgets.lecture_styled(figures.curves(p, p.steps, lang)) if big else
-                                figures.curves(p, p.steps, lang), config=widgets.plotly_config("train"),
-                                key=f"tr_live_{len(drawn)}")  # fmt: skip
+                st.plotly_chart(
+                    widgets.lecture_styled(figures.curves(p, p.steps, lang))
+                    if big
+                    else figures.curves(p, p.steps, lang),
+                    config=widgets.plotly_config("train"),
+                    key=f"tr_live_{len(drawn)}",
+                )
 
     try:
         result = live.run(fn, *args, draw=draw, owner=_session())
@@ -116,8 +143,16 @@ def _explain(result) -> None:
     """A stopped or diverged run, said in the user's language, with what the numbers show."""
     if result.diverged:
         smaller = max((r for r in RATES if r <= result.learning_rate / 10), default=RATES[0])  # one the slider has
-        st.error(t(P + f"diverged_{result.divergence}", at=result.diverged_at, lr=f"{result.learning_rate:g}",
-                   shown=result.steps_run, smaller=f"{smaller:g}"), icon=":material/warning:")  # fmt: skip
+        st.error(
+            t(
+                P + f"diverged_{result.divergence}",
+                at=result.diverged_at,
+                lr=f"{result.learning_rate:g}",
+                shown=result.steps_run,
+                smaller=f"{smaller:g}",
+            ),
+            icon=":material/warning:",
+        )
     elif result.stopped:
         st.warning(t(P + "stopped", k=result.steps_run, n=result.steps), icon=":material/stop_circle:")
 
@@ -134,16 +169,36 @@ def train_section(auto: bool):
     if hit and asked:
         st.caption(t(P + "from_cache"))
     _explain(result)
-    widgets.show_figure(cached(figures.curves, result, steps, lang), key="tr_curves", lecture_px=LECTURE_PX,
-                        alt=t(P + "curves_alt", amb=f"{100 * result.ambiguous_accuracy:.1f}", steps=result.steps_run,
-                              test=f"{100 * result.test_accuracy:.1f}", loss=f"{result.final_loss:.4f}"))  # fmt: skip
-    st.markdown(t(P + "train_reading", amb=f"{100 * result.ambiguous_accuracy:.1f}", steps=result.steps_run,
-                  test=f"{100 * result.test_accuracy:.1f}", loss=f"{result.final_loss:.4f}",
-                  seconds=f"{result.seconds:.1f}"))  # fmt: skip
+    widgets.show_figure(
+        cached(figures.curves, result, steps, lang),
+        key="tr_curves",
+        lecture_px=LECTURE_PX,
+        alt=t(
+            P + "curves_alt",
+            amb=f"{100 * result.ambiguous_accuracy:.1f}",
+            steps=result.steps_run,
+            test=f"{100 * result.test_accuracy:.1f}",
+            loss=f"{result.final_loss:.4f}",
+        ),
+    )
+    st.markdown(
+        t(
+            P + "train_reading",
+            amb=f"{100 * result.ambiguous_accuracy:.1f}",
+            steps=result.steps_run,
+            test=f"{100 * result.test_accuracy:.1f}",
+            loss=f"{result.final_loss:.4f}",
+            seconds=f"{result.seconds:.1f}",
+        )
+    )
     if box := page.numbers_box("tr_curves_numbers", t(P + "numbers")):
         with box:
-            widgets.show_table(cached(figures.curves_table, result, lang), key="tr_curves_table",  # rounded there
-                               filename="learning_curves.csv", decimals=None)  # fmt: skip
+            widgets.show_table(
+                cached(figures.curves_table, result, lang),
+                key="tr_curves_table",  # rounded there
+                filename="learning_curves.csv",
+                decimals=None,
+            )
     return result
 
 
@@ -160,14 +215,19 @@ def frames_section(result) -> None:
     with controls_box:
         head = controls.segmented(t(P + "head"), list(range(1, n_heads + 1)), key="tr_head", default=1) - 1
     with figure_box:
-        widgets.show_figure(cached(figures.frames, result, head, lang, big), key="tr_frames", lecture_px=LECTURE_PX,
-                            alt=t(P + "frames_alt", head=head + 1, steps=result.steps_run))  # fmt: skip
+        widgets.show_figure(
+            cached(figures.frames, result, head, lang, big),
+            key="tr_frames",
+            lecture_px=LECTURE_PX,
+            alt=t(P + "frames_alt", head=head + 1, steps=result.steps_run),
+        )
     if len(result.frame_steps) > 1:  # a single snapshot has nothing to play
         st.caption(t(P + "frames_hint"))
     if box := page.numbers_box("tr_frames_numbers", t(P + "numbers")):
         with box:
-            widgets.show_table(cached(figures.frames_table, result, head, lang), key="tr_frames_table",
-                               filename="attention_frames.csv")  # fmt: skip
+            widgets.show_table(
+                cached(figures.frames_table, result, head, lang), key="tr_frames_table", filename="attention_frames.csv"
+            )
 
 
 @st.fragment
@@ -194,8 +254,9 @@ def tag_section(result) -> None:
         widgets.show_figure(
             cached(figures.tags, pred, lang), key="tr_tags", lecture_px=LECTURE_PX, alt=t(P + "tags_alt", n=len(words))
         )
-    widgets.show_table(cached(figures.tags_table, pred, lang), key="tr_tags_table", filename="tags.csv", decimals=1,
-                       missing="—")  # fmt: skip
+    widgets.show_table(
+        cached(figures.tags_table, pred, lang), key="tr_tags_table", filename="tags.csv", decimals=1, missing="—"
+    )
 
 
 def _comparison(name: str, fn, args: tuple, ceiling: float, kind: str, at=None) -> None:
@@ -211,12 +272,20 @@ def _comparison(name: str, fn, args: tuple, ceiling: float, kind: str, at=None) 
         if row.fit.stopped or row.diverged:
             st.caption(figures.row_name(row, kind, lang))
             _explain(row.fit)
-    fig = cached(figures.scaling, comp, lang) if kind == "scaling" else cached(figures.comparison, comp, kind, ceiling,
-                                                                               lang)  # fmt: skip
+    fig = (
+        cached(figures.scaling, comp, lang)
+        if kind == "scaling"
+        else cached(figures.comparison, comp, kind, ceiling, lang)
+    )
     widgets.show_figure(fig, key=f"tr_{name}_figure", lecture_px=LECTURE_PX, alt=t(P + f"{name}_alt"))
     table = figures.scaling_table if kind == "scaling" else figures.comparison_table
-    widgets.show_table(cached(table, comp, lang) if kind == "scaling" else cached(table, comp, kind, lang),
-                       key=f"tr_{name}_table", filename=f"{name}.csv", missing="—", decimals=None)  # fmt: skip
+    widgets.show_table(
+        cached(table, comp, lang) if kind == "scaling" else cached(table, comp, kind, lang),
+        key=f"tr_{name}_table",
+        filename=f"{name}.csv",
+        missing="—",
+        decimals=None,
+    )
     st.markdown(t(P + f"{name}_reading"))
 
 
@@ -236,22 +305,36 @@ def scale_section() -> None:
         with st.container(horizontal=True, vertical_alignment="center"):
             button, box = st.container(width="content"), st.popover(t(P + "scaling_lr"), icon=":material/tune:")
     with box if big else page.section_controls():
-        rate = controls.select_slider(t(P + "scaling_lr"), SCALING_RATES, SCALING_LEARNING_RATE, key="tr_slr",
-                                      help=t(P + "scaling_lr_help"))  # fmt: skip
+        rate = controls.select_slider(
+            t(P + "scaling_lr"), SCALING_RATES, SCALING_LEARNING_RATE, key="tr_slr", help=t(P + "scaling_lr_help")
+        )
     _comparison("scale", compare_scaling, (task, steps, float(rate), seed, 64), 0.5, "scaling", at=button)
-    widgets.formula_and_code(rf"\begin{{aligned}} A &= \mathrm{{softmax}}(c\,Q K^\top) \\ c &= 1/\sqrt{{d_k}}"
-                             rf" \ \text{{{t(P + 'or')}}}\ 1/d_k \ \text{{{t(P + 'or')}}}\ 1 \end{{aligned}}",
-                             Config.scale_factor.fget)  # fmt: skip
+    widgets.formula_and_code(
+        rf"\begin{{aligned}} A &= \mathrm{{softmax}}(c\,Q K^\top) \\ c &= 1/\sqrt{{d_k}}"
+        rf" \ \text{{{t(P + 'or')}}}\ 1/d_k \ \text{{{t(P + 'or')}}}\ 1 \end{{aligned}}",
+        Config.scale_factor.fget,
+    )
 
 
 @st.fragment
 def check_section() -> None:
     frame.heading("check")
     ceiling = cached(word_ceiling, task)
-    widgets.check_number(t(P + "q_ceiling"), 100 * ceiling, key="tr_check_ceiling", tolerance=0.5,
-                         explanation=t(P + "q_ceiling_why", p=f"{100 * ceiling:.0f}"))  # fmt: skip
-    widgets.check_choice(t(P + "q_order"), ["same", "different"], "same", key="tr_check_order",
-                         format_func=lambda o: t(P + f"q_order_{o}"), explanation=t(P + "q_order_why"))  # fmt: skip
+    widgets.check_number(
+        t(P + "q_ceiling"),
+        100 * ceiling,
+        key="tr_check_ceiling",
+        tolerance=0.5,
+        explanation=t(P + "q_ceiling_why", p=f"{100 * ceiling:.0f}"),
+    )
+    widgets.check_choice(
+        t(P + "q_order"),
+        ["same", "different"],
+        "same",
+        key="tr_check_order",
+        format_func=lambda o: t(P + f"q_order_{o}"),
+        explanation=t(P + "q_order_why"),
+    )
 
 
 # A fresh visitor gets the article's example trained (about 2 s once per server, then shared by
@@ -264,12 +347,14 @@ if frame.shows("frames"):
 if frame.shows("tag"):
     tag_section(trained)
 if frame.shows("compare"):
-    comparison_section("compare", compare_models, (task, steps, float(lr), seed, config), cached(word_ceiling, task),
-                       "models")  # fmt: skip
+    comparison_section(
+        "compare", compare_models, (task, steps, float(lr), seed, config), cached(word_ceiling, task), "models"
+    )
 if frame.shows("order"):
     order = cached(order_task)
-    comparison_section("order", compare_positions, (order, steps, float(lr), seed, config),
-                       cached(word_ceiling, order), "positions")  # fmt: skip
+    comparison_section(
+        "order", compare_positions, (order, steps, float(lr), seed, config), cached(word_ceiling, order), "positions"
+    )
 if frame.shows("scale"):
     scale_section()
 if frame.shows("check"):

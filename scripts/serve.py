@@ -136,12 +136,17 @@ class Child:
 
     def start(self, selector: selectors.BaseSelector) -> None:
         self.proc = subprocess.Popen(
-            self.argv, cwd=ROOT, env=self.env, stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+            self.argv,
+            cwd=ROOT,
+            env=self.env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
             # Its own process group: the terminal's Ctrl-C reaches only this script, which stops
             # HAProxy first and then the workers, and waits for each.
-            start_new_session=True, preexec_fn=_die_with_parent if sys.platform == "linux" else None,
-        )  # fmt: skip
+            start_new_session=True,
+            preexec_fn=_die_with_parent if sys.platform == "linux" else None,
+        )
         self.started, self.ready, self.buffer = time.monotonic(), self.health_url is None, b""
         self.starts += 1
         os.set_blocking(self.proc.stdout.fileno(), False)
@@ -169,8 +174,13 @@ class Child:
             self.ready = r.status == 200
 
     def state(self) -> dict:
-        return {"name": self.name, "pid": self.proc.pid if self.proc else None, "starts": self.starts,
-                "ready": self.ready, **self.extra}  # fmt: skip
+        return {
+            "name": self.name,
+            "pid": self.proc.pid if self.proc else None,
+            "starts": self.starts,
+            "ready": self.ready,
+            **self.extra,
+        }
 
 
 class Supervisor:
@@ -232,8 +242,10 @@ class Supervisor:
         child.proc.stdout.close()
         lived = now - child.started
         child.delay = FIRST_DELAY if lived >= STABLE or child.starts == 1 else min(child.delay * 2, MAX_DELAY)
-        log(f"{child.name} (pid {child.proc.pid}) died after {lived:.0f} s, {_describe(child.proc.returncode)}; "
-            f"starting it again in {child.delay:.0f} s")  # fmt: skip
+        log(
+            f"{child.name} (pid {child.proc.pid}) died after {lived:.0f} s, {_describe(child.proc.returncode)}; "
+            f"starting it again in {child.delay:.0f} s"
+        )
         child.proc, child.ready, child.due = None, False, now + child.delay
 
     def shutdown(self) -> None:
@@ -264,10 +276,23 @@ def worker_argv(app: str, address: str, port: int, extra: list[str]) -> list[str
     """A worker as `make serve` always started Streamlit: headless (no browser opened), no file
     watcher (no reruns when files change, no inotify cost), no usage statistics."""
     return [
-        sys.executable, "-m", "streamlit", "run", app,
-        "--server.headless", "true", "--server.fileWatcherType", "none", "--browser.gatherUsageStats", "false",
-        "--server.address", address, "--server.port", str(port), *extra,
-    ]  # fmt: skip
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        app,
+        "--server.headless",
+        "true",
+        "--server.fileWatcherType",
+        "none",
+        "--browser.gatherUsageStats",
+        "false",
+        "--server.address",
+        address,
+        "--server.port",
+        str(port),
+        *extra,
+    ]
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -278,8 +303,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--app", default="app.py", help="the Streamlit script the workers run")
     parser.add_argument("--worker-address", default="127.0.0.1", help="the address the workers listen on")
     parser.add_argument("--worker-ports", default=None, help="comma-separated (default: free ports, chosen at start)")
-    parser.add_argument("--remote", action="append", default=[], metavar="ADDRESS:PORT",
-                        help="a worker on another machine, for HAProxy to use too (repeatable)")  # fmt: skip
+    parser.add_argument(
+        "--remote",
+        action="append",
+        default=[],
+        metavar="ADDRESS:PORT",
+        help="a worker on another machine, for HAProxy to use too (repeatable)",
+    )
     parser.add_argument("--no-balancer", action="store_true", help="workers only: a worker machine")
     parser.add_argument("--run-dir", help="where the HAProxy config and state.json go (default: a temporary directory)")
     parser.add_argument("--print-config", action="store_true", help="print the HAProxy configuration and exit")
@@ -338,14 +368,21 @@ def _serve(args: argparse.Namespace, balanced: bool, haproxy: str | None, run_di
 
     env = dict(os.environ)
     if args.no_balancer and SECRET_ENV not in env:
-        log(f"warning: {SECRET_ENV} is not set, so these workers get a secret of their own; workers on "
-            "several machines behind one HAProxy must share one (docs/deploy.md)")  # fmt: skip
+        log(
+            f"warning: {SECRET_ENV} is not set, so these workers get a secret of their own; workers on "
+            "several machines behind one HAProxy must share one (docs/deploy.md)"
+        )
     env.setdefault(SECRET_ENV, secrets.token_hex(32))
     children = [
-        Child(name, worker_argv(args.app, address, port, args.streamlit_args), env, _health(address, port),
-              extra={"address": address, "port": port})
+        Child(
+            name,
+            worker_argv(args.app, address, port, args.streamlit_args),
+            env,
+            _health(address, port),
+            extra={"address": address, "port": port},
+        )
         for (name, _), port in zip(local, ports, strict=True)
-    ]  # fmt: skip
+    ]
     url = "http://" + host_port(args.host, args.port).replace("127.0.0.1", args.host)
     if balanced:
         cfg = run_dir / "haproxy.cfg"
@@ -355,10 +392,16 @@ def _serve(args: argparse.Namespace, balanced: bool, haproxy: str | None, run_di
             print(f"HAProxy rejects the configuration {cfg}:\n{check.stdout}{check.stderr}", file=sys.stderr)
             return 1
         # The balancer is ready when its own address answers the health check through a worker.
-        children.append(Child("haproxy", [haproxy, "-db", "-f", str(cfg)], dict(os.environ),
-                              _health(args.host, args.port),
-                              after=list(children),  # no "no server available" alarms while workers start
-                              extra={"config": str(cfg), "socket": str(run_dir / "haproxy.sock")}))  # fmt: skip
+        children.append(
+            Child(
+                "haproxy",
+                [haproxy, "-db", "-f", str(cfg)],
+                dict(os.environ),
+                _health(args.host, args.port),
+                after=list(children),  # no "no server available" alarms while workers start
+                extra={"config": str(cfg), "socket": str(run_dir / "haproxy.sock")},
+            )
+        )
         where = ", ".join(f"{name} {address}" for name, address in servers)
         ready = f"Attention Lab is at {url}  (HAProxy in front of {where}). Ctrl-C stops it."
     elif args.no_balancer:

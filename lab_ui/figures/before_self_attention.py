@@ -41,8 +41,10 @@ LECTURE_PX = 290
 
 def _ticks(words: Sequence[str], known: np.ndarray) -> list[str]:
     """Tick texts: the word, escaped, and in grey when the model never saw it."""
-    return [safe_label(w) if k else f'<span style="color:{UNKNOWN_COLOUR}">{safe_label(w)}?</span>'
-            for w, k in zip(words, known, strict=True)]  # fmt: skip
+    return [
+        safe_label(w) if k else f'<span style="color:{UNKNOWN_COLOUR}">{safe_label(w)}?</span>'
+        for w, k in zip(words, known, strict=True)
+    ]
 
 
 def _numbered(words: Sequence[str]) -> np.ndarray:
@@ -73,36 +75,71 @@ def _weights_map(
     hover_cols = np.broadcast_to(_numbered(cols)[None, :], z.shape)  # [n_rows, n_cols]
     data = [
         go.Heatmap(
-            z=z, x=list(range(n_cols)), y=list(range(n_rows)), zmin=0.0, zmax=1.0, colorscale=SEQUENTIAL,
-            customdata=np.stack([hover_rows, hover_cols], axis=-1), xgap=1, ygap=1,
+            z=z,
+            x=list(range(n_cols)),
+            y=list(range(n_rows)),
+            zmin=0.0,
+            zmax=1.0,
+            colorscale=SEQUENTIAL,
+            customdata=np.stack([hover_rows, hover_cols], axis=-1),
+            xgap=1,
+            ygap=1,
             texttemplate="%{z:.2f}" if max(n_rows, n_cols) <= CELL_TEXT_MAX else None,
             hovertemplate=f"{row_title}: %{{customdata[0]}}<br>{col_title}: %{{customdata[1]}}"
-                          f"<br>{value}: %{{z:.4f}}<extra></extra>",
-            colorbar=dict(thickness=10, title=dict(text=value, side="right")), showscale=colour_bar,
+            f"<br>{value}: %{{z:.4f}}<extra></extra>",
+            colorbar=dict(thickness=10, title=dict(text=value, side="right")),
+            showscale=colour_bar,
         )
-    ]  # fmt: skip
+    ]
     # The dictionary's translations outlined: a frame around the cell leaves its number readable
     # (a ring drawn on the cell crossed out "1.00" and turned "0.85" into ")85").
-    outlines = [
-        dict(type="rect", xref="x", yref="y", x0=c - 0.46, x1=c + 0.46, y0=r - 0.46, y1=r + 0.46,
-             line=dict(color=ALIGNED_COLOUR, width=3), fillcolor="rgba(0,0,0,0)", layer="above")
-        for r, c in zip(*np.nonzero(aligned), strict=True)
-    ] if aligned is not None else []  # fmt: skip
+    outlines = (
+        [
+            dict(
+                type="rect",
+                xref="x",
+                yref="y",
+                x0=c - 0.46,
+                x1=c + 0.46,
+                y0=r - 0.46,
+                y1=r + 0.46,
+                line=dict(color=ALIGNED_COLOUR, width=3),
+                fillcolor="rgba(0,0,0,0)",
+                layer="above",
+            )
+            for r, c in zip(*np.nonzero(aligned), strict=True)
+        ]
+        if aligned is not None
+        else []
+    )
     row_step, col_step = int(np.ceil(n_rows / 20)), int(np.ceil(n_cols / 20))  # past 20 words, every other one
     layout = layout_dict(
         title=title,
         shapes=outlines,
         height=int(np.clip(200 + 40 * n_rows, HEIGHT, 660)),
-        xaxis=dict(title=col_title, tickmode="array", tickvals=list(range(0, n_cols, col_step)),
-                   ticktext=_ticks(cols, known_cols)[::col_step], side="bottom", showgrid=False, zeroline=False,
-                   tickangle=None,  # Plotly slants the labels itself when they would overlap
-                   # without a colour bar on the right, slanted ones lean left, over the row labels'
-                   # margin: leaning right, the last one ran past the figure's edge and was not drawn
-                   autotickangles=None if colour_bar else [0, -30, -90]),
-        yaxis=dict(title=row_title, tickmode="array", tickvals=list(range(0, n_rows, row_step)),
-                   ticktext=_ticks(rows, known_rows)[::row_step], autorange="reversed", showgrid=False,
-                   zeroline=False),
-    )  # fmt: skip
+        xaxis=dict(
+            title=col_title,
+            tickmode="array",
+            tickvals=list(range(0, n_cols, col_step)),
+            ticktext=_ticks(cols, known_cols)[::col_step],
+            side="bottom",
+            showgrid=False,
+            zeroline=False,
+            tickangle=None,  # Plotly slants the labels itself when they would overlap
+            # without a colour bar on the right, slanted ones lean left, over the row labels'
+            # margin: leaning right, the last one ran past the figure's edge and was not drawn
+            autotickangles=None if colour_bar else [0, -30, -90],
+        ),
+        yaxis=dict(
+            title=row_title,
+            tickmode="array",
+            tickvals=list(range(0, n_rows, row_step)),
+            ticktext=_ticks(rows, known_rows)[::row_step],
+            autorange="reversed",
+            showgrid=False,
+            zeroline=False,
+        ),
+    )
     return go.Figure(data=data, layout=layout)
 
 
@@ -111,10 +148,17 @@ def cross_map(view: EncoderDecoderView, lang: str) -> go.Figure:
     columns), the dictionary's alignment outlined.  weights [T_target, T_source]"""
     pair = view.pair
     return _weights_map(
-        view.cross.weights, pair.target, pair.source, pair.known_target, pair.known_source, pair.alignment,
-        title=t("before_self_attention.cross_title", lang), row_title=t("before_self_attention.target_axis", lang),
-        col_title=t("before_self_attention.source_axis", lang), lang=lang,
-    )  # fmt: skip
+        view.cross.weights,
+        pair.target,
+        pair.source,
+        pair.known_target,
+        pair.known_source,
+        pair.alignment,
+        title=t("before_self_attention.cross_title", lang),
+        row_title=t("before_self_attention.target_axis", lang),
+        col_title=t("before_self_attention.source_axis", lang),
+        lang=lang,
+    )
 
 
 def self_map(view: EncoderDecoderView, lang: str, beside_cross: bool = False) -> go.Figure:
@@ -124,10 +168,18 @@ def self_map(view: EncoderDecoderView, lang: str, beside_cross: bool = False) ->
     at lecture mode's 20 px, the width to stand apart ("machine learning" read as one label)."""
     pair = view.pair
     return _weights_map(
-        view.self_source.weights, pair.source, pair.source, pair.known_source, pair.known_source, None,
-        title=t("before_self_attention.self_title", lang), row_title=t("before_self_attention.source_query_axis", lang),
-        col_title=t("before_self_attention.source_axis", lang), lang=lang, colour_bar=not beside_cross,
-    )  # fmt: skip
+        view.self_source.weights,
+        pair.source,
+        pair.source,
+        pair.known_source,
+        pair.known_source,
+        None,
+        title=t("before_self_attention.self_title", lang),
+        row_title=t("before_self_attention.source_query_axis", lang),
+        col_title=t("before_self_attention.source_axis", lang),
+        lang=lang,
+        colour_bar=not beside_cross,
+    )
 
 
 def cross_table(view: EncoderDecoderView, lang: str) -> pd.DataFrame:
@@ -142,7 +194,7 @@ def cross_table(view: EncoderDecoderView, lang: str) -> pd.DataFrame:
     table[t("before_self_attention.col_known", lang)] = [
         t(f"before_self_attention.known_{bool(k)}", lang) for k in pair.known_target
     ]
-    return table  # fmt: skip
+    return table
 
 
 def self_table(view: EncoderDecoderView, lang: str) -> pd.DataFrame:
@@ -162,17 +214,28 @@ def training_curve(model: TranslationModel, lang: str) -> go.Figure:
     steps = np.arange(1, model.losses.size + 1)
     guess = float(np.log(24))
     data = [
-        go.Scatter(x=steps, y=np.asarray(model.losses, dtype=np.float32), mode="lines",
-                   name=t("before_self_attention.loss", lang), line=dict(color=SOURCE_COLOUR, width=2)),
-        go.Scatter(x=[1, steps[-1]], y=[guess, guess], mode="lines", name=t("before_self_attention.loss_guess", lang),
-                   line=dict(color="rgba(90,90,90,0.8)", dash="dash", width=1)),
-    ]  # fmt: skip
+        go.Scatter(
+            x=steps,
+            y=np.asarray(model.losses, dtype=np.float32),
+            mode="lines",
+            name=t("before_self_attention.loss", lang),
+            line=dict(color=SOURCE_COLOUR, width=2),
+        ),
+        go.Scatter(
+            x=[1, steps[-1]],
+            y=[guess, guess],
+            mode="lines",
+            name=t("before_self_attention.loss_guess", lang),
+            line=dict(color="rgba(90,90,90,0.8)", dash="dash", width=1),
+        ),
+    ]
     layout = layout_dict(
-        title=t("before_self_attention.loss_title", lang), height=340,
+        title=t("before_self_attention.loss_title", lang),
+        height=340,
         xaxis=dict(title=t("before_self_attention.loss_x", lang)),
         yaxis=dict(title=t("before_self_attention.loss_y", lang), type="log"),
         legend=LEGEND,
-    )  # fmt: skip
+    )
     layout["margin"]["b"] = LEGEND_MARGIN
     return go.Figure(data=data, layout=layout)
 
@@ -186,25 +249,63 @@ def bottleneck_figure(curves: BottleneckCurves, sentence_length: int, lang: str)
     T = curves.T_values
     p = "before_self_attention."
     data = [
-        go.Scatter(x=T, y=curves.per_step.astype(np.float32), mode="lines+markers", name=t(p + "bn_per_step", lang),
-                   line=dict(color=TARGET_COLOUR, width=3), marker=dict(symbol="square", size=6)),
-        go.Scatter(x=T, y=curves.fixed.astype(np.float32), mode="lines+markers", name=t(p + "bn_fixed", lang),
-                   line=dict(color=SOURCE_COLOUR, width=3), marker=dict(symbol="circle", size=6)),
-        go.Scatter(x=T, y=curves.ceiling.astype(np.float32), mode="lines", name=t(p + "bn_ceiling", lang),
-                   line=dict(color="rgba(90,90,90,0.8)", dash="dash", width=2)),
-    ]  # fmt: skip
+        go.Scatter(
+            x=T,
+            y=curves.per_step.astype(np.float32),
+            mode="lines+markers",
+            name=t(p + "bn_per_step", lang),
+            line=dict(color=TARGET_COLOUR, width=3),
+            marker=dict(symbol="square", size=6),
+        ),
+        go.Scatter(
+            x=T,
+            y=curves.fixed.astype(np.float32),
+            mode="lines+markers",
+            name=t(p + "bn_fixed", lang),
+            line=dict(color=SOURCE_COLOUR, width=3),
+            marker=dict(symbol="circle", size=6),
+        ),
+        go.Scatter(
+            x=T,
+            y=curves.ceiling.astype(np.float32),
+            mode="lines",
+            name=t(p + "bn_ceiling", lang),
+            line=dict(color="rgba(90,90,90,0.8)", dash="dash", width=2),
+        ),
+    ]
     shapes, annotations = [], []
     if 1 <= sentence_length <= T[-1]:
-        shapes.append(dict(type="line", x0=sentence_length, x1=sentence_length, y0=0, y1=1, yref="paper",
-                           line=dict(color="rgba(120,120,120,0.7)", dash="dot", width=2)))  # fmt: skip
-        annotations.append(dict(x=sentence_length, y=0, yref="paper", yanchor="bottom", xanchor="left", showarrow=False,
-                                text=t(p + "bn_your_sentence", lang, T=sentence_length)))  # fmt: skip
+        shapes.append(
+            dict(
+                type="line",
+                x0=sentence_length,
+                x1=sentence_length,
+                y0=0,
+                y1=1,
+                yref="paper",
+                line=dict(color="rgba(120,120,120,0.7)", dash="dot", width=2),
+            )
+        )
+        annotations.append(
+            dict(
+                x=sentence_length,
+                y=0,
+                yref="paper",
+                yanchor="bottom",
+                xanchor="left",
+                showarrow=False,
+                text=t(p + "bn_your_sentence", lang, T=sentence_length),
+            )
+        )
     layout = layout_dict(
-        title=t(p + "bn_title", lang), height=HEIGHT,
+        title=t(p + "bn_title", lang),
+        height=HEIGHT,
         xaxis=dict(title=t(p + "bn_x", lang), range=[0.5, T[-1] + 0.5]),
         yaxis=dict(title=t(p + "bn_y", lang), range=[0, 1.05]),
-        legend=LEGEND, shapes=shapes, annotations=annotations,
-    )  # fmt: skip
+        legend=LEGEND,
+        shapes=shapes,
+        annotations=annotations,
+    )
     layout["margin"]["b"] = LEGEND_MARGIN
     return go.Figure(data=data, layout=layout)
 
@@ -214,16 +315,24 @@ def by_position_figure(curves: BottleneckCurves, lang: str) -> go.Figure:
     T = curves.T_values
     p = "before_self_attention."
     data = [
-        go.Bar(x=T, y=curves.per_step_by_position.astype(np.float32), name=t(p + "bn_per_step", lang),
-               marker_color=TARGET_COLOUR),
-        go.Bar(x=T, y=curves.fixed_by_position.astype(np.float32), name=t(p + "bn_fixed", lang),
-               marker_color=SOURCE_COLOUR),
-    ]  # fmt: skip
+        go.Bar(
+            x=T,
+            y=curves.per_step_by_position.astype(np.float32),
+            name=t(p + "bn_per_step", lang),
+            marker_color=TARGET_COLOUR,
+        ),
+        go.Bar(
+            x=T, y=curves.fixed_by_position.astype(np.float32), name=t(p + "bn_fixed", lang), marker_color=SOURCE_COLOUR
+        ),
+    ]
     layout = layout_dict(
-        title=t(p + "pos_title", lang, T=int(T[-1])), height=HEIGHT - 20, barmode="group",
-        xaxis=dict(title=t(p + "pos_x", lang)), yaxis=dict(title=t(p + "bn_y", lang), range=[0, 1.05]),
+        title=t(p + "pos_title", lang, T=int(T[-1])),
+        height=HEIGHT - 20,
+        barmode="group",
+        xaxis=dict(title=t(p + "pos_x", lang)),
+        yaxis=dict(title=t(p + "bn_y", lang), range=[0, 1.05]),
         legend=LEGEND,
-    )  # fmt: skip
+    )
     layout["margin"]["b"] = LEGEND_MARGIN
     return go.Figure(data=data, layout=layout)
 
@@ -231,10 +340,14 @@ def by_position_figure(curves: BottleneckCurves, lang: str) -> go.Figure:
 def bottleneck_table(curves: BottleneckCurves, lang: str) -> pd.DataFrame:
     p = "before_self_attention."
     return pd.DataFrame(
-        {t(p + "bn_fixed", lang): curves.fixed, t(p + "bn_per_step", lang): curves.per_step,
-         t(p + "bn_ceiling", lang): curves.ceiling, t(p + "col_aligned_weight", lang): curves.aligned_weight},
+        {
+            t(p + "bn_fixed", lang): curves.fixed,
+            t(p + "bn_per_step", lang): curves.per_step,
+            t(p + "bn_ceiling", lang): curves.ceiling,
+            t(p + "col_aligned_weight", lang): curves.aligned_weight,
+        },
         index=pd.Index(curves.T_values, name=t(p + "bn_x", lang)),
-    )  # fmt: skip
+    )
 
 
 def by_position_table(curves: BottleneckCurves, lang: str) -> pd.DataFrame:
@@ -265,25 +378,40 @@ def shapes(view: EncoderDecoderView, target_is_source: bool) -> tuple[tuple[str,
     )
 
 
-_FORMULA = {"X_query": "X_query", "X_source": "X_source", "Q": "X_query W_q", "K": "X_source W_k",
-            "V": "X_source W_v", "A'": "softmax(Q Kᵀ / √d_k)", "C": "A' V"}  # fmt: skip
+_FORMULA = {
+    "X_query": "X_query",
+    "X_source": "X_source",
+    "Q": "X_query W_q",
+    "K": "X_source W_k",
+    "V": "X_source W_v",
+    "A'": "softmax(Q Kᵀ / √d_k)",
+    "C": "A' V",
+}
 
 
 def shapes_table(view: EncoderDecoderView, target_is_source: bool, lang: str) -> pd.DataFrame:
     """One row per matrix: how it is computed, its shape in symbols and in numbers."""
     p = "before_self_attention."
     t_rows = "T_source" if target_is_source else "T_target"
-    symbolic = {"X_query": f"[{t_rows}, d_model]", "X_source": "[T_source, d_model]", "Q": f"[{t_rows}, d_k]",
-                "K": "[T_source, d_k]", "V": "[T_source, d_v]", "A'": f"[{t_rows}, T_source]",
-                "C": f"[{t_rows}, d_v]"}  # fmt: skip
+    symbolic = {
+        "X_query": f"[{t_rows}, d_model]",
+        "X_source": "[T_source, d_model]",
+        "Q": f"[{t_rows}, d_k]",
+        "K": "[T_source, d_k]",
+        "V": "[T_source, d_v]",
+        "A'": f"[{t_rows}, T_source]",
+        "C": f"[{t_rows}, d_v]",
+    }
     rows = shapes(view, target_is_source)
     return pd.DataFrame(
-        {t(p + "col_formula", lang): [_FORMULA[name] for name, *_ in rows],
-         t(p + "col_shape", lang): [symbolic[name] for name, *_ in rows],
-         t(p + "col_numbers", lang): [f"[{r}, {c}]" for _, r, c, _ in rows],
-         t(p + "col_side", lang): [t(p + f"side_{side}", lang) for *_, side in rows]},
+        {
+            t(p + "col_formula", lang): [_FORMULA[name] for name, *_ in rows],
+            t(p + "col_shape", lang): [symbolic[name] for name, *_ in rows],
+            t(p + "col_numbers", lang): [f"[{r}, {c}]" for _, r, c, _ in rows],
+            t(p + "col_side", lang): [t(p + f"side_{side}", lang) for *_, side in rows],
+        },
         index=pd.Index([name for name, *_ in rows], name=t(p + "col_matrix", lang)),
-    )  # fmt: skip
+    )
 
 
 def shapes_figure(view: EncoderDecoderView, target_is_source: bool, lang: str) -> go.Figure:
@@ -293,8 +421,13 @@ def shapes_figure(view: EncoderDecoderView, target_is_source: bool, lang: str) -
     colour = {"target": TARGET_COLOUR, "source": SOURCE_COLOUR, "both": MIXED_COLOUR}
     t_q, d_k = rows["Q"][:2]
     t_s, d_v = rows["V"][:2]
-    blocks = [("Q", t_q, d_k, rows["Q"][2]), ("Kᵀ", d_k, t_s, "source"), ("A'", t_q, t_s, rows["A'"][2]),
-              ("V", t_s, d_v, "source"), ("C", t_q, d_v, rows["C"][2])]  # fmt: skip
+    blocks = [
+        ("Q", t_q, d_k, rows["Q"][2]),
+        ("Kᵀ", d_k, t_s, "source"),
+        ("A'", t_q, t_s, rows["A'"][2]),
+        ("V", t_s, d_v, "source"),
+        ("C", t_q, d_v, rows["C"][2]),
+    ]
     operators = ["·", "=", "·", "="]
     gap = max(3.0, 0.12 * sum(c for _, _, c, _ in blocks))
     x, fills, labels, shapes_text = 0.0, {}, [], []
@@ -309,17 +442,42 @@ def shapes_figure(view: EncoderDecoderView, target_is_source: bool, lang: str) -
             labels.append((x + gap / 2, -min(r, t_q) / 2 - 1.2, f"<b>{operators[n]}</b>"))
             x += gap
     data = [
-        go.Scatter(x=xs, y=ys, fill="toself", mode="lines", line=dict(color=colour[side], width=1),
-                   fillcolor=colour[side], opacity=0.55, hoverinfo="skip",
-                   name=t(f"before_self_attention.side_{side}", lang))
+        go.Scatter(
+            x=xs,
+            y=ys,
+            fill="toself",
+            mode="lines",
+            line=dict(color=colour[side], width=1),
+            fillcolor=colour[side],
+            opacity=0.55,
+            hoverinfo="skip",
+            name=t(f"before_self_attention.side_{side}", lang),
+        )
         for side, (xs, ys) in fills.items()
-    ]  # fmt: skip
-    data.append(go.Scatter(x=[a for a, _, _ in labels], y=[b for _, b, _ in labels], mode="text",
-                           text=[s for _, _, s in labels], textposition="top center", hoverinfo="skip",
-                           showlegend=False, textfont=dict(size=18)))  # fmt: skip
-    data.append(go.Scatter(x=[a for a, _, _ in shapes_text], y=[b for _, b, _ in shapes_text], mode="text",
-                           text=[s for _, _, s in shapes_text], textposition="bottom center", hoverinfo="skip",
-                           showlegend=False))  # fmt: skip
+    ]
+    data.append(
+        go.Scatter(
+            x=[a for a, _, _ in labels],
+            y=[b for _, b, _ in labels],
+            mode="text",
+            text=[s for _, _, s in labels],
+            textposition="top center",
+            hoverinfo="skip",
+            showlegend=False,
+            textfont=dict(size=18),
+        )
+    )
+    data.append(
+        go.Scatter(
+            x=[a for a, _, _ in shapes_text],
+            y=[b for _, b, _ in shapes_text],
+            mode="text",
+            text=[s for _, _, s in shapes_text],
+            textposition="bottom center",
+            hoverinfo="skip",
+            showlegend=False,
+        )
+    )
     tallest = max(r for _, r, _, _ in blocks)
     # About 11 px a number, so the blocks are read off a projector too: the drawing (tallest + 8 units
     # high, with its labels) under the title, a legend row below; the axes are hidden, so the legend
@@ -330,7 +488,7 @@ def shapes_figure(view: EncoderDecoderView, target_is_source: bool, lang: str) -
         xaxis=dict(visible=False, range=[-1, x + 1]),
         yaxis=dict(visible=False, range=[-tallest - 4, 4], scaleanchor="x", scaleratio=1),
         legend=LEGEND,
-    )  # fmt: skip
+    )
     layout["margin"]["b"] = SHAPES_LEGEND_MARGIN
     return go.Figure(data=data, layout=layout)
 

@@ -139,8 +139,9 @@ def heatmap(
         show_values = rows * cols <= 144
     # Hover names each cell by token and 1-based position, as the pages count (token 1, 2, ...).
     hover_x = np.broadcast_to(np.array([f"{s} ({j + 1})" for j, s in enumerate(x_text)], dtype=object), (rows, cols))
-    hover_y = np.broadcast_to(np.array([f"{s} ({i + 1})" for i, s in enumerate(y_text)], dtype=object)[:, None],
-                              (rows, cols))  # fmt: skip
+    hover_y = np.broadcast_to(
+        np.array([f"{s} ({i + 1})" for i, s in enumerate(y_text)], dtype=object)[:, None], (rows, cols)
+    )
     shown = z if mask is None else np.where(mask, z, np.nan)  # masked cells left empty here, grey below
     data = [
         go.Heatmap(
@@ -167,25 +168,55 @@ def heatmap(
         # as "a tiny weight"; past 32 rows or columns the crosses would be noise, grey alone marks them.
         blocked = ~np.asarray(mask, dtype=bool)  # [rows, cols]
         grey = np.where(blocked, 1.0, np.nan)  # [rows, cols]
-        data.append(go.Heatmap(z=grey, x=x_ticks, y=y_ticks, colorscale=[[0, MASKED_COLOUR], [1, MASKED_COLOUR]],
-                               showscale=False, hoverinfo="skip", xgap=1, ygap=1))  # fmt: skip
+        data.append(
+            go.Heatmap(
+                z=grey,
+                x=x_ticks,
+                y=y_ticks,
+                colorscale=[[0, MASKED_COLOUR], [1, MASKED_COLOUR]],
+                showscale=False,
+                hoverinfo="skip",
+                xgap=1,
+                ygap=1,
+            )
+        )
         if max(rows, cols) <= 32:
             r, c = np.nonzero(blocked)
-            marker = dict(symbol="x-thin", size=max(6, min(18, 240 // max(rows, cols))),
-                          line=dict(width=2, color="rgba(110,110,110,0.9)"))  # fmt: skip
+            marker = dict(
+                symbol="x-thin",
+                size=max(6, min(18, 240 // max(rows, cols))),
+                line=dict(width=2, color="rgba(110,110,110,0.9)"),
+            )
             data.append(go.Scatter(x=c, y=r, mode="markers", marker=marker, hoverinfo="skip", showlegend=False))
     layout = layout_dict(
         title=title,
         height=height,
         # Keys along the top, as a matrix is read; along the bottom when a title takes the top.
-        xaxis=dict(title=x_title, tickmode="array", tickvals=x_ticks, ticktext=x_text,
-                   side="bottom" if title else "top", showgrid=False, zeroline=False, constrain="domain"),
+        xaxis=dict(
+            title=x_title,
+            tickmode="array",
+            tickvals=x_ticks,
+            ticktext=x_text,
+            side="bottom" if title else "top",
+            showgrid=False,
+            zeroline=False,
+            constrain="domain",
+        ),
         # A square map whose width limits it (a phone) shrinks its y domain toward the top, so the
         # key labels stay at the map, not at the bottom of a plot of empty rows under it.
-        yaxis=dict(title=y_title, tickmode="array", tickvals=y_ticks, ticktext=y_text, autorange="reversed",
-                   showgrid=False, zeroline=False, scaleanchor="x" if rows == cols else None,
-                   constrain="domain" if rows == cols else None, constraintoward="top" if rows == cols else None),
-    )  # fmt: skip
+        yaxis=dict(
+            title=y_title,
+            tickmode="array",
+            tickvals=y_ticks,
+            ticktext=y_text,
+            autorange="reversed",
+            showgrid=False,
+            zeroline=False,
+            scaleanchor="x" if rows == cols else None,
+            constrain="domain" if rows == cols else None,
+            constraintoward="top" if rows == cols else None,
+        ),
+    )
     return go.Figure(data=data, layout=layout)
 
 

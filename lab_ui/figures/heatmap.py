@@ -153,11 +153,19 @@ def speech_table(cost: SpeechCost, lang: str) -> pd.DataFrame:
 def speech_text(cost: SpeechCost, lang: str) -> str:
     """The speech section's numbers in words: frames, full and windowed weights and their memory."""
     return t(
-        "heatmap.speech_numbers", lang, seconds=f"{cost.seconds:g}", T=f"{cost.T:,}", full=f"{cost.full_entries:,}",
-        full_memory=bytes_text(cost.full_bytes), w=cost.window, ms=cost.window_ms, keys=2 * cost.window + 1,
-        windowed=f"{cost.window_entries:,}", windowed_memory=bytes_text(cost.window_bytes),
+        "heatmap.speech_numbers",
+        lang,
+        seconds=f"{cost.seconds:g}",
+        T=f"{cost.T:,}",
+        full=f"{cost.full_entries:,}",
+        full_memory=bytes_text(cost.full_bytes),
+        w=cost.window,
+        ms=cost.window_ms,
+        keys=2 * cost.window + 1,
+        windowed=f"{cost.window_entries:,}",
+        windowed_memory=bytes_text(cost.window_bytes),
         ratio=f"{cost.full_entries / cost.window_entries:,.0f}",
-    )  # fmt: skip
+    )
 
 
 def _axis_labels(tokens: Sequence[str], *more: str) -> list[str]:
@@ -185,11 +193,25 @@ def _layout(
     if lecture:
         subtitle, height = None, min(height, lecture_height)
     return dict(
-        title=dict(text=title, subtitle=dict(text=subtitle), x=0, xanchor="left", y=0.99, yref="container",
-                   yanchor="top", automargin=True, font=dict(size=15)),
-        font=dict(family=FONT_FAMILY), hoverlabel=dict(font=dict(family=FONT_FAMILY)), template=NO_TEMPLATE,
-        margin=dict(l=10, r=10, t=70 if subtitle else 45, b=10), height=height, modebar=MODEBAR, **more,
-    )  # fmt: skip
+        title=dict(
+            text=title,
+            subtitle=dict(text=subtitle),
+            x=0,
+            xanchor="left",
+            y=0.99,
+            yref="container",
+            yanchor="top",
+            automargin=True,
+            font=dict(size=15),
+        ),
+        font=dict(family=FONT_FAMILY),
+        hoverlabel=dict(font=dict(family=FONT_FAMILY)),
+        template=NO_TEMPLATE,
+        margin=dict(l=10, r=10, t=70 if subtitle else 45, b=10),
+        height=height,
+        modebar=MODEBAR,
+        **more,
+    )
 
 
 def _source_title(view: HeatmapView, lang: str) -> str:
@@ -243,38 +265,72 @@ def weights_heatmap(view: HeatmapView, lang: str, lecture: bool = False) -> go.F
     z = view.weights if view.allowed is None else np.where(view.allowed, view.weights, np.nan)  # [T, T]
     query, key, weight, row_sum = (t(f"heatmap.{k}", lang) for k in ("query", "key", "weight", "row_sum"))
     cells = go.Heatmap(
-        z=z.astype(np.float32), x=labels, y=labels, colorscale=SEQUENTIAL, zmin=0.0,
-        zmax=None if view.normalisation == "relu" else 1.0, xgap=1, ygap=1, hoverongaps=False,
-        texttemplate="%{z:.2f}" if T <= CELL_TEXT_MAX_TOKENS else None, textfont=dict(size=cell_font_size(T)),
+        z=z.astype(np.float32),
+        x=labels,
+        y=labels,
+        colorscale=SEQUENTIAL,
+        zmin=0.0,
+        zmax=None if view.normalisation == "relu" else 1.0,
+        xgap=1,
+        ygap=1,
+        hoverongaps=False,
+        texttemplate="%{z:.2f}" if T <= CELL_TEXT_MAX_TOKENS else None,
+        textfont=dict(size=cell_font_size(T)),
         hovertemplate=f"{query}: %{{y}}<br>{key}: %{{x}}<br>{weight}: %{{z:.6f}}<extra></extra>",
         colorbar=dict(title=dict(text=weight, side="right"), thickness=10),
-    )  # fmt: skip
+    )
     data = [cells]
     if view.allowed is not None and not view.allowed.all():
         blocked = ~view.allowed  # [T, T]
-        data.append(go.Heatmap(z=np.where(blocked, 1.0, np.nan).astype(np.float32), x=labels, y=labels,
-                               colorscale=[[0, MASKED_COLOUR], [1, MASKED_COLOUR]], showscale=False,
-                               hoverinfo="skip", xgap=1, ygap=1))  # fmt: skip
+        data.append(
+            go.Heatmap(
+                z=np.where(blocked, 1.0, np.nan).astype(np.float32),
+                x=labels,
+                y=labels,
+                colorscale=[[0, MASKED_COLOUR], [1, MASKED_COLOUR]],
+                showscale=False,
+                hoverinfo="skip",
+                xgap=1,
+                ygap=1,
+            )
+        )
         if T <= CROSSES_MAX:
             r, c = np.nonzero(blocked)
-            data.append(go.Scatter(
-                x=[labels[j] for j in c], y=[labels[i] for i in r], mode="markers", hoverinfo="skip",
-                showlegend=False, marker=dict(symbol="x-thin", size=max(6, min(18, 240 // T)),
-                                              line=dict(width=2, color="rgba(110,110,110,0.9)")),
-            ))  # fmt: skip
+            data.append(
+                go.Scatter(
+                    x=[labels[j] for j in c],
+                    y=[labels[i] for i in r],
+                    mode="markers",
+                    hoverinfo="skip",
+                    showlegend=False,
+                    marker=dict(
+                        symbol="x-thin",
+                        size=max(6, min(18, 240 // T)),
+                        line=dict(width=2, color="rgba(110,110,110,0.9)"),
+                    ),
+                )
+            )
     most = LECTURE_LABEL_ROWS if lecture else LABEL_EVERY_MAX
     sums = [f"{s:.2f}" for s in view.row_sums]
     every = int(np.ceil(T / most))  # on a projector, the sums stand on the labelled rows (LECTURE_LABEL_ROWS)
-    data.append(go.Scatter(
-        # Written from the middle of the Σ column rightwards, into room kept for it: on a phone the
-        # column is narrower than "1.00" and centred text would run into the last key's cells.
-        x=["Σ"] * T, y=labels, mode="text", name=row_sum, textposition="middle right", customdata=sums,
-        text=[s if not lecture or i % every == 0 else "" for i, s in enumerate(sums)],
-        # else the figure's font, larger in lecture mode
-        textfont=dict(size=LECTURE_TEXT_PX) if lecture else dict(size=max(8, 300 // T)) if T > 24 else None,
-        hovertemplate=f"{query}: %{{y}}<br>{row_sum}: %{{customdata}}<extra></extra>", showlegend=False,
-        cliponaxis=False,
-    ))  # fmt: skip
+    data.append(
+        go.Scatter(
+            # Written from the middle of the Σ column rightwards, into room kept for it: on a phone the
+            # column is narrower than "1.00" and centred text would run into the last key's cells.
+            x=["Σ"] * T,
+            y=labels,
+            mode="text",
+            name=row_sum,
+            textposition="middle right",
+            customdata=sums,
+            text=[s if not lecture or i % every == 0 else "" for i, s in enumerate(sums)],
+            # else the figure's font, larger in lecture mode
+            textfont=dict(size=LECTURE_TEXT_PX) if lecture else dict(size=max(8, 300 // T)) if T > 24 else None,
+            hovertemplate=f"{query}: %{{y}}<br>{row_sum}: %{{customdata}}<extra></extra>",
+            showlegend=False,
+            cliponaxis=False,
+        )
+    )
     tickvals, ticktext = _ticks(labels, view.tokens, most=most)
     x_vals, x_text = _ticks(labels, view.tokens, "Σ")
     axis = dict(type="category", showgrid=False, zeroline=False, automargin=True, tickmode="array")
@@ -282,14 +338,34 @@ def weights_heatmap(view: HeatmapView, lang: str, lecture: bool = False) -> go.F
     subtitle = t("heatmap.fig_subtitle", lang) + (f"<br>{settings}" if settings else "")
     title = _source_title(view, lang) + (f" · {settings}" if lecture and settings else "")
     layout = _layout(
-        title, subtitle, _height(T), lecture, lecture_map_height(T),
-        xaxis=dict(axis, tickvals=x_vals, ticktext=x_text, categoryorder="array",
-                   categoryarray=_axis_labels(view.tokens, "Σ"), range=[-0.5, T + 1.5],
-                   tickangle=0 if T <= 8 else -30 if lecture else -60),
+        title,
+        subtitle,
+        _height(T),
+        lecture,
+        lecture_map_height(T),
+        xaxis=dict(
+            axis,
+            tickvals=x_vals,
+            ticktext=x_text,
+            categoryorder="array",
+            categoryarray=_axis_labels(view.tokens, "Σ"),
+            range=[-0.5, T + 1.5],
+            tickangle=0 if T <= 8 else -30 if lecture else -60,
+        ),
         yaxis=dict(axis, tickvals=tickvals, ticktext=ticktext, autorange="reversed"),
-        shapes=[dict(type="line", xref="x", yref="paper", x0=T - 0.5, x1=T - 0.5, y0=0, y1=1,
-                     line=dict(width=1, color="rgba(120,120,120,0.8)"))],
-    )  # fmt: skip
+        shapes=[
+            dict(
+                type="line",
+                xref="x",
+                yref="paper",
+                x0=T - 0.5,
+                x1=T - 0.5,
+                y0=0,
+                y1=1,
+                line=dict(width=1, color="rgba(120,120,120,0.8)"),
+            )
+        ],
+    )
     if settings and not lecture:
         layout["margin"]["t"] = 90
     return go.Figure(data=data, layout=layout)
@@ -306,28 +382,57 @@ def row_bars(view: HeatmapView, row: QueryRow, lang: str, lecture: bool = False)
     data = []
     masked = np.flatnonzero(~allowed)  # [n_masked]
     if masked.size:  # first, so it stands behind the bars
-        data.append(go.Bar(
-            x=[labels[j] for j in masked], y=np.full(masked.size, top), marker_color=MASKED_COLOUR, name="×",
-            text=["×"] * masked.size, textposition="inside", insidetextanchor="start",
-            textfont=dict(size=LECTURE_TEXT_PX if lecture else 14, color="rgb(90,90,90)"), hoverinfo="skip",
-            showlegend=False, constraintext="none" if lecture else None,
-        ))  # fmt: skip
+        data.append(
+            go.Bar(
+                x=[labels[j] for j in masked],
+                y=np.full(masked.size, top),
+                marker_color=MASKED_COLOUR,
+                name="×",
+                text=["×"] * masked.size,
+                textposition="inside",
+                insidetextanchor="start",
+                textfont=dict(size=LECTURE_TEXT_PX if lecture else 14, color="rgb(90,90,90)"),
+                hoverinfo="skip",
+                showlegend=False,
+                constraintext="none" if lecture else None,
+            )
+        )
     text = [f"{w:.2f}" if a else "" for w, a in zip(row.weights, allowed, strict=True)] if T <= 24 else None
-    data.append(go.Bar(
-        x=labels, y=row.weights.astype(np.float32), marker_color=QUALITATIVE[0], name=weight, showlegend=False,
-        text=bar_numbers(text, row.weights) if lecture and text else text, textposition="outside", cliponaxis=False,
-        constraintext="none" if lecture else None,  # the font's 20 px, never shrunk to the bar's width
-        hovertemplate=f"{key}: %{{x}}<br>{weight}: %{{y:.6f}}<extra></extra>",
-    ))  # fmt: skip
+    data.append(
+        go.Bar(
+            x=labels,
+            y=row.weights.astype(np.float32),
+            marker_color=QUALITATIVE[0],
+            name=weight,
+            showlegend=False,
+            text=bar_numbers(text, row.weights) if lecture and text else text,
+            textposition="outside",
+            cliponaxis=False,
+            constraintext="none" if lecture else None,  # the font's 20 px, never shrunk to the bar's width
+            hovertemplate=f"{key}: %{{x}}<br>{weight}: %{{y:.6f}}<extra></extra>",
+        )
+    )
     tickvals, ticktext = _ticks(labels, view.tokens)
     title = t("heatmap.row_title", lang, query=safe_label(position_label(row.query + 1, view.tokens[row.query]), 24))
     layout = _layout(
-        title, t("heatmap.fig_random_short", lang) if view.source == "random" else None, 360, lecture,
+        title,
+        t("heatmap.fig_random_short", lang) if view.source == "random" else None,
+        360,
+        lecture,
         barmode="overlay",
-        xaxis=dict(type="category", categoryorder="array", categoryarray=labels, tickmode="array", tickvals=tickvals,
-                   ticktext=ticktext, tickangle=-60 if T > 10 else 0, automargin=True, title=dict(text=key)),
+        xaxis=dict(
+            type="category",
+            categoryorder="array",
+            categoryarray=labels,
+            tickmode="array",
+            tickvals=tickvals,
+            ticktext=ticktext,
+            tickangle=-60 if T > 10 else 0,
+            automargin=True,
+            title=dict(text=key),
+        ),
         yaxis=dict(range=[0, top], title=dict(text=weight), automargin=True),
-    )  # fmt: skip
+    )
     return go.Figure(data=data, layout=layout)
 
 
@@ -363,31 +468,77 @@ def weighted_sum(view: HeatmapView, row: QueryRow, lang: str, lecture: bool = Fa
     show_values = not lecture and d_v <= CELL_TEXT_MAX_COMPONENTS and T + 1 <= CELL_TEXT_MAX_ROWS
     component, term, value = (t(f"heatmap.{k}", lang) for k in ("component", "term", "contribution"))
     trace = go.Heatmap(
-        z=z, x=components, y=labels, colorscale=DIVERGING_WARM, zmin=-limit, zmax=limit, zmid=0.0, xgap=1, ygap=1,
+        z=z,
+        x=components,
+        y=labels,
+        colorscale=DIVERGING_WARM,
+        zmin=-limit,
+        zmax=limit,
+        zmid=0.0,
+        xgap=1,
+        ygap=1,
         hoverongaps=False,
         # A fixed size: left unset, Plotly shrinks the text to fit the cell, down to an unreadable 4 px.
-        texttemplate="%{z:.2f}" if show_values else None, textfont=dict(size=cell_font_size(d_v)),
+        texttemplate="%{z:.2f}" if show_values else None,
+        textfont=dict(size=cell_font_size(d_v)),
         hovertemplate=f"{term}: %{{y}}<br>{component}: %{{x}}<br>{value}: %{{z:.6f}}<extra></extra>",
         colorbar=dict(title=dict(text=value, side="right"), thickness=10),
-    )  # fmt: skip
+    )
     step = int(np.ceil(d_v / (8 if lecture else 16)))  # at most 16 component numbers (8 at 20 px), or they touch
     most = LECTURE_LABEL_ROWS - 1 if lecture else LABEL_EVERY_MAX  # the keys' rows, then the sum's
     tickvals, ticktext = _ticks(labels, view.tokens, labels[-1], most=most)
     layout = _layout(
-        t("heatmap.sum_title", lang, i=i), t("heatmap.fig_random_short", lang) if view.source == "random" else None,
-        _height(T + 1), lecture, lecture_map_height(T + 1),
-        xaxis=dict(type="category", tickmode="array", tickvals=components[::step], ticktext=components[::step],
-                   title=dict(text=component), showgrid=False, automargin=True),
-        yaxis=dict(type="category", tickmode="array", tickvals=tickvals, ticktext=ticktext, autorange="reversed",
-                   showgrid=False, automargin=True),
-        shapes=[dict(type="line", xref="paper", yref="y", x0=0, x1=1, y0=T - 0.5, y1=T - 0.5,
-                     line=dict(width=3, color="black"))],
-    )  # fmt: skip
+        t("heatmap.sum_title", lang, i=i),
+        t("heatmap.fig_random_short", lang) if view.source == "random" else None,
+        _height(T + 1),
+        lecture,
+        lecture_map_height(T + 1),
+        xaxis=dict(
+            type="category",
+            tickmode="array",
+            tickvals=components[::step],
+            ticktext=components[::step],
+            title=dict(text=component),
+            showgrid=False,
+            automargin=True,
+        ),
+        yaxis=dict(
+            type="category",
+            tickmode="array",
+            tickvals=tickvals,
+            ticktext=ticktext,
+            autorange="reversed",
+            showgrid=False,
+            automargin=True,
+        ),
+        shapes=[
+            dict(
+                type="line",
+                xref="paper",
+                yref="y",
+                x0=0,
+                x1=1,
+                y0=T - 0.5,
+                y1=T - 0.5,
+                line=dict(width=3, color="black"),
+            )
+        ],
+    )
     data = [trace]
     if np.isnan(z).any():
         grey = np.where(np.isnan(z), 1.0, np.nan).astype(np.float32)  # [T + 1, d_v]
-        data.append(go.Heatmap(z=grey, x=components, y=labels, colorscale=[[0, MASKED_COLOUR], [1, MASKED_COLOUR]],
-                               showscale=False, hoverinfo="skip", xgap=1, ygap=1))  # fmt: skip
+        data.append(
+            go.Heatmap(
+                z=grey,
+                x=components,
+                y=labels,
+                colorscale=[[0, MASKED_COLOUR], [1, MASKED_COLOUR]],
+                showscale=False,
+                hoverinfo="skip",
+                xgap=1,
+                ygap=1,
+            )
+        )
     return go.Figure(data=data, layout=layout)
 
 
@@ -398,20 +549,41 @@ def speech_cost(cost: SpeechCost, lang: str, lecture: bool = False) -> go.Figure
     seconds, entries = t("heatmap.speech_seconds", lang), t("heatmap.speech_entries", lang)
     hover = f"{seconds}: %{{x:.1f}}<br>{entries}: %{{y:,.0f}}<extra>%{{fullData.name}}</extra>"
     data = [
-        go.Scatter(x=cost.curve_seconds, y=cost.curve_full, mode="lines", name=full, hovertemplate=hover,
-                   line=dict(color=QUALITATIVE[5], width=3)),
-        go.Scatter(x=cost.curve_seconds, y=cost.curve_window, mode="lines", name=windowed, hovertemplate=hover,
-                   line=dict(color=QUALITATIVE[0], width=3, dash="dash")),
-        go.Scatter(x=[cost.seconds, cost.seconds], y=[cost.full_entries, cost.window_entries], mode="markers",
-                   marker=dict(size=10, color=[QUALITATIVE[5], QUALITATIVE[0]]), showlegend=False,
-                   hovertemplate=hover, name=t("heatmap.speech_you", lang)),
-    ]  # fmt: skip
+        go.Scatter(
+            x=cost.curve_seconds,
+            y=cost.curve_full,
+            mode="lines",
+            name=full,
+            hovertemplate=hover,
+            line=dict(color=QUALITATIVE[5], width=3),
+        ),
+        go.Scatter(
+            x=cost.curve_seconds,
+            y=cost.curve_window,
+            mode="lines",
+            name=windowed,
+            hovertemplate=hover,
+            line=dict(color=QUALITATIVE[0], width=3, dash="dash"),
+        ),
+        go.Scatter(
+            x=[cost.seconds, cost.seconds],
+            y=[cost.full_entries, cost.window_entries],
+            mode="markers",
+            marker=dict(size=10, color=[QUALITATIVE[5], QUALITATIVE[0]]),
+            showlegend=False,
+            hovertemplate=hover,
+            name=t("heatmap.speech_you", lang),
+        ),
+    ]
     layout = _layout(
-        t("heatmap.speech_cost_title", lang), None, 380, lecture,
+        t("heatmap.speech_cost_title", lang),
+        None,
+        380,
+        lecture,
         xaxis=dict(title=dict(text=seconds), rangemode="tozero"),
         yaxis=dict(title=dict(text=entries), rangemode="tozero", automargin=True, exponentformat="SI"),
         legend=dict(x=0.02, y=0.98, xanchor="left", yanchor="top"),  # top left: the full curve rises at the right
-    )  # fmt: skip
+    )
     return go.Figure(data=data, layout=layout)
 
 
@@ -422,16 +594,32 @@ def speech_mask(cost: SpeechCost, lang: str, lecture: bool = False) -> go.Figure
     names = [f"{10 * i} ms" for i in range(n)]
     query, key = t("heatmap.speech_query", lang), t("heatmap.speech_key", lang)
     trace = go.Heatmap(
-        z=cost.mask.astype(np.float32), x=names, y=names, colorscale=[[0, "rgb(235,235,235)"], [1, QUALITATIVE[0]]],
-        zmin=0, zmax=1, showscale=False, xgap=1 if n <= 60 else 0, ygap=1 if n <= 60 else 0,  # thin cells: no gaps
+        z=cost.mask.astype(np.float32),
+        x=names,
+        y=names,
+        colorscale=[[0, "rgb(235,235,235)"], [1, QUALITATIVE[0]]],
+        zmin=0,
+        zmax=1,
+        showscale=False,
+        xgap=1 if n <= 60 else 0,
+        ygap=1 if n <= 60 else 0,  # thin cells: no gaps
         hovertemplate=f"{query}: %{{y}}<br>{key}: %{{x}}<extra></extra>",
-    )  # fmt: skip
+    )
     every = max(1, n // 8)
-    axis = dict(type="category", tickmode="array", tickvals=names[::every], ticktext=names[::every], showgrid=False,
-                automargin=True)  # fmt: skip
+    axis = dict(
+        type="category",
+        tickmode="array",
+        tickvals=names[::every],
+        ticktext=names[::every],
+        showgrid=False,
+        automargin=True,
+    )
     layout = _layout(
-        t("heatmap.speech_mask_title", lang, n=n, w=cost.window), None, 380, lecture,
-        xaxis=dict(axis, title=dict(text=key), tickangle=-45), yaxis=dict(axis, title=dict(text=query),
-                                                                          autorange="reversed"),
-    )  # fmt: skip
+        t("heatmap.speech_mask_title", lang, n=n, w=cost.window),
+        None,
+        380,
+        lecture,
+        xaxis=dict(axis, title=dict(text=key), tickangle=-45),
+        yaxis=dict(axis, title=dict(text=query), autorange="reversed"),
+    )
     return go.Figure(data=[trace], layout=layout)

@@ -97,8 +97,13 @@ def _ink(colour: str) -> str:
 
 def head_tag(i: int, text: str) -> dict:
     """Annotation style for a head's name: its colour as the background, so yellow stays legible."""
-    return dict(text=f"<b>{text}</b>", bgcolor=head_colour(i), font=dict(color=_ink(head_colour(i))),
-                borderpad=2, showarrow=False)  # fmt: skip
+    return dict(
+        text=f"<b>{text}</b>",
+        bgcolor=head_colour(i),
+        font=dict(color=_ink(head_colour(i))),
+        borderpad=2,
+        showarrow=False,
+    )
 
 
 def robust_max(z: np.ndarray) -> float:
@@ -214,47 +219,109 @@ def _stack(parts: list[_Part], view: HeadsView, lang: str, scales: dict[str, flo
     domains = [(max(0.0, top - part_h / plot_h), top) for top in (1 - k * (part_h + gap_h) / plot_h for k in range(n))]
     traces, shapes, notes = [], [], []
     layout: dict = {
-        "font": dict(family=FONT_FAMILY), "hoverlabel": dict(font=dict(family=FONT_FAMILY)), "template": NO_TEMPLATE,
-        "title": dict(text=source_title(view, lang), x=0, xanchor="left", y=1, yanchor="top", yref="container",
-                      pad=dict(t=8)),
-        "margin": dict(l=10, r=10, t=top_m, b=bottom_m), "height": round(plot_h + top_m + bottom_m),
-    }  # fmt: skip
+        "font": dict(family=FONT_FAMILY),
+        "hoverlabel": dict(font=dict(family=FONT_FAMILY)),
+        "template": NO_TEMPLATE,
+        "title": dict(
+            text=source_title(view, lang), x=0, xanchor="left", y=1, yanchor="top", yref="container", pad=dict(t=8)
+        ),
+        "margin": dict(l=10, r=10, t=top_m, b=bottom_m),
+        "height": round(plot_h + top_m + bottom_m),
+    }
     for k, p in enumerate(parts):
         xa, ya, (bottom, top) = f"x{k + 1}" if k else "x", f"y{k + 1}" if k else "y", domains[k]
         layout[xa.replace("x", "xaxis")] = dict(
-            anchor=ya, domain=[0, 1], range=[-0.5, p.width - 0.5], showticklabels=False, ticks="", showgrid=False,
+            anchor=ya,
+            domain=[0, 1],
+            range=[-0.5, p.width - 0.5],
+            showticklabels=False,
+            ticks="",
+            showgrid=False,
             zeroline=False,
-        )  # fmt: skip
+        )
         layout[ya.replace("y", "yaxis")] = dict(
             # A fixed range, first token at the top: autorange would also make room for the head tags
             # under the part, which squeezed a projector's 60 px part into 23 px of rows.
-            anchor=xa, domain=[bottom, top], type="category", categoryorder="array", categoryarray=rows,
-            range=[T - 0.5, -0.5], autorange=False, tickmode="array", tickvals=rows[::every],
-            ticktext=tick_text[::every], showgrid=False, zeroline=False,
-        )  # fmt: skip
-        traces.append(dict(
-            type="heatmap", z=p.z, x=np.arange(p.width), y=rows, xaxis=xa, yaxis=ya, coloraxis=p.coloraxis,
-            name=p.title, customdata=p.custom, hoverongaps=False,
-            hovertemplate=f"{token}: %{{y}}<br>{p.hover}<br>{value}: %{{z:.4f}}<extra></extra>",
-            xgap=1 if p.width <= 120 else 0, ygap=1 if cell_h >= 8 else 0,  # a gap wider than a cell hides it
-            texttemplate="%{z:.2f}" if show_text else None,
-        ))  # fmt: skip
-        notes.append(dict(text=f"<b>{p.title}</b>", x=0, xref="paper", y=top, yref="paper", yshift=4,
-                          xanchor="left", yanchor="bottom", align="left", showarrow=False))  # fmt: skip
+            anchor=xa,
+            domain=[bottom, top],
+            type="category",
+            categoryorder="array",
+            categoryarray=rows,
+            range=[T - 0.5, -0.5],
+            autorange=False,
+            tickmode="array",
+            tickvals=rows[::every],
+            ticktext=tick_text[::every],
+            showgrid=False,
+            zeroline=False,
+        )
+        traces.append(
+            dict(
+                type="heatmap",
+                z=p.z,
+                x=np.arange(p.width),
+                y=rows,
+                xaxis=xa,
+                yaxis=ya,
+                coloraxis=p.coloraxis,
+                name=p.title,
+                customdata=p.custom,
+                hoverongaps=False,
+                hovertemplate=f"{token}: %{{y}}<br>{p.hover}<br>{value}: %{{z:.4f}}<extra></extra>",
+                xgap=1 if p.width <= 120 else 0,
+                ygap=1 if cell_h >= 8 else 0,  # a gap wider than a cell hides it
+                texttemplate="%{z:.2f}" if show_text else None,
+            )
+        )
+        notes.append(
+            dict(
+                text=f"<b>{p.title}</b>",
+                x=0,
+                xref="paper",
+                y=top,
+                yref="paper",
+                yshift=4,
+                xanchor="left",
+                yanchor="bottom",
+                align="left",
+                showarrow=False,
+            )
+        )
         for x0, x1, i in p.boxes:
-            shapes.append(dict(type="rect", x0=x0, x1=x1, y0=-0.5, y1=T - 0.5, xref=xa, yref=ya,
-                               line=dict(color=head_colour(i), width=3), fillcolor="rgba(0,0,0,0)"))  # fmt: skip
+            shapes.append(
+                dict(
+                    type="rect",
+                    x0=x0,
+                    x1=x1,
+                    y0=-0.5,
+                    y1=T - 0.5,
+                    xref=xa,
+                    yref=ya,
+                    line=dict(color=head_colour(i), width=3),
+                    fillcolor="rgba(0,0,0,0)",
+                )
+            )
             if p.named:
                 name = head.format(i=i + 1) if len(p.boxes) <= NAMED_TAGS else str(i + 1)
                 down = TAG_ROW_PX if stagger and len(p.boxes) > MANY_TAGS and i % 2 else 0  # heads 2, 4, ...: row 2
-                notes.append(dict(x=(x0 + x1) / 2, y=T - 0.5, xref=xa, yref=ya, yanchor="top", yshift=-3 - down,
-                                  **head_tag(i, name)))  # fmt: skip
+                notes.append(
+                    dict(
+                        x=(x0 + x1) / 2,
+                        y=T - 0.5,
+                        xref=xa,
+                        yref=ya,
+                        yanchor="top",
+                        yshift=-3 - down,
+                        **head_tag(i, name),
+                    )
+                )
     for name in dict.fromkeys(p.coloraxis for p in parts):
         ks = [k for k, p in enumerate(parts) if p.coloraxis == name]
         top, bottom = domains[ks[0]][1], domains[ks[-1]][0]
         m = max(scales[name], 1e-12)
-        layout[name] = dict(colorscale=DIVERGING_WARM, cmin=-m, cmax=m,
-                            colorbar=_bar(value, top, bottom, plot_h, bottom_m, lecture))  # fmt: skip
+        layout[name] = dict(
+            colorscale=DIVERGING_WARM, cmin=-m, cmax=m, colorbar=_bar(value, top, bottom, plot_h, bottom_m, lecture)
+        )
     return go.Figure(data=traces, layout=dict(layout, shapes=shapes, annotations=notes))
 
 
@@ -265,8 +332,14 @@ def _bar(title: str, top: float, bottom: float, plot_h: float, bottom_m: float, 
     centred on its parts, and above the figure's bottom edge."""
     length = max((top - bottom) * plot_h, LECTURE_MIN_BAR_PX if lecture else MIN_BAR_PX)  # px
     low = max((top + bottom) / 2 * plot_h - length / 2, 4 - bottom_m)  # px above the plot's bottom
-    return dict(title=dict(text=title, side="right"), thickness=14, len=length / plot_h, lenmode="fraction",
-                y=low / plot_h, yanchor="bottom")  # fmt: skip
+    return dict(
+        title=dict(text=title, side="right"),
+        thickness=14,
+        len=length / plot_h,
+        lenmode="fraction",
+        y=low / plot_h,
+        yanchor="bottom",
+    )
 
 
 def split_figure(view: HeadsView, matrix: str, lang: str, lecture: bool = False) -> go.Figure:
@@ -295,9 +368,15 @@ def concat_figure(view: HeadsView, lang: str, lecture: bool = False) -> go.Figur
     parts = [
         _apart(r.heads, t("multi_head.heads_title", lang, **sizes), "coloraxis", head, column),
         _whole(r.concat, view.n_heads, t("multi_head.concat_title", lang, **sizes), "coloraxis", column, head),
-        _whole(r.output, view.n_heads, t("multi_head.output_title", lang, **sizes), "coloraxis2",
-               t("multi_head.label_out_column", lang), None),
-    ]  # fmt: skip
+        _whole(
+            r.output,
+            view.n_heads,
+            t("multi_head.output_title", lang, **sizes),
+            "coloraxis2",
+            t("multi_head.label_out_column", lang),
+            None,
+        ),
+    ]
     scales = {"coloraxis": robust_max(r.concat), "coloraxis2": robust_max(r.output)}
     return _stack(parts, view, lang, scales, lecture)
 
@@ -369,40 +448,97 @@ def head_maps(view: HeadsView, lang: str, lecture: bool = False) -> go.Figure:
         xa, ya = (f"x{i + 1}", f"y{i + 1}") if i else ("x", "y")
         left, top = c * (T + g.gap) / width, 1 - (r * (T + g.gap_y) + g.gap_y) / height_cells
         x_dom, y_dom = [left, min(1.0, left + T / width)], [max(0.0, top - T / height_cells), top]  # rounding
-        traces.append(dict(
-            type="heatmap", z=np.asarray(weights[i], dtype=np.float32), x=cats, y=cats, xaxis=xa, yaxis=ya,
-            coloraxis="coloraxis", name=names[i], xgap=gaps, ygap=gaps,
-            texttemplate="%{z:.2f}" if T <= 6 and h <= 4 else None,
-            hovertemplate=f"{names[i]}<br>{query}: %{{y}}<br>{key}: %{{x}}<br>{weight}: %{{z:.4f}}<extra></extra>",
-        ))  # fmt: skip
+        traces.append(
+            dict(
+                type="heatmap",
+                z=np.asarray(weights[i], dtype=np.float32),
+                x=cats,
+                y=cats,
+                xaxis=xa,
+                yaxis=ya,
+                coloraxis="coloraxis",
+                name=names[i],
+                xgap=gaps,
+                ygap=gaps,
+                texttemplate="%{z:.2f}" if T <= 6 and h <= 4 else None,
+                hovertemplate=f"{names[i]}<br>{query}: %{{y}}<br>{key}: %{{x}}<br>{weight}: %{{z:.4f}}<extra></extra>",
+            )
+        )
         low = i + g.cols >= h  # the lowest map of its column: its keys are labelled under it
         layout[xa.replace("x", "xaxis")] = dict(
-            domain=x_dom, anchor=ya, type="category", tickmode="array", tickvals=cats[shown], ticktext=text[shown],
-            showticklabels=low and not lecture, tickangle=-90 if T > 4 else 0, tickfont=font, ticks="", showgrid=False,
-            zeroline=False, title=dict(text=key) if low and c == 0 else None,
-        )  # fmt: skip
+            domain=x_dom,
+            anchor=ya,
+            type="category",
+            tickmode="array",
+            tickvals=cats[shown],
+            ticktext=text[shown],
+            showticklabels=low and not lecture,
+            tickangle=-90 if T > 4 else 0,
+            tickfont=font,
+            ticks="",
+            showgrid=False,
+            zeroline=False,
+            title=dict(text=key) if low and c == 0 else None,
+        )
         layout[ya.replace("y", "yaxis")] = dict(
-            domain=y_dom, anchor=xa, type="category", autorange="reversed", tickmode="array", tickvals=cats[shown],
-            ticktext=text[shown], showticklabels=c == 0, tickfont=font, ticks="", showgrid=False, zeroline=False,
+            domain=y_dom,
+            anchor=xa,
+            type="category",
+            autorange="reversed",
+            tickmode="array",
+            tickvals=cats[shown],
+            ticktext=text[shown],
+            showticklabels=c == 0,
+            tickfont=font,
+            ticks="",
+            showgrid=False,
+            zeroline=False,
             title=dict(text=query) if c == 0 and r == (g.rows - 1) // 2 else None,
-        )  # fmt: skip
-        shapes.append(dict(type="rect", xref="paper", yref="paper", x0=x_dom[0], x1=x_dom[1], y0=y_dom[0], y1=y_dom[1],
-                           line=dict(color=head_colour(i), width=3), fillcolor="rgba(0,0,0,0)"))  # fmt: skip
+        )
+        shapes.append(
+            dict(
+                type="rect",
+                xref="paper",
+                yref="paper",
+                x0=x_dom[0],
+                x1=x_dom[1],
+                y0=y_dom[0],
+                y1=y_dom[1],
+                line=dict(color=head_colour(i), width=3),
+                fillcolor="rgba(0,0,0,0)",
+            )
+        )
         tag = (
             names[i] if h <= NAMED_TAGS else str(i + 1)
         )  # many heads: numbers, which fit above a narrow map on a phone
-        notes.append(dict(x=x_dom[0], y=y_dom[1], xref="paper", yref="paper", xanchor="left", yanchor="bottom",
-                          yshift=3, **head_tag(i, tag)))  # fmt: skip
+        notes.append(
+            dict(
+                x=x_dom[0],
+                y=y_dom[1],
+                xref="paper",
+                yref="paper",
+                xanchor="left",
+                yanchor="bottom",
+                yshift=3,
+                **head_tag(i, tag),
+            )
+        )
     label_room = 7 * max(map(len, text), default=0)  # rotated key labels under the maps
     height = height_cells * g.cell + 50 + 40 + min(label_room, 110)
     height = LECTURE_HEIGHT_PX if lecture else int(np.clip(height, 260, 1300))  # lecture: keys on the close-up
     layout.update(
         title=dict(text=source_title(view, lang), x=0, xanchor="left"),
-        coloraxis=dict(colorscale=SEQUENTIAL, cmin=0, cmax=1,
-                       colorbar=dict(title=dict(text=weight, side="right"), thickness=14)),
-        font=dict(family=FONT_FAMILY), hoverlabel=dict(font=dict(family=FONT_FAMILY)), template=NO_TEMPLATE,
-        margin=dict(l=10, r=10, t=50, b=10), height=height, shapes=shapes, annotations=notes,
-    )  # fmt: skip
+        coloraxis=dict(
+            colorscale=SEQUENTIAL, cmin=0, cmax=1, colorbar=dict(title=dict(text=weight, side="right"), thickness=14)
+        ),
+        font=dict(family=FONT_FAMILY),
+        hoverlabel=dict(font=dict(family=FONT_FAMILY)),
+        template=NO_TEMPLATE,
+        margin=dict(l=10, r=10, t=50, b=10),
+        height=height,
+        shapes=shapes,
+        annotations=notes,
+    )
     return go.Figure(data=traces, layout=layout)
 
 
@@ -412,9 +548,18 @@ def head_detail(view: HeadsView, head: int, lang: str) -> go.Figure:
     i = head - 1
     name = t("multi_head.head_name", lang, i=head)
     title = f"<span style='color:{head_colour(i)}'>■</span> {name} · {source_title(view, lang)}"
-    return heatmap(view.weights[i], view.tokens, view.tokens, x_title=t("multi_head.key", lang),
-                   y_title=t("multi_head.query", lang), value_name=t("multi_head.weight", lang), title=title,
-                   zmin=0.0, zmax=1.0, height=int(np.clip(24 * view.T + 170, 300, 1000)))  # fmt: skip
+    return heatmap(
+        view.weights[i],
+        view.tokens,
+        view.tokens,
+        x_title=t("multi_head.key", lang),
+        y_title=t("multi_head.query", lang),
+        value_name=t("multi_head.weight", lang),
+        title=title,
+        zmin=0.0,
+        zmax=1.0,
+        height=int(np.clip(24 * view.T + 170, 300, 1000)),
+    )
 
 
 # --- do the heads differ? ---------------------------------------------------------------------
@@ -435,23 +580,43 @@ def entropy_bars(view: HeadsView, diff: HeadDifferences, lang: str, lecture: boo
     label = t("multi_head.uniform_label", lang, T=view.T, bits=f"{uniform:.2f}")
     top = max(uniform, float(np.max(values, initial=0.0))) * 1.15 + 1e-9
     return go.Figure(
-        data=[dict(
-            type="bar", x=ticks, y=values, marker=dict(color=[head_colour(i) for i in ticks]),
-            text=[f"{v:.2f}" for v in values], textposition="auto", customdata=names,
-            hovertemplate=f"%{{customdata}}<br>{y_title}: %{{y:.4f}}<extra></extra>",
-        )],
+        data=[
+            dict(
+                type="bar",
+                x=ticks,
+                y=values,
+                marker=dict(color=[head_colour(i) for i in ticks]),
+                text=[f"{v:.2f}" for v in values],
+                textposition="auto",
+                customdata=names,
+                hovertemplate=f"%{{customdata}}<br>{y_title}: %{{y:.4f}}<extra></extra>",
+            )
+        ],
         layout=dict(
             title=dict(text=source_title(view, lang), x=0, xanchor="left"),
             xaxis=dict(title=dict(text=x_title), tickmode="array", tickvals=ticks, ticktext=_numbers(len(ticks))),
             yaxis=dict(title=dict(text=y_title), range=[0, top], automargin=True),
-            shapes=[dict(type="line", xref="paper", x0=0, x1=1, y0=uniform, y1=uniform,
-                         line=dict(dash="dash", color="#555555", width=2))],
-            annotations=[dict(text=label, xref="paper", x=0, y=uniform, xanchor="left", yanchor="bottom",
-                              showarrow=False)],
-            font=dict(family=FONT_FAMILY), hoverlabel=dict(font=dict(family=FONT_FAMILY)), template=NO_TEMPLATE,
-            margin=dict(l=10, r=10, t=50, b=10), height=LECTURE_HEIGHT_PX if lecture else 400,
+            shapes=[
+                dict(
+                    type="line",
+                    xref="paper",
+                    x0=0,
+                    x1=1,
+                    y0=uniform,
+                    y1=uniform,
+                    line=dict(dash="dash", color="#555555", width=2),
+                )
+            ],
+            annotations=[
+                dict(text=label, xref="paper", x=0, y=uniform, xanchor="left", yanchor="bottom", showarrow=False)
+            ],
+            font=dict(family=FONT_FAMILY),
+            hoverlabel=dict(font=dict(family=FONT_FAMILY)),
+            template=NO_TEMPLATE,
+            margin=dict(l=10, r=10, t=50, b=10),
+            height=LECTURE_HEIGHT_PX if lecture else 400,
         ),
-    )  # fmt: skip
+    )
 
 
 def overlap_heatmap(view: HeadsView, diff: HeadDifferences, lang: str, lecture: bool = False) -> go.Figure:
@@ -462,23 +627,43 @@ def overlap_heatmap(view: HeadsView, diff: HeadDifferences, lang: str, lecture: 
     title, value = t("multi_head.col_head", lang), t("multi_head.overlap_value", lang)
     names = np.array([t("multi_head.head_name", lang, i=i + 1) for i in ticks], dtype=object)
     custom = np.stack(np.broadcast_arrays(names[:, None], names[None, :]), axis=-1)  # [h, h, 2]
-    axis = dict(title=dict(text=title), tickmode="array", tickvals=ticks, ticktext=_numbers(len(ticks)),
-                showgrid=False, zeroline=False)  # fmt: skip
+    axis = dict(
+        title=dict(text=title),
+        tickmode="array",
+        tickvals=ticks,
+        ticktext=_numbers(len(ticks)),
+        showgrid=False,
+        zeroline=False,
+    )
     return go.Figure(
-        data=[dict(
-            type="heatmap", z=z, x=ticks, y=ticks, zmin=0.0, zmax=1.0, colorscale=SEQUENTIAL, xgap=1, ygap=1,
-            customdata=custom, texttemplate="%{z:.2f}" if len(ticks) <= 8 else None,
-            hovertemplate=f"%{{customdata[0]}} · %{{customdata[1]}}<br>{value}: %{{z:.4f}}<extra></extra>",
-            colorbar=dict(title=dict(text=value, side="right"), thickness=14),
-        )],
+        data=[
+            dict(
+                type="heatmap",
+                z=z,
+                x=ticks,
+                y=ticks,
+                zmin=0.0,
+                zmax=1.0,
+                colorscale=SEQUENTIAL,
+                xgap=1,
+                ygap=1,
+                customdata=custom,
+                texttemplate="%{z:.2f}" if len(ticks) <= 8 else None,
+                hovertemplate=f"%{{customdata[0]}} · %{{customdata[1]}}<br>{value}: %{{z:.4f}}<extra></extra>",
+                colorbar=dict(title=dict(text=value, side="right"), thickness=14),
+            )
+        ],
         layout=dict(
             title=dict(text=source_title(view, lang), x=0, xanchor="left"),
             xaxis=dict(axis, side="bottom", constrain="domain"),
             yaxis=dict(axis, autorange="reversed", scaleanchor="x"),
-            font=dict(family=FONT_FAMILY), hoverlabel=dict(font=dict(family=FONT_FAMILY)), template=NO_TEMPLATE,
-            margin=dict(l=10, r=10, t=50, b=10), height=LECTURE_HEIGHT_PX if lecture else 400,
+            font=dict(family=FONT_FAMILY),
+            hoverlabel=dict(font=dict(family=FONT_FAMILY)),
+            template=NO_TEMPLATE,
+            margin=dict(l=10, r=10, t=50, b=10),
+            height=LECTURE_HEIGHT_PX if lecture else 400,
         ),
-    )  # fmt: skip
+    )
 
 
 def token_labels(tokens: Sequence[str]) -> list[str]:
@@ -526,8 +711,11 @@ def joined_table(view: HeadsView, lang: str) -> pd.DataFrame:
 
 def stats_table(diff: HeadDifferences, lang: str) -> pd.DataFrame:
     """Per head: mean entropy and the share of each simple pattern."""
-    table = pd.DataFrame(diff.patterns, index=_heads_index(len(diff.entropy), lang),
-                         columns=[t(f"multi_head.pattern_{p}", lang) for p in PATTERNS])  # fmt: skip
+    table = pd.DataFrame(
+        diff.patterns,
+        index=_heads_index(len(diff.entropy), lang),
+        columns=[t(f"multi_head.pattern_{p}", lang) for p in PATTERNS],
+    )
     table.insert(0, t("multi_head.entropy_col", lang), diff.entropy)
     return table
 
@@ -539,10 +727,17 @@ def overlap_table(diff: HeadDifferences, lang: str) -> pd.DataFrame:
 
 def mistake_table(m: ScalingMistake, lang: str) -> pd.DataFrame:
     """The right scaling against article 003's: factor, mean entropy, mean largest weight."""
-    index = pd.Index([t("multi_head.scale_right", lang), t("multi_head.scale_wrong", lang)],
-                     name=t("multi_head.scale_col", lang))  # fmt: skip
-    return pd.DataFrame({t("multi_head.factor_col", lang): m.factors, t("multi_head.entropy_col", lang): m.entropy,
-                         t("multi_head.max_col", lang): m.peak}, index=index)  # fmt: skip
+    index = pd.Index(
+        [t("multi_head.scale_right", lang), t("multi_head.scale_wrong", lang)], name=t("multi_head.scale_col", lang)
+    )
+    return pd.DataFrame(
+        {
+            t("multi_head.factor_col", lang): m.factors,
+            t("multi_head.entropy_col", lang): m.entropy,
+            t("multi_head.max_col", lang): m.peak,
+        },
+        index=index,
+    )
 
 
 def cost_table(cost: CostComparison, lang: str) -> pd.DataFrame:
@@ -561,10 +756,29 @@ def differences_text(diff: HeadDifferences, lang: str, model: bool = False) -> s
     lines = [t("multi_head.one_head_only", lang)] if diff.most_alike is None else []
     if (high := diff.most_alike) is not None:
         low, key = diff.least_alike, "one_pair" if len(name) == 2 else "most_alike"
-        lines.append(t(f"multi_head.{key}", lang, a=name[high.a], b=name[high.b], overlap=f"{high.overlap:.2f}",
-                       high=f"{high.overlap:.2f}", c=name[low.a], d=name[low.b], low=f"{low.overlap:.2f}"))  # fmt: skip
-    jobs = [t("multi_head.job", lang, head=name[j.head], pattern=t(f"multi_head.pattern_{j.pattern}", lang),
-              share=f"{j.share:.0%}") for j in diff.jobs]  # fmt: skip
+        lines.append(
+            t(
+                f"multi_head.{key}",
+                lang,
+                a=name[high.a],
+                b=name[high.b],
+                overlap=f"{high.overlap:.2f}",
+                high=f"{high.overlap:.2f}",
+                c=name[low.a],
+                d=name[low.b],
+                low=f"{low.overlap:.2f}",
+            )
+        )
+    jobs = [
+        t(
+            "multi_head.job",
+            lang,
+            head=name[j.head],
+            pattern=t(f"multi_head.pattern_{j.pattern}", lang),
+            share=f"{j.share:.0%}",
+        )
+        for j in diff.jobs
+    ]
     lines.append(
         t("multi_head.jobs", lang) + "\n" + "".join(f"\n- {j}" for j in jobs) if jobs else t("multi_head.no_jobs", lang)
     )

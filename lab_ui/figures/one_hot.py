@@ -22,8 +22,20 @@ from lab_ui.i18n import t
 BINARY_SCALE = [[0.0, "#F2F2F2"], [1.0, "#0072B2"]]
 # With ten groups and eight Okabe-Ito colours, a colour comes back: then the marker is hollow, and
 # its shape differs anyway, so no two groups look alike, in colour or in grey.
-GROUP_SYMBOLS = ("circle", "square", "diamond", "triangle-up", "cross", "triangle-down", "star", "x", "pentagon",
-                 "hexagon", "star-diamond", "hourglass")  # fmt: skip
+GROUP_SYMBOLS = (
+    "circle",
+    "square",
+    "diamond",
+    "triangle-up",
+    "cross",
+    "triangle-down",
+    "star",
+    "x",
+    "pentagon",
+    "hexagon",
+    "star-diamond",
+    "hourglass",
+)
 PICKED_COLOUR = "#000000"
 SIDE_BY_SIDE_MAX = 10  # words up to which two similarity matrices fit side by side
 # The tallest a lecture step's figure may be (big=True): what a 1280x720 screen leaves under the
@@ -61,8 +73,16 @@ def group_marker(k: int) -> dict:
     return dict(color=colour, symbol=symbol, size=9, opacity=0.85, line=dict(width=0.6, color="rgba(40,40,40,0.8)"))
 
 
-LABEL_SPOTS = ("top center", "bottom center", "middle right", "middle left", "top right", "bottom left",
-               "top left", "bottom right")  # fmt: skip
+LABEL_SPOTS = (
+    "top center",
+    "bottom center",
+    "middle right",
+    "middle left",
+    "top right",
+    "bottom left",
+    "top left",
+    "bottom right",
+)
 
 
 def text_width(text: str) -> int:
@@ -125,10 +145,18 @@ def one_hot_rows(view: WordVectors, lang: str, big: bool = False) -> go.Figure:
     spans = runs(voc.groups)
     value, position = t("one_hot.value", lang), t("one_hot.position", lang)
     borders = [
-        dict(type="line", xref="x", yref="paper", x0=first - 0.5, x1=first - 0.5, y0=0, y1=1,
-             line=dict(color="rgba(90,90,90,0.7)", width=1, dash="dot"))
+        dict(
+            type="line",
+            xref="x",
+            yref="paper",
+            x0=first - 0.5,
+            x1=first - 0.5,
+            y0=0,
+            y1=1,
+            line=dict(color="rgba(90,90,90,0.7)", width=1, dash="dot"),
+        )
         for _, first, _ in spans[1:]
-    ]  # fmt: skip
+    ]
     heat = go.Heatmap(
         z=z.astype(np.int8),  # one typed array: cheaper to send than V x n numbers in a list
         x=cols,
@@ -141,22 +169,36 @@ def one_hot_rows(view: WordVectors, lang: str, big: bool = False) -> go.Figure:
         ygap=2,
     )
     marks = [
-        dict(x=cols[i], y=row, text=position.format(i=int(i)), showarrow=False, xanchor="left", xshift=5,
-             bgcolor="rgba(255,255,255,0.9)", font=dict(color="#222222"))
+        dict(
+            x=cols[i],
+            y=row,
+            text=position.format(i=int(i)),
+            showarrow=False,
+            xanchor="left",
+            xshift=5,
+            bgcolor="rgba(255,255,255,0.9)",
+            font=dict(color="#222222"),
+        )
         for i, row in zip(view.indices, rows, strict=True)
-    ]  # fmt: skip
+    ]
     layout = layout_dict(
         height=min(LECTURE_PX, 150 + 44 * len(rows)) if big else (90 + 26 * len(rows)),
         shapes=borders,
         annotations=marks,
-        xaxis=dict(title=dict(text=t("one_hot.vocab_axis", lang, V=len(voc.words))), type="category",
-                   tickmode="array", tickfont=dict(size=17 if big else 12),
-                   **({"tickangle": -30} if big else {}),  # unset: Plotly slants them only if they collide
-                   tickvals=[cols[(a + b) // 2] for _, a, b in spans],
-                   ticktext=[safe_label(group_name(g, lang), 18) for g, _, _ in spans],
-                   showgrid=False, zeroline=False, side="top"),
+        xaxis=dict(
+            title=dict(text=t("one_hot.vocab_axis", lang, V=len(voc.words))),
+            type="category",
+            tickmode="array",
+            tickfont=dict(size=17 if big else 12),
+            **({"tickangle": -30} if big else {}),  # unset: Plotly slants them only if they collide
+            tickvals=[cols[(a + b) // 2] for _, a, b in spans],
+            ticktext=[safe_label(group_name(g, lang), 18) for g, _, _ in spans],
+            showgrid=False,
+            zeroline=False,
+            side="top",
+        ),
         yaxis=dict(type="category", autorange="reversed", showgrid=False, zeroline=False),
-    )  # fmt: skip
+    )
     return go.Figure(data=[heat], layout=layout)
 
 
@@ -172,18 +214,31 @@ def similarity(view: WordVectors, kind: str, lang: str, big: bool = False) -> go
     n = len(view.words)
     labels = [word_label(w, lang) for w in view.words]
     word = t("one_hot.word", lang)
-    title = t("one_hot.sim_onehot_title", lang) if kind == "one_hot" else \
-        t("one_hot.sim_learned_title", lang, d=view.learned.shape[1])  # fmt: skip
+    title = (
+        t("one_hot.sim_onehot_title", lang)
+        if kind == "one_hot"
+        else t("one_hot.sim_learned_title", lang, d=view.learned.shape[1])
+    )
     fig = heatmap(
-        sim, list(view.words) if big else labels, labels, x_title=word, y_title=word,
-        value_name=t("one_hot.cosine", lang), colorscale=SEQUENTIAL, zmin=zmin, zmax=1.0, value_format=".2f",
+        sim,
+        list(view.words) if big else labels,
+        labels,
+        x_title=word,
+        y_title=word,
+        value_name=t("one_hot.cosine", lang),
+        colorscale=SEQUENTIAL,
+        zmin=zmin,
+        zmax=1.0,
+        value_format=".2f",
         show_values=n <= (8 if big else 12),
-        height=min(LECTURE_PX, 220 + 66 * n) if big else
-        (190 + 34 * n if n <= SIDE_BY_SIDE_MAX else min(900, 200 + 28 * n)),
-    )  # fmt: skip
+        height=min(LECTURE_PX, 220 + 66 * n)
+        if big
+        else (190 + 34 * n if n <= SIDE_BY_SIDE_MAX else min(900, 200 + 28 * n)),
+    )
     # The title goes above the top axis (its word labels and title), pushing the margin as needed.
-    fig.layout.title = dict(text=title, x=0, xanchor="left", y=1, yref="container", yanchor="top", automargin=True,
-                            pad=dict(t=8))  # fmt: skip
+    fig.layout.title = dict(
+        text=title, x=0, xanchor="left", y=1, yref="container", yanchor="top", automargin=True, pad=dict(t=8)
+    )
     if big:
         fig.layout.yaxis.scaleanchor = None
         fig.layout.xaxis.title = None  # the words name the columns; the y axis says "word"
@@ -247,15 +302,26 @@ def vocabulary_map(gmap: GroupMap, words: tuple[str, ...], lang: str, big: bool 
     share = 100 * gmap.axis_share  # [2]
     layout = layout_dict(
         height=LECTURE_PX if big else 560,
-        xaxis=dict(title=dict(text=t("one_hot.map_axis", lang, k=1, share=share[0])), zeroline=False,
-                   range=[low[0] - pad[0], high[0] + pad[0]], constrain="domain"),
-        yaxis=dict(title=dict(text=t("one_hot.map_axis", lang, k=2, share=share[1])), zeroline=False,
-                   range=[low[1] - pad[1], high[1] + pad[1]], constrain="domain", scaleanchor="x", scaleratio=1),
+        xaxis=dict(
+            title=dict(text=t("one_hot.map_axis", lang, k=1, share=share[0])),
+            zeroline=False,
+            range=[low[0] - pad[0], high[0] + pad[0]],
+            constrain="domain",
+        ),
+        yaxis=dict(
+            title=dict(text=t("one_hot.map_axis", lang, k=2, share=share[1])),
+            zeroline=False,
+            range=[low[1] - pad[1], high[1] + pad[1]],
+            constrain="domain",
+            scaleanchor="x",
+            scaleratio=1,
+        ),
         # The legend in rows under the plot (beside it, it took 40% of a phone's width), clear of the
         # axis title at a projector's text size too.
-        legend=dict(itemsizing="constant", orientation="h", x=0, xanchor="left", y=-0.3 if big else -0.14,
-                    yanchor="top"),
-    )  # fmt: skip
+        legend=dict(
+            itemsizing="constant", orientation="h", x=0, xanchor="left", y=-0.3 if big else -0.14, yanchor="top"
+        ),
+    )
     return go.Figure(data=traces, layout=layout)
 
 
@@ -266,14 +332,31 @@ def group_cosines(gmap: GroupMap, lang: str, big: bool = False) -> go.Figure:
     k = len(names)
     group = t("one_hot.group", lang)
     fig = heatmap(
-        gmap.block_cosine, names, names, x_title=group, y_title=group, value_name=t("one_hot.mean_cosine", lang),
-        colorscale=SEQUENTIAL, zmin=0.0, zmax=1.0, value_format=".2f", show_values=k <= (5 if big else 10),
+        gmap.block_cosine,
+        names,
+        names,
+        x_title=group,
+        y_title=group,
+        value_name=t("one_hot.mean_cosine", lang),
+        colorscale=SEQUENTIAL,
+        zmin=0.0,
+        zmax=1.0,
+        value_format=".2f",
+        show_values=k <= (5 if big else 10),
         height=min(LECTURE_PX if big else 900, 200 + 34 * k if k > 3 else 330),
-    )  # fmt: skip
+    )
     # Under the toolbar's strip: in the desktop's narrow right column (about 320 px) the toolbar
     # covered the title's end on hover.
-    fig.layout.title = dict(text=t("one_hot.blocks_title", lang), x=0, xanchor="left", y=1, yref="container",
-                            yanchor="top", automargin=True, pad=dict(t=TOOLBAR_PX))  # fmt: skip
+    fig.layout.title = dict(
+        text=t("one_hot.blocks_title", lang),
+        x=0,
+        xanchor="left",
+        y=1,
+        yref="container",
+        yanchor="top",
+        automargin=True,
+        pad=dict(t=TOOLBAR_PX),
+    )
     # The desktop's right column leaves a cell about 60 px: a column's name on two lines stands upright,
     # and where even that does not fit, upright turns to vertical (Plotly's slant at -30° let
     # "动物" and "水果与植物" run into each other).
@@ -302,8 +385,11 @@ def sizes(s: RepresentationSizes, lang: str, big: bool = False) -> go.Figure:
     """Counts of numbers, one-hot beside embedding, on a log axis (they differ by thousands):
     one word's vector, a sentence of T words, the learned parameters. A log axis cannot draw 0,
     so a zero is written where its bar would stand."""
-    categories = [t("one_hot.cat_vector", lang), t("one_hot.cat_sentence", lang, T=s.T),
-                  t("one_hot.cat_parameters", lang)]  # fmt: skip
+    categories = [
+        t("one_hot.cat_vector", lang),
+        t("one_hot.cat_sentence", lang, T=s.T),
+        t("one_hot.cat_parameters", lang),
+    ]
     bars, notes = [], []
     for name, counts, colour, offset in (
         (t("one_hot.onehot", lang), (s.V, s.one_hot_sentence, s.one_hot_parameters), QUALITATIVE[0], -0.2),
@@ -322,10 +408,19 @@ def sizes(s: RepresentationSizes, lang: str, big: bool = False) -> go.Figure:
             )
         )
         notes += [  # upright in the empty bar's slot: across, it ran into the bar beside it
-            dict(x=i + offset, y=0.02, yref="y domain", text=t("one_hot.zero_params", lang), textangle=-90,
-                 showarrow=False, yanchor="bottom", xanchor="center")
-            for i, v in enumerate(counts) if v == 0
-        ]  # fmt: skip
+            dict(
+                x=i + offset,
+                y=0.02,
+                yref="y domain",
+                text=t("one_hot.zero_params", lang),
+                textangle=-90,
+                showarrow=False,
+                yanchor="bottom",
+                xanchor="center",
+            )
+            for i, v in enumerate(counts)
+            if v == 0
+        ]
     top = max(s.V, s.one_hot_sentence, s.table_parameters, s.embedding_sentence, 1)
     layout = layout_dict(
         height=LECTURE_PX if big else 380,
@@ -333,12 +428,16 @@ def sizes(s: RepresentationSizes, lang: str, big: bool = False) -> go.Figure:
         barmode="group",
         # On two lines, upright: slanted on a phone, "learned parameters" ran past the figure's edge.
         xaxis=dict(tickmode="array", tickvals=[0, 1, 2], ticktext=[two_lines(c) for c in categories], tickangle=0),
-        yaxis=dict(title=dict(text=t("one_hot.count_axis", lang)), type="log", range=[-0.3, np.log10(top) + 0.8],
-                   exponentformat="power"),
+        yaxis=dict(
+            title=dict(text=t("one_hot.count_axis", lang)),
+            type="log",
+            range=[-0.3, np.log10(top) + 0.8],
+            exponentformat="power",
+        ),
         legend=dict(orientation="h", y=1.02, yanchor="bottom", x=0),
         # a number that does not fit over its bar stays 10 px (Plotly would shrink it to ~5)
         uniformtext=dict(minsize=10, mode="show"),
-    )  # fmt: skip
+    )
     return go.Figure(data=bars, layout=layout)
 
 
@@ -362,9 +461,14 @@ def sentence(view: WordVectors, lang: str, big: bool = False) -> go.Figure:
     layout = layout_dict(
         height=min(LECTURE_PX, 110 + 28 * z.shape[0]) if big else 110 + 28 * z.shape[0],
         xaxis=dict(title=dict(text=dimension), showgrid=False, zeroline=False),
-        yaxis=dict(title=dict(text=t("one_hot.word", lang)), type="category", autorange="reversed", showgrid=False,
-                   zeroline=False),
-    )  # fmt: skip
+        yaxis=dict(
+            title=dict(text=t("one_hot.word", lang)),
+            type="category",
+            autorange="reversed",
+            showgrid=False,
+            zeroline=False,
+        ),
+    )
     return go.Figure(data=[heat], layout=layout)
 
 
@@ -401,11 +505,16 @@ def sound(duration_ms: int, lang: str) -> go.Figure:
         colour = QUALITATIVE[level + 1]
         traces.append(
             go.Scatter(
-                x=xs, y=ys, mode="lines+markers", line=dict(color=colour, width=6),
+                x=xs,
+                y=ys,
+                mode="lines+markers",
+                line=dict(color=colour, width=6),
                 marker=dict(symbol="line-ns", size=12, line=dict(width=2, color=colour)),
-                text=texts, hovertemplate="%{text}<extra></extra>", showlegend=False,
+                text=texts,
+                hovertemplate="%{text}<extra></extra>",
+                showlegend=False,
             )
-        )  # fmt: skip
+        )
     traces.append(
         go.Scatter(
             x=[float(s) + WINDOW_MS / 2 for s in starts],
@@ -421,16 +530,37 @@ def sound(duration_ms: int, lang: str) -> go.Figure:
     notes = []
     if len(starts) >= 2:
         s0, s1 = float(starts[0]), float(starts[1])
-        arrow = dict(showarrow=True, arrowhead=2, arrowside="end+start", arrowwidth=1.2, arrowcolor="#222222",
-                     axref="x", ayref="y", font=dict(color="#222222"))  # fmt: skip
+        arrow = dict(
+            showarrow=True,
+            arrowhead=2,
+            arrowside="end+start",
+            arrowwidth=1.2,
+            arrowcolor="#222222",
+            axref="x",
+            ayref="y",
+            font=dict(color="#222222"),
+        )
         notes = [
             dict(x=s0, y=1.3, ax=s0 + WINDOW_MS, ay=1.3, **arrow),
-            dict(x=s0 + WINDOW_MS / 2, y=1.3, text=t("one_hot.window_note", lang, window=WINDOW_MS),
-                 showarrow=False, yanchor="bottom", font=dict(color="#222222")),
+            dict(
+                x=s0 + WINDOW_MS / 2,
+                y=1.3,
+                text=t("one_hot.window_note", lang, window=WINDOW_MS),
+                showarrow=False,
+                yanchor="bottom",
+                font=dict(color="#222222"),
+            ),
             dict(x=s0, y=-2.45, ax=s1, ay=-2.45, **arrow),
-            dict(x=s1, y=-2.45, text=t("one_hot.hop_note", lang, hop=HOP_MS), showarrow=False, xanchor="left",
-                 xshift=4, font=dict(color="#222222")),
-        ]  # fmt: skip
+            dict(
+                x=s1,
+                y=-2.45,
+                text=t("one_hot.hop_note", lang, hop=HOP_MS),
+                showarrow=False,
+                xanchor="left",
+                xshift=4,
+                font=dict(color="#222222"),
+            ),
+        ]
     layout = layout_dict(
         height=320,
         annotations=notes,
@@ -455,10 +585,19 @@ def graph_rows(graph: GraphVectors, kind: str, lang: str, big: bool = False) -> 
         ("one_hot.element", "one_hot.atom") if kind == "molecule" else ("one_hot.friend_of", "one_hot.person")
     )
     fig = heatmap(
-        graph.vectors, feature_names(graph, kind, lang), graph.nodes, x_title=t(x_title, lang),
-        y_title=t(y_title, lang), value_name=t("one_hot.value", lang), colorscale=BINARY_SCALE, zmin=0, zmax=1,
-        value_format=".0f", show_values=True, height=min(LECTURE_PX if big else 520, 120 + 34 * len(graph.nodes)),
-    )  # fmt: skip
+        graph.vectors,
+        feature_names(graph, kind, lang),
+        graph.nodes,
+        x_title=t(x_title, lang),
+        y_title=t(y_title, lang),
+        value_name=t("one_hot.value", lang),
+        colorscale=BINARY_SCALE,
+        zmin=0,
+        zmax=1,
+        value_format=".0f",
+        show_values=True,
+        height=min(LECTURE_PX if big else 520, 120 + 34 * len(graph.nodes)),
+    )
     fig.data[0].showscale = False
     fig.layout.yaxis.scaleanchor = None
     return fig
@@ -523,9 +662,12 @@ def network(graph: GraphVectors, lang: str) -> go.Figure:
 def vectors_table(view: WordVectors, lang: str) -> pd.DataFrame:
     """Each one-hot vector in four numbers: its V - 1 zeros would help no screen reader."""
     V = view.one_hot.shape[1]
-    columns = {t("one_hot.col_position", lang): view.indices, t("one_hot.col_length", lang): V,
-               t("one_hot.col_ones", lang): view.one_hot.sum(axis=1).astype(int),
-               t("one_hot.col_zeros", lang): (view.one_hot == 0).sum(axis=1)}  # fmt: skip
+    columns = {
+        t("one_hot.col_position", lang): view.indices,
+        t("one_hot.col_length", lang): V,
+        t("one_hot.col_ones", lang): view.one_hot.sum(axis=1).astype(int),
+        t("one_hot.col_zeros", lang): (view.one_hot == 0).sum(axis=1),
+    }
     return pd.DataFrame(columns, index=_word_index(view.words, lang))
 
 
@@ -533,53 +675,81 @@ def pairs_table(view: WordVectors, lang: str) -> pd.DataFrame:
     """Every pair of picked words (each with itself too), most alike first: both cosines."""
     labels = [word_label(w, lang) for w in view.words]
     i, j = view.pairs[:, 0], view.pairs[:, 1]
-    return pd.DataFrame({t("one_hot.col_word_1", lang): [labels[k] for k in i],
-                         t("one_hot.col_word_2", lang): [labels[k] for k in j],
-                         t("one_hot.col_onehot", lang): view.one_hot_similarity[i, j],
-                         t("one_hot.col_learned", lang): view.learned_similarity[i, j]})  # fmt: skip
+    return pd.DataFrame(
+        {
+            t("one_hot.col_word_1", lang): [labels[k] for k in i],
+            t("one_hot.col_word_2", lang): [labels[k] for k in j],
+            t("one_hot.col_onehot", lang): view.one_hot_similarity[i, j],
+            t("one_hot.col_learned", lang): view.learned_similarity[i, j],
+        }
+    )
 
 
 def map_table(gmap: GroupMap, lang: str) -> pd.DataFrame:
     """Every word of the map: its group, its place, its mean cosine with its group and the others."""
     voc = load_vocabulary()
-    columns = {t("one_hot.group", lang): [group_name(g, lang) for g in gmap.labels],
-               t("one_hot.col_axis", lang, k=1): gmap.coords[:, 0], t("one_hot.col_axis", lang, k=2): gmap.coords[:, 1],
-               t("one_hot.col_own", lang): gmap.own_group, t("one_hot.col_other", lang): gmap.other_groups}  # fmt: skip
+    columns = {
+        t("one_hot.group", lang): [group_name(g, lang) for g in gmap.labels],
+        t("one_hot.col_axis", lang, k=1): gmap.coords[:, 0],
+        t("one_hot.col_axis", lang, k=2): gmap.coords[:, 1],
+        t("one_hot.col_own", lang): gmap.own_group,
+        t("one_hot.col_other", lang): gmap.other_groups,
+    }
     return pd.DataFrame(columns, index=_word_index([voc.words[r] for r in gmap.rows], lang))
 
 
 def memory(s: RepresentationSizes) -> dict[str, str]:
     """The memory of the T words both ways and of the embedding table, as the page writes them."""
-    return {"one_hot": bytes_text(s.bytes(s.one_hot_sentence)), "embedding": bytes_text(s.bytes(s.embedding_sentence)),
-            "table": bytes_text(s.bytes(s.table_parameters))}  # fmt: skip
+    return {
+        "one_hot": bytes_text(s.bytes(s.one_hot_sentence)),
+        "embedding": bytes_text(s.bytes(s.embedding_sentence)),
+        "table": bytes_text(s.bytes(s.table_parameters)),
+    }
 
 
 def sizes_table(s: RepresentationSizes, lang: str) -> pd.DataFrame:
     """All the counts and sizes, one-hot beside embedding, as the page writes them (1,000,000)."""
     T = s.T
-    rows = [("row_length", s.V, s.d, {}), ("row_sentence", s.one_hot_sentence, s.embedding_sentence, {"T": T}),
-            ("row_nonzero", s.one_hot_nonzero, s.embedding_sentence, {"T": T})]  # fmt: skip
+    rows = [
+        ("row_length", s.V, s.d, {}),
+        ("row_sentence", s.one_hot_sentence, s.embedding_sentence, {"T": T}),
+        ("row_nonzero", s.one_hot_nonzero, s.embedding_sentence, {"T": T}),
+    ]
     out = [(t(f"one_hot.{key}", lang, **values), f"{a:,}", f"{b:,}") for key, a, b, values in rows]
-    out.append((t("one_hot.row_sentence_mem", lang, T=T), bytes_text(s.bytes(s.one_hot_sentence)),
-                bytes_text(s.bytes(s.embedding_sentence))))  # fmt: skip
+    out.append(
+        (
+            t("one_hot.row_sentence_mem", lang, T=T),
+            bytes_text(s.bytes(s.one_hot_sentence)),
+            bytes_text(s.bytes(s.embedding_sentence)),
+        )
+    )
     out.append((t("one_hot.row_parameters", lang), f"{s.one_hot_parameters:,}", f"{s.table_parameters:,}"))
-    out.append((t("one_hot.row_parameters_mem", lang), bytes_text(s.bytes(s.one_hot_parameters)),
-                bytes_text(s.bytes(s.table_parameters))))  # fmt: skip
+    out.append(
+        (
+            t("one_hot.row_parameters_mem", lang),
+            bytes_text(s.bytes(s.one_hot_parameters)),
+            bytes_text(s.bytes(s.table_parameters)),
+        )
+    )
     names = [t("one_hot.col_quantity", lang), t("one_hot.onehot", lang), t("one_hot.embedding", lang)]
     return pd.DataFrame(out, columns=names).set_index(names[0])
 
 
 def sentence_table(view: WordVectors, lang: str) -> pd.DataFrame:
     """The sentence's vectors, a column per word: 384 rows read better than 384 columns."""
-    return pd.DataFrame(view.learned.T, columns=[word_label(w, lang) for w in view.words],
-                        index=pd.RangeIndex(view.learned.shape[1], name=t("one_hot.dimension", lang)))  # fmt: skip
+    return pd.DataFrame(
+        view.learned.T,
+        columns=[word_label(w, lang) for w in view.words],
+        index=pd.RangeIndex(view.learned.shape[1], name=t("one_hot.dimension", lang)),
+    )
 
 
 def graph_table(graph: GraphVectors, kind: str, lang: str) -> pd.DataFrame:
     """Every node's vector, 0 or 1 in each column."""
     name = t("one_hot.atom" if kind == "molecule" else "one_hot.person", lang)
-    return pd.DataFrame(graph.vectors.astype(int), columns=feature_names(graph, kind, lang),
-                        index=pd.Index(graph.nodes, name=name))  # fmt: skip
+    return pd.DataFrame(
+        graph.vectors.astype(int), columns=feature_names(graph, kind, lang), index=pd.Index(graph.nodes, name=name)
+    )
 
 
 def _word_index(words, lang: str) -> pd.Index:

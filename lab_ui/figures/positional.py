@@ -115,18 +115,41 @@ def shuffle_experiment(view: ShuffleExperiment, lang: str, lecture: bool = False
             suffix = "" if n == 1 else str(n)
             traces.append(
                 go.Heatmap(
-                    z=np.asarray(z, dtype=np.float32)[:, ::col_step], x0=0, dx=col_step, y0=1, xaxis=f"x{suffix}",
-                    yaxis=f"y{suffix}", showscale=n == 1, **_diverging(zmax), ygap=2, colorbar=_colorbar(value),
-                    hovertemplate=hover, texttemplate="%{z:.2f}" if T * cols <= NUMBERS_UP_TO else None,
+                    z=np.asarray(z, dtype=np.float32)[:, ::col_step],
+                    x0=0,
+                    dx=col_step,
+                    y0=1,
+                    xaxis=f"x{suffix}",
+                    yaxis=f"y{suffix}",
+                    showscale=n == 1,
+                    **_diverging(zmax),
+                    ygap=2,
+                    colorbar=_colorbar(value),
+                    hovertemplate=hover,
+                    texttemplate="%{z:.2f}" if T * cols <= NUMBERS_UP_TO else None,
                 )
-            )  # fmt: skip
+            )
             x0 = c * (width + PANEL_GAP)
-            layout[f"xaxis{suffix}"] = dict(domain=[x0, x0 + width], anchor=f"y{suffix}", showgrid=False,
-                                            zeroline=False, title=dict(text=dim) if r == 1 else None,
-                                            showticklabels=r == 1, matches="x" if n > 1 else None)  # fmt: skip
-            layout[f"yaxis{suffix}"] = dict(domain=y_domain, anchor=f"x{suffix}", autorange="reversed", showgrid=False,
-                                            zeroline=False, tickmode="array", tickvals=ticks, ticktext=text,
-                                            showticklabels=c == 0)  # fmt: skip
+            layout[f"xaxis{suffix}"] = dict(
+                domain=[x0, x0 + width],
+                anchor=f"y{suffix}",
+                showgrid=False,
+                zeroline=False,
+                title=dict(text=dim) if r == 1 else None,
+                showticklabels=r == 1,
+                matches="x" if n > 1 else None,
+            )
+            layout[f"yaxis{suffix}"] = dict(
+                domain=y_domain,
+                anchor=f"x{suffix}",
+                autorange="reversed",
+                showgrid=False,
+                zeroline=False,
+                tickmode="array",
+                tickvals=ticks,
+                ticktext=text,
+                showticklabels=c == 0,
+            )
         heading = t(("positional.row_plain", "positional.row_pe")[r], lang)
         error = t("positional.row_error", lang, error=format_error(check.max_error))
         notes.append(_note(f"<b>{heading}</b> · {error}", 0, y_domain[1], "left"))
@@ -160,26 +183,40 @@ def sinusoid_curves(view: SinusoidTable, dims: Sequence[int], lang: str) -> go.F
     pos, pe = t("positional.position", lang), t("positional.pe_value", lang)
     traces = [
         go.Scatter(
-            x0=0, dx=1, y=y[:, j], name=names[dim], marker_size=5,
+            x0=0,
+            dx=1,
+            y=y[:, j],
+            name=names[dim],
+            marker_size=5,
             mode="lines+markers" if n <= MARKERS_UP_TO else "lines",
             line=dict(color=QUALITATIVE[j % len(QUALITATIVE)], dash=DASHES[j % len(DASHES)], width=2),
             hovertemplate=f"{names[dim]}<br>{pos}: %{{x}}<br>{pe}: %{{y:.6f}}<extra></extra>",
         )
         for j, dim in enumerate(dims)
-    ]  # fmt: skip
+    ]
     layout = layout_dict(
-        title=t("positional.curves_title", lang), height=380,
-        xaxis=dict(title=dict(text=pos), zeroline=False), yaxis=dict(title=dict(text=pe), range=[-1.1, 1.1]),
+        title=t("positional.curves_title", lang),
+        height=380,
+        xaxis=dict(title=dict(text=pos), zeroline=False),
+        yaxis=dict(title=dict(text=pe), range=[-1.1, 1.1]),
         legend=dict(orientation="h", yref="container", y=0, yanchor="bottom", x=0),
-    )  # fmt: skip
+    )
     title_below_toolbar(layout)
     return go.Figure(traces, layout)
 
 
 def sinusoid_curves_caption(view: SinusoidTable, dims: Sequence[int], lang: str) -> str:
     """What the dots mean, and each drawn dimension's frequency and period."""
-    each = [t("positional.period", lang, dim=dim, omega=f"{view.omega[dim // 2]:.4g}",
-              period=f"{view.period[dim // 2]:.4g}") for dim in dims]  # fmt: skip
+    each = [
+        t(
+            "positional.period",
+            lang,
+            dim=dim,
+            omega=f"{view.omega[dim // 2]:.4g}",
+            period=f"{view.period[dim // 2]:.4g}",
+        )
+        for dim in dims
+    ]
     return f"{t('positional.curves_note', lang)} {' · '.join(each)}"
 
 
@@ -187,9 +224,13 @@ def sinusoid_heatmap(view: SinusoidTable, lang: str) -> go.Figure:
     """The whole table, one row per position: fast columns on the left, slow ones on the right."""
     n, d = view.pe.shape
     return _matrix_heatmap(
-        view.pe, x_title=t("positional.dimension", lang), y_title=t("positional.position", lang),
-        value_name=t("positional.pe_value", lang), zmax=1.0, title=t("positional.heatmap_title", lang, n=n, d=d),
-    )  # fmt: skip
+        view.pe,
+        x_title=t("positional.dimension", lang),
+        y_title=t("positional.position", lang),
+        value_name=t("positional.pe_value", lang),
+        zmax=1.0,
+        title=t("positional.heatmap_title", lang, n=n, d=d),
+    )
 
 
 def sinusoid_heatmap_caption(view: SinusoidTable, lang: str) -> str:
@@ -209,17 +250,24 @@ def sinusoid_heatmap_caption(view: SinusoidTable, lang: str) -> str:
 def dot_products(view: Similarity, lang: str) -> go.Figure:
     """PE_p · PE_q for every pair of positions: the same along each diagonal."""
     return _matrix_heatmap(
-        view.matrix, x_title=t("positional.position_q", lang), y_title=t("positional.position_p", lang),
-        value_name=t("positional.dot", lang), title=t("positional.dot_title", lang), height=380,
-    )  # fmt: skip
+        view.matrix,
+        x_title=t("positional.position_q", lang),
+        y_title=t("positional.position_p", lang),
+        value_name=t("positional.dot", lang),
+        title=t("positional.dot_title", lang),
+        height=380,
+    )
 
 
 def dot_by_offset(view: Similarity, lang: str) -> go.Figure:
     """The same dot products read by offset: the mean line and the range band."""
     return _offset_profiles(
-        [(t("positional.sinusoidal", lang), view.profile)], lang, y_title=t("positional.dot", lang),
-        title=t("positional.offset_title", lang), height=380,
-    )  # fmt: skip
+        [(t("positional.sinusoidal", lang), view.profile)],
+        lang,
+        y_title=t("positional.dot", lang),
+        title=t("positional.offset_title", lang),
+        height=380,
+    )
 
 
 def rotation_block(view: ShiftRotation) -> str:
@@ -241,34 +289,75 @@ def shift_rotation(view: ShiftRotation, lang: str) -> go.Figure:
     n = points.shape[0]
     theta = np.linspace(0, 2 * np.pi, 121)
     traces = [
-        go.Scatter(x=np.sin(theta).astype(np.float32), y=np.cos(theta).astype(np.float32), mode="lines",
-                   line=dict(color=GREY, width=1), hoverinfo="skip", showlegend=False),
-        go.Scatter(x=points[:, 0], y=points[:, 1], mode="markers", name=t("positional.circle_all", lang, last=n - 1),
-                   marker=dict(size=5, color=np.arange(n), colorscale="Cividis"),
-                   hovertemplate="p = %{pointNumber}<br>(%{x:.4f}, %{y:.4f})<extra></extra>"),
-    ]  # fmt: skip
+        go.Scatter(
+            x=np.sin(theta).astype(np.float32),
+            y=np.cos(theta).astype(np.float32),
+            mode="lines",
+            line=dict(color=GREY, width=1),
+            hoverinfo="skip",
+            showlegend=False,
+        ),
+        go.Scatter(
+            x=points[:, 0],
+            y=points[:, 1],
+            mode="markers",
+            name=t("positional.circle_all", lang, last=n - 1),
+            marker=dict(size=5, color=np.arange(n), colorscale="Cividis"),
+            hovertemplate="p = %{pointNumber}<br>(%{x:.4f}, %{y:.4f})<extra></extra>",
+        ),
+    ]
     arrows = []
     for j, p in enumerate(view.starts):
         colour = QUALITATIVE[(j + 1) % len(QUALITATIVE)]
         a, b = points[p].tolist(), points[p + k].tolist()  # plain floats: two points need no typed arrays
         traces += [  # the two radii: the angle between them is kω_i, the same for every p
-            go.Scatter(x=[a[0], 0, b[0]], y=[a[1], 0, b[1]], mode="lines", hoverinfo="skip", showlegend=False,
-                       line=dict(color=colour, width=1, dash="dot")),
-            go.Scatter(x=[a[0], b[0]], y=[a[1], b[1]], mode="markers+text", text=[f"{p}", f"{p + k}"],
-                       name=t("positional.circle_arrow", lang, p=p, q=p + k), textposition="top center",
-                       textfont=dict(color=colour), marker=dict(size=11, color=colour, symbol=["circle", "diamond"]),
-                       hovertemplate="(%{x:.4f}, %{y:.4f})<extra></extra>"),
-        ]  # fmt: skip
-        arrows.append(dict(x=float(b[0]), y=float(b[1]), ax=float(a[0]), ay=float(a[1]), xref="x", yref="y",
-                           axref="x", ayref="y", showarrow=True, arrowhead=3, arrowwidth=2, arrowcolor=colour,
-                           text=""))  # fmt: skip
+            go.Scatter(
+                x=[a[0], 0, b[0]],
+                y=[a[1], 0, b[1]],
+                mode="lines",
+                hoverinfo="skip",
+                showlegend=False,
+                line=dict(color=colour, width=1, dash="dot"),
+            ),
+            go.Scatter(
+                x=[a[0], b[0]],
+                y=[a[1], b[1]],
+                mode="markers+text",
+                text=[f"{p}", f"{p + k}"],
+                name=t("positional.circle_arrow", lang, p=p, q=p + k),
+                textposition="top center",
+                textfont=dict(color=colour),
+                marker=dict(size=11, color=colour, symbol=["circle", "diamond"]),
+                hovertemplate="(%{x:.4f}, %{y:.4f})<extra></extra>",
+            ),
+        ]
+        arrows.append(
+            dict(
+                x=float(b[0]),
+                y=float(b[1]),
+                ax=float(a[0]),
+                ay=float(a[1]),
+                xref="x",
+                yref="y",
+                axref="x",
+                ayref="y",
+                showarrow=True,
+                arrowhead=3,
+                arrowwidth=2,
+                arrowcolor=colour,
+                text="",
+            )
+        )
     axis = dict(range=[-1.3, 1.3], zeroline=True, zerolinecolor=GREY, dtick=0.5)
     layout = layout_dict(
-        height=460, annotations=arrows, legend=dict(orientation="h", yref="container", y=0, yanchor="bottom", x=0),
+        height=460,
+        annotations=arrows,
+        legend=dict(orientation="h", yref="container", y=0, yanchor="bottom", x=0),
         xaxis=dict(axis, title=dict(text=t("positional.circle_x", lang, a=2 * pair)), constrain="domain"),
-        yaxis=dict(axis, title=dict(text=t("positional.circle_y", lang, b=2 * pair + 1)), scaleanchor="x",
-                   constrain="domain"),
-    )  # fmt: skip
+        yaxis=dict(
+            axis, title=dict(text=t("positional.circle_y", lang, b=2 * pair + 1)), scaleanchor="x", constrain="domain"
+        ),
+    )
     return go.Figure(traces, layout)
 
 
@@ -279,10 +368,13 @@ def learned_table(view: LearnedVsSinusoidal, lang: str) -> go.Figure:
     """The model's learned position vectors, colours cut at the limit row 0 would blow out."""
     n, d = view.table.shape
     return _matrix_heatmap(
-        view.table, x_title=t("positional.dimension", lang), y_title=t("positional.position", lang),
-        value_name=t("positional.learned_value", lang), zmax=view.colour_limit,
+        view.table,
+        x_title=t("positional.dimension", lang),
+        y_title=t("positional.position", lang),
+        value_name=t("positional.learned_value", lang),
+        zmax=view.colour_limit,
         title=t("positional.learned_title", lang, n=n, d=d),
-    )  # fmt: skip
+    )
 
 
 def learned_cosine(view: LearnedVsSinusoidal, which: str, lang: str, lecture: bool = False) -> go.Figure:
@@ -292,24 +384,42 @@ def learned_cosine(view: LearnedVsSinusoidal, which: str, lang: str, lecture: bo
     bar lies above the map, so that on a phone the map has the figure's width; on a projector's wide
     column (lecture) it stands beside it, where it leaves the map the height."""
     similarity, name = (
-        (view.learned, t("positional.learned_short", lang)) if which == "learned"
+        (view.learned, t("positional.learned_short", lang))
+        if which == "learned"
         else (view.sinusoidal, t("positional.sinusoidal_384", lang, d=view.table.shape[1]))
-    )  # fmt: skip
+    )
     x_title, y_title = t("positional.position_q", lang), t("positional.position_p", lang)
     value = t("positional.cosine", lang)
     colorbar, title_px = _colorbar(value), TITLE_ROOM_PX
     if not lecture:  # under the title, in room kept for it; placed in the figure's pixels (yref container): a
         # bar placed against the plot (yref paper) moved the x axis's title onto its numbers
-        colorbar.update(orientation="h", title=dict(text=value, side="right"), yref="container", yanchor="top",
-                        y=1 - title_px / COSINE_PX, ypad=0, len=0.7, thickness=12)  # fmt: skip
-    trace = _index_heatmap(similarity.matrix, x_title=x_title, y_title=y_title, value_name=value, zmax=1.0,
-                           colorbar=colorbar)  # fmt: skip
+        colorbar.update(
+            orientation="h",
+            title=dict(text=value, side="right"),
+            yref="container",
+            yanchor="top",
+            y=1 - title_px / COSINE_PX,
+            ypad=0,
+            len=0.7,
+            thickness=12,
+        )
+    trace = _index_heatmap(
+        similarity.matrix, x_title=x_title, y_title=y_title, value_name=value, zmax=1.0, colorbar=colorbar
+    )
     layout = layout_dict(
-        title=name, height=COSINE_PX,
+        title=name,
+        height=COSINE_PX,
         xaxis=dict(title=dict(text=x_title), showgrid=False, zeroline=False, constrain="domain"),
-        yaxis=dict(title=dict(text=y_title), autorange="reversed", showgrid=False, zeroline=False, scaleanchor="x",
-                   constrain="domain", constraintoward="top"),
-    )  # fmt: skip
+        yaxis=dict(
+            title=dict(text=y_title),
+            autorange="reversed",
+            showgrid=False,
+            zeroline=False,
+            scaleanchor="x",
+            constrain="domain",
+            constraintoward="top",
+        ),
+    )
     title_below_toolbar(layout)
     if lecture:  # a projector's half-page column: the title, at the left, stays clear of the toolbar's strip
         layout["title"]["pad"] = dict(t=4)
@@ -325,8 +435,13 @@ def learned_by_offset(view: LearnedVsSinusoidal, lang: str) -> go.Figure:
         (t("positional.learned_short", lang), view.learned.profile),
         (t("positional.sinusoidal_384", lang, d=view.table.shape[1]), view.sinusoidal.profile),
     ]
-    return _offset_profiles(profiles, lang, y_title=t("positional.cosine", lang),
-                            title=t("positional.learned_offset_title", lang), height=400)  # fmt: skip
+    return _offset_profiles(
+        profiles,
+        lang,
+        y_title=t("positional.cosine", lang),
+        title=t("positional.learned_offset_title", lang),
+        height=400,
+    )
 
 
 # --- building blocks ---------------------------------------------------------------------------------
@@ -350,16 +465,28 @@ def _index_heatmap(z: np.ndarray, *, x_title: str, y_title: str, value_name: str
     shown = np.asarray(z, dtype=np.float32)[::row_step, ::col_step]  # [rows drawn, cols drawn]
     kwargs.setdefault("colorbar", _colorbar(value_name))
     return go.Heatmap(
-        z=shown, x0=0, dx=col_step, y0=0, dy=row_step, **_diverging(zmax),  # true indices, no index arrays
+        z=shown,
+        x0=0,
+        dx=col_step,
+        y0=0,
+        dy=row_step,
+        **_diverging(zmax),  # true indices, no index arrays
         hovertemplate=f"{y_title}: %{{y}}<br>{x_title}: %{{x}}<br>{value_name}: %{{z:.6f}}<extra></extra>",
-        texttemplate="%{z:.2f}" if shown.size <= NUMBERS_UP_TO else None, **kwargs,
-    )  # fmt: skip
+        texttemplate="%{z:.2f}" if shown.size <= NUMBERS_UP_TO else None,
+        **kwargs,
+    )
 
 
 def _matrix_heatmap(
-    z: np.ndarray, *, x_title: str, y_title: str, value_name: str, zmax: float | None = None, title: str,
+    z: np.ndarray,
+    *,
+    x_title: str,
+    y_title: str,
+    value_name: str,
+    zmax: float | None = None,
+    title: str,
     height: int = 380,
-) -> go.Figure:  # fmt: skip
+) -> go.Figure:
     """A [rows, cols] table indexed by numbers (positions, dimensions), row 0 on top, blue for
     negative and red for positive; colour limits ±zmax (default: the largest |value|)."""
     z = np.asarray(z)  # [rows, cols]
@@ -367,10 +494,11 @@ def _matrix_heatmap(
         zmax = float(np.max(np.abs(z))) if z.size else 1.0
     trace = _index_heatmap(z, x_title=x_title, y_title=y_title, value_name=value_name, zmax=zmax)
     layout = layout_dict(
-        title=title, height=height,
+        title=title,
+        height=height,
         xaxis=dict(title=dict(text=x_title), showgrid=False, zeroline=False),
         yaxis=dict(title=dict(text=y_title), autorange="reversed", showgrid=False, zeroline=False),
-    )  # fmt: skip
+    )
     title_below_toolbar(layout)
     return go.Figure(trace, layout)
 
@@ -389,20 +517,37 @@ def _offset_profiles(
         x = np.asarray(profile.offset)
         band = np.stack([profile.low, profile.high], axis=-1).astype(np.float32)  # [n, 2]
         traces += [  # the band: one closed outline, along the highest values and back along the lowest
-            go.Scatter(x=np.concatenate([x, x[::-1]]), y=np.concatenate([band[:, 1], band[::-1, 0]]), mode="lines",
-                       line=dict(width=0, color=CLEAR), fill="toself", fillcolor=f"rgba({r},{g},{b},{BAND_ALPHA})",
-                       name=f"{name}: {band_name}", hoverinfo="skip", legendgroup=name),
-            go.Scatter(x0=0, dx=1, y=np.asarray(profile.mean, dtype=np.float32), mode="lines", name=name,
-                       legendgroup=name,
-                       line=dict(color=colour, width=2, dash=DASHES[j % len(DASHES)]), customdata=band,
-                       hovertemplate=f"{name}<br>{x_title}: %{{x}}<br>{y_title}: %{{y:.6f}}"
-                       "<br>[%{customdata[0]:.6f}, %{customdata[1]:.6f}]<extra></extra>"),
-        ]  # fmt: skip
+            go.Scatter(
+                x=np.concatenate([x, x[::-1]]),
+                y=np.concatenate([band[:, 1], band[::-1, 0]]),
+                mode="lines",
+                line=dict(width=0, color=CLEAR),
+                fill="toself",
+                fillcolor=f"rgba({r},{g},{b},{BAND_ALPHA})",
+                name=f"{name}: {band_name}",
+                hoverinfo="skip",
+                legendgroup=name,
+            ),
+            go.Scatter(
+                x0=0,
+                dx=1,
+                y=np.asarray(profile.mean, dtype=np.float32),
+                mode="lines",
+                name=name,
+                legendgroup=name,
+                line=dict(color=colour, width=2, dash=DASHES[j % len(DASHES)]),
+                customdata=band,
+                hovertemplate=f"{name}<br>{x_title}: %{{x}}<br>{y_title}: %{{y:.6f}}"
+                "<br>[%{customdata[0]:.6f}, %{customdata[1]:.6f}]<extra></extra>",
+            ),
+        ]
     layout = layout_dict(
-        title=title, height=height,
-        xaxis=dict(title=dict(text=x_title), zeroline=False), yaxis=dict(title=dict(text=y_title)),
+        title=title,
+        height=height,
+        xaxis=dict(title=dict(text=x_title), zeroline=False),
+        yaxis=dict(title=dict(text=y_title)),
         # below everything, in the figure's own coordinates: Plotly then makes room for it
         legend=dict(orientation="h", yref="container", y=0, yanchor="bottom", x=0),
-    )  # fmt: skip
+    )
     title_below_toolbar(layout)
     return go.Figure(traces, layout)

@@ -147,8 +147,10 @@ def product_parts(
         for k, (name, m, labels) in enumerate(factors)
     ]
     name, m, labels = result
-    return [*parts, matrix_part(m, name=name, labels=labels, highlight_row=highlight_row, hide=hide, prefix="= ",
-                                prefix_px=30)]  # fmt: skip
+    return [
+        *parts,
+        matrix_part(m, name=name, labels=labels, highlight_row=highlight_row, hide=hide, prefix="= ", prefix_px=30),
+    ]
 
 
 # The formulas beside the code that computes them (attention_core.steps), one per section.
@@ -183,8 +185,9 @@ def scores_rows(r: QKVWalkthrough) -> list[list[Part]]:
 def qkv_rows(r: QKVWalkthrough) -> tuple[list[Part], list[Part]]:
     """Section 3's matrices: I W_q = Q written out, then Q, K and V side by side."""
     T, i = len(r.x), r.query.i
-    product = product_parts([("I", r.x, row_labels("a", T)), ("W_q", r.w_q, None)], ("Q", r.Q, row_labels("q", T)),
-                            highlight_row=i)  # fmt: skip
+    product = product_parts(
+        [("I", r.x, row_labels("a", T)), ("W_q", r.w_q, None)], ("Q", r.Q, row_labels("q", T)), highlight_row=i
+    )
     three = [
         matrix_part(m, name=rf"{X} = I\,W_{x}", labels=row_labels(x, T), highlight_row=i)
         for X, x, m in (("Q", "q", r.Q), ("K", "k", r.K), ("V", "v", r.V))
@@ -202,18 +205,33 @@ def matrix_rows(r: QKVWalkthrough, hide_answer: bool, compact: bool = False) -> 
     q_labels, b_labels = row_labels("q", T), row_labels("b", T)
     if compact:
         return [
-            [matrix_part(m.scores, labels=q_labels, highlight_row=i, hide=hide, prefix=r"A = Q K^{\top} = ",
-                         prefix_px=110)],
-            [matrix_part(m.weights, labels=q_labels, highlight_row=i, prefix=r"A' = \operatorname{softmax}\!\left("
-                         r"\frac{A}{\sqrt{d_k}}\right) = ", prefix_px=160),
-             matrix_part(m.output, highlight_row=i, prefix="O = A'V = ", prefix_px=80)],
-        ]  # fmt: skip
-    product = product_parts([("Q", r.Q, q_labels), (r"K^{\top}", r.K.T, None)], ("A", m.scores, q_labels),
-                            highlight_row=i, hide=hide)  # fmt: skip
-    return [product, [
-        matrix_part(m.weights, name=r"A' = \operatorname{softmax}(A/\sqrt{d_k})", labels=q_labels, highlight_row=i),
-        matrix_part(m.output, name="O", labels=b_labels, highlight_row=i, prefix="O = A'V = ", prefix_px=110),
-    ]]  # fmt: skip
+            [
+                matrix_part(
+                    m.scores, labels=q_labels, highlight_row=i, hide=hide, prefix=r"A = Q K^{\top} = ", prefix_px=110
+                )
+            ],
+            [
+                matrix_part(
+                    m.weights,
+                    labels=q_labels,
+                    highlight_row=i,
+                    prefix=r"A' = \operatorname{softmax}\!\left("
+                    r"\frac{A}{\sqrt{d_k}}\right) = ",
+                    prefix_px=160,
+                ),
+                matrix_part(m.output, highlight_row=i, prefix="O = A'V = ", prefix_px=80),
+            ],
+        ]
+    product = product_parts(
+        [("Q", r.Q, q_labels), (r"K^{\top}", r.K.T, None)], ("A", m.scores, q_labels), highlight_row=i, hide=hide
+    )
+    return [
+        product,
+        [
+            matrix_part(m.weights, name=r"A' = \operatorname{softmax}(A/\sqrt{d_k})", labels=q_labels, highlight_row=i),
+            matrix_part(m.output, name="O", labels=b_labels, highlight_row=i, prefix="O = A'V = ", prefix_px=110),
+        ],
+    ]
 
 
 def vector_part(name: str, v: np.ndarray) -> Part:
@@ -407,15 +425,28 @@ def additive_tex(i: int, j: int, q_i: np.ndarray, k_j: np.ndarray, w: np.ndarray
 # --- figures ------------------------------------------------------------------------------------
 
 
-def _bars(ticks: list[int], values, shown: list[str], name: str, colour: str, key_text: list[str], x_title: str,
-          with_text: bool) -> go.Bar:  # fmt: skip
+def _bars(
+    ticks: list[int],
+    values,
+    shown: list[str],
+    name: str,
+    colour: str,
+    key_text: list[str],
+    x_title: str,
+    with_text: bool,
+) -> go.Bar:
     """One series of bars over the keys; `shown` is each bar's number as written (or "?")."""
     return go.Bar(
-        x=ticks, y=[float(v) for v in values], name=name, marker_color=colour,
+        x=ticks,
+        y=[float(v) for v in values],
+        name=name,
+        marker_color=colour,
         customdata=[[k, s] for k, s in zip(key_text, shown, strict=True)],
-        text=shown if with_text else None, textposition="outside", cliponaxis=False,
+        text=shown if with_text else None,
+        textposition="outside",
+        cliponaxis=False,
         hovertemplate=f"{x_title}: %{{customdata[0]}}<br>{name}: %{{customdata[1]}}<extra></extra>",
-    )  # fmt: skip
+    )
 
 
 def _layout(height: int, **more) -> dict:
@@ -438,16 +469,18 @@ def scores_figure(r: QKVWalkthrough, lang: str, hide_answer: bool = False) -> go
     with_text = len(ticks) <= 8  # beyond 8 keys: on hover
     data = []
     names = (t("qkv.bar_alpha", lang), t("qkv.bar_scaled", lang), t("qkv.bar_weight", lang))
-    for values, name, colour, hide in zip((s.alpha, s.alpha_scaled, s.alpha_prime), names, QUALITATIVE[:3],
-                                          (hidden, hidden, None), strict=True):  # fmt: skip
+    for values, name, colour, hide in zip(
+        (s.alpha, s.alpha_scaled, s.alpha_prime), names, QUALITATIVE[:3], (hidden, hidden, None), strict=True
+    ):
         shown = ["?" if hide is not None and h else f"{v:.2f}" for v, h in zip(values, hidden, strict=True)]
         values = np.where(hidden, 0.0, values) if hide is not None else values  # [T]
         data.append(_bars(ticks, values, shown, name, colour, key_text, x_title, with_text))
     layout = _layout(
-        340, barmode="group",
+        340,
+        barmode="group",
         xaxis=dict(title=x_title, tickmode="array", tickvals=ticks, ticktext=key_text),
         yaxis=dict(title=t("qkv.value_axis", lang), zeroline=True, zerolinewidth=2),
-    )  # fmt: skip
+    )
     return go.Figure(data=data, layout=layout)
 
 
@@ -462,32 +495,62 @@ def sum_figure(r: QKVWalkthrough, lang: str) -> go.Figure:
     data = []
     for j in range(T):
         label = f"{j + 1} · {safe_label(r.tokens[j])}"
-        data.append(go.Bar(
-            x=comps, y=[float(v) for v in contributions[j]], name=label, width=0.5,
-            marker=dict(color=_PIECES[j % len(_PIECES)], pattern_shape=_PATTERNS[(j // len(_PIECES)) % len(_PATTERNS)]),
-            customdata=[[float(s.alpha_prime[j]), float(v)] for v in r.V[j]],
-            hovertemplate=(f"{label}<br>α' = %{{customdata[0]:.4f}}<br>v = %{{customdata[1]:.4f}}"
-                           "<br>α'·v = %{y:.4f}<extra></extra>"),
-        ))  # fmt: skip
+        data.append(
+            go.Bar(
+                x=comps,
+                y=[float(v) for v in contributions[j]],
+                name=label,
+                width=0.5,
+                marker=dict(
+                    color=_PIECES[j % len(_PIECES)], pattern_shape=_PATTERNS[(j // len(_PIECES)) % len(_PATTERNS)]
+                ),
+                customdata=[[float(s.alpha_prime[j]), float(v)] for v in r.V[j]],
+                hovertemplate=(
+                    f"{label}<br>α' = %{{customdata[0]:.4f}}<br>v = %{{customdata[1]:.4f}}"
+                    "<br>α'·v = %{y:.4f}<extra></extra>"
+                ),
+            )
+        )
     b = [float(v) for v in s.b_i]  # [d_v]
     # The sum stands just right of its bar, joined to the bar's net height by a short grey line, so
     # the diamond and its number never sit on top of a coloured piece.
-    data.append(go.Scatter(
-        x=[x for c in comps for x in (c + 0.25, c + 0.38, None)], y=[y for v in b for y in (v, v, None)],
-        mode="lines", line=dict(color="#888888", width=2), hoverinfo="skip", showlegend=False,
-    ))  # fmt: skip
-    data.append(go.Scatter(
-        x=[c + 0.38 for c in comps], y=b, name=b_name, mode="markers+text",
-        marker=dict(symbol="diamond", size=14, color="#000000", line=dict(width=2, color="#FFFFFF")),
-        text=[f"{v:.2f}" for v in b], textposition="middle right", textfont=dict(size=15), customdata=comp_text,
-        hovertemplate=f"{b_name}[%{{customdata}}] = %{{y:.4f}}<extra></extra>", cliponaxis=False,
-    ))  # fmt: skip
+    data.append(
+        go.Scatter(
+            x=[x for c in comps for x in (c + 0.25, c + 0.38, None)],
+            y=[y for v in b for y in (v, v, None)],
+            mode="lines",
+            line=dict(color="#888888", width=2),
+            hoverinfo="skip",
+            showlegend=False,
+        )
+    )
+    data.append(
+        go.Scatter(
+            x=[c + 0.38 for c in comps],
+            y=b,
+            name=b_name,
+            mode="markers+text",
+            marker=dict(symbol="diamond", size=14, color="#000000", line=dict(width=2, color="#FFFFFF")),
+            text=[f"{v:.2f}" for v in b],
+            textposition="middle right",
+            textfont=dict(size=15),
+            customdata=comp_text,
+            hovertemplate=f"{b_name}[%{{customdata}}] = %{{y:.4f}}<extra></extra>",
+            cliponaxis=False,
+        )
+    )
     layout = _layout(  # room on the right for the last sum's number, on a phone too
-        360, barmode="relative",
-        xaxis=dict(title=t("qkv.component_axis", lang), tickmode="array", tickvals=comps, ticktext=comp_text,
-                   range=[-0.5, d_v - 0.1]),
+        360,
+        barmode="relative",
+        xaxis=dict(
+            title=t("qkv.component_axis", lang),
+            tickmode="array",
+            tickvals=comps,
+            ticktext=comp_text,
+            range=[-0.5, d_v - 0.1],
+        ),
         yaxis=dict(title=t("qkv.value_axis", lang), zeroline=True, zerolinewidth=2),
-    )  # fmt: skip
+    )
     return go.Figure(data=data, layout=layout)
 
 
@@ -495,11 +558,26 @@ def weights_map(r: QKVWalkthrough, lang: str, max_height: int = 620) -> go.Figur
     """A' as a heatmap, for a sentence too long to print A' as numbers; the query's row outlined."""
     T, i = len(r.tokens), r.query.i
     fig = heatmap(
-        r.matrix.weights, r.tokens, r.tokens, x_title=t("qkv.key_axis", lang), y_title=t("qkv.query_axis", lang),
-        value_name="α'", zmin=0.0, zmax=1.0, value_format=".2f", height=min(max_height, 180 + 30 * T),
-    )  # fmt: skip
-    outline = dict(type="rect", x0=-0.5, x1=T - 0.5, y0=i - 0.5, y1=i + 0.5, line=dict(color=HIGHLIGHT, width=3),
-                   fillcolor="rgba(0,0,0,0)")  # fmt: skip
+        r.matrix.weights,
+        r.tokens,
+        r.tokens,
+        x_title=t("qkv.key_axis", lang),
+        y_title=t("qkv.query_axis", lang),
+        value_name="α'",
+        zmin=0.0,
+        zmax=1.0,
+        value_format=".2f",
+        height=min(max_height, 180 + 30 * T),
+    )
+    outline = dict(
+        type="rect",
+        x0=-0.5,
+        x1=T - 0.5,
+        y0=i - 0.5,
+        y1=i + 0.5,
+        line=dict(color=HIGHLIGHT, width=3),
+        fillcolor="rgba(0,0,0,0)",
+    )
     fig.layout.shapes = (outline,)
     return fig
 
@@ -511,14 +589,16 @@ def compare_figure(r: QKVWalkthrough, lang: str) -> go.Figure:
     names = (t("qkv.dot_map", lang), t("qkv.add_map", lang))
     data = [
         _bars(ticks, w, [f"{v:.2f}" for v in w], name, colour, key_text, x_title, len(ticks) <= 8)
-        for w, name, colour in zip((r.matrix.weights[i], r.additive_weights[i]), names,
-                                   (QUALITATIVE[0], QUALITATIVE[5]), strict=True)
-    ]  # fmt: skip
+        for w, name, colour in zip(
+            (r.matrix.weights[i], r.additive_weights[i]), names, (QUALITATIVE[0], QUALITATIVE[5]), strict=True
+        )
+    ]
     layout = _layout(
-        320, barmode="group",
+        320,
+        barmode="group",
         xaxis=dict(title=x_title, tickmode="array", tickvals=ticks, ticktext=key_text),
         yaxis=dict(title=t("qkv.bar_weight", lang), range=[0, 1.08]),
-    )  # fmt: skip
+    )
     return go.Figure(data=data, layout=layout)
 
 
@@ -549,8 +629,15 @@ def check_md(c: ScoreCheck, lang: str) -> str:
     """The check's answer worked out from q_1 and k_j as the question prints them (two places, so
     the sum has four, exactly), then the unrounded answer the page accepts it against."""
     worked, answer = num(float(shown(c.q) @ shown(c.k)), 4), num(c.answer, 4)
-    return t("qkv.check_explain", lang, j=c.j + 1, rel=relation(worked, answer), terms=pairs_tex(c.q, c.k),
-             worked=worked, answer=answer)  # fmt: skip
+    return t(
+        "qkv.check_explain",
+        lang,
+        j=c.j + 1,
+        rel=relation(worked, answer),
+        terms=pairs_tex(c.q, c.k),
+        worked=worked,
+        answer=answer,
+    )
 
 
 def token_md(tokens: Sequence[str], j: int) -> str:
@@ -579,10 +666,18 @@ def compare_md(r: QKVWalkthrough, lang: str, hide_dot: bool) -> str:
     notes = [t(key, lang).replace("|", "\\|") for key in ("qkv.dot_note", "qkv.add_note")]  # a bare "|" ends a cell
     worked = additive_tex(s.i, j, s.q_i, r.K[j], r.w_additive, r.additive_scores[s.i, j])
     exact = [pair + num(r.additive_scores[s.i, j], 3)] if r"\approx" in worked else []
-    return "\n".join([
-        f"| {t('qkv.dot_title', lang)} | {t('qkv.add_title', lang)} |", "|---|---|", f"| ${dot}$ | ${add}$ |",
-        f"| {notes[0]} | {notes[1]} |", "", t("qkv.add_worked", lang, i=a, j=b), "", f"$$\n{worked}\n$$",
-    ]) + rounded_note(lang, exact)  # fmt: skip
+    return "\n".join(
+        [
+            f"| {t('qkv.dot_title', lang)} | {t('qkv.add_title', lang)} |",
+            "|---|---|",
+            f"| ${dot}$ | ${add}$ |",
+            f"| {notes[0]} | {notes[1]} |",
+            "",
+            t("qkv.add_worked", lang, i=a, j=b),
+            "",
+            f"$$\n{worked}\n$$",
+        ]
+    ) + rounded_note(lang, exact)
 
 
 Table = tuple[pd.DataFrame, str, str]  # the numbers, the CSV's file name, the caption
@@ -597,8 +692,15 @@ def qkv_table(r: QKVWalkthrough, lang: str) -> Table:
     """Every token's a, q, k and v."""
     d_model, d_k = r.x.shape[1], r.Q.shape[1]
     columns = [f"{p}[{c + 1}]" for p, n in (("a", d_model), ("q", d_k), ("k", d_k), ("v", d_k)) for c in range(n)]
-    return _table(np.hstack([r.x, r.Q, r.K, r.V]), key_labels(r.tokens), "qkv.token_index", columns,
-                  "qkv_I_Q_K_V.csv", "qkv.table_qkv", lang)  # fmt: skip
+    return _table(
+        np.hstack([r.x, r.Q, r.K, r.V]),
+        key_labels(r.tokens),
+        "qkv.token_index",
+        columns,
+        "qkv_I_Q_K_V.csv",
+        "qkv.table_qkv",
+        lang,
+    )
 
 
 def products_table(r: QKVWalkthrough, lang: str, hide: np.ndarray) -> Table:
@@ -606,8 +708,7 @@ def products_table(r: QKVWalkthrough, lang: str, hide: np.ndarray) -> Table:
     s, d_k = r.query, r.Q.shape[1]
     columns = [f"q{s.i + 1}[{c + 1}]·k[{c + 1}]" for c in range(d_k)] + [f"α{s.i + 1},j"]
     data = np.where(hide[:, None], np.nan, np.column_stack([s.products, s.alpha]))  # [T, d_k + 1]
-    return _table(data, key_labels(r.tokens), "qkv.key_index", columns, "qkv_products.csv", "qkv.table_products",
-                  lang)  # fmt: skip
+    return _table(data, key_labels(r.tokens), "qkv.key_index", columns, "qkv_products.csv", "qkv.table_products", lang)
 
 
 def softmax_table(r: QKVWalkthrough, lang: str, hide: np.ndarray) -> Table:
@@ -623,23 +724,38 @@ def sum_table(r: QKVWalkthrough, lang: str) -> Table:
     s, labels = r.query, key_labels(r.tokens)
     index = [*(f"α'·v {lab}" for lab in labels), f"b{s.i + 1}"]
     columns = [f"[{c + 1}]" for c in range(r.V.shape[1])]
-    return _table(np.vstack([s.contributions, s.b_i]), index, "qkv.term_index", columns, "qkv_weighted_sum.csv",
-                  "qkv.table_sum", lang)  # fmt: skip
+    return _table(
+        np.vstack([s.contributions, s.b_i]),
+        index,
+        "qkv.term_index",
+        columns,
+        "qkv_weighted_sum.csv",
+        "qkv.table_sum",
+        lang,
+    )
 
 
 def weights_table(r: QKVWalkthrough, lang: str) -> Table:
     """A', one row per query."""
     labels = key_labels(r.tokens)
-    return _table(r.matrix.weights, labels, "qkv.query_axis", labels, "qkv_attention_weights.csv",
-                  "qkv.table_weights", lang)  # fmt: skip
+    return _table(
+        r.matrix.weights, labels, "qkv.query_axis", labels, "qkv_attention_weights.csv", "qkv.table_weights", lang
+    )
 
 
 def both_table(r: QKVWalkthrough, lang: str) -> Table:
     """Both models' weights, every query."""
     labels = key_labels(r.tokens)
     index = [f"{t(f'qkv.{m}_short', lang)} · {lab}" for m in ("dot", "add") for lab in labels]
-    return _table(np.vstack([r.matrix.weights, r.additive_weights]), index, "qkv.model_query_index", labels,
-                  "qkv_dot_vs_additive.csv", "qkv.table_both", lang)  # fmt: skip
+    return _table(
+        np.vstack([r.matrix.weights, r.additive_weights]),
+        index,
+        "qkv.model_query_index",
+        labels,
+        "qkv_dot_vs_additive.csv",
+        "qkv.table_both",
+        lang,
+    )
 
 
 # --- names for tables and buttons -------------------------------------------------------------------

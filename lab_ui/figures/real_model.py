@@ -80,37 +80,73 @@ def model_grid(view: ModelView, selected: tuple[int, int] | None, lang: str, lec
             x_cats[head * step + j] = f"{name} · {key} {tok}"
     middle = (T - 1) // 2  # each block's tick sits on its middle row / column
     trace = dict(
-        type="heatmap", z=z, x=x_cats, y=y_cats, colorscale=SEQUENTIAL, zmin=0.0, zmax=1.0, hoverongaps=False,
+        type="heatmap",
+        z=z,
+        x=x_cats,
+        y=y_cats,
+        colorscale=SEQUENTIAL,
+        zmin=0.0,
+        zmax=1.0,
+        hoverongaps=False,
         hovertemplate=f"%{{y}}<br>%{{x}}<br>{value_name}: %{{z:.4f}}<extra></extra>",
         # Across the bottom, as wide as the plot: the grid is twice as wide as tall and fills the
         # plot's width on a phone and a desktop alike, where a bar down the side would be up to 3x
         # the grid's height (the figure's height is fixed; the screen's width is not known here).
-        colorbar=dict(title=dict(text=value_name, side="right"), orientation="h", lenmode="fraction", len=1.0,
-                      thickness=12, y=-0.02, yanchor="top"),
-    )  # fmt: skip
+        colorbar=dict(
+            title=dict(text=value_name, side="right"),
+            orientation="h",
+            lenmode="fraction",
+            len=1.0,
+            thickness=12,
+            y=-0.02,
+            yanchor="top",
+        ),
+    )
     shapes = []
     if selected is not None:
         layer, head = selected
-        shapes.append(dict(
-            type="rect", x0=head * step - 0.5 - g / 2, x1=head * step + T - 0.5 + g / 2,
-            y0=layer * step - 0.5 - g / 2, y1=layer * step + T - 0.5 + g / 2,
-            line=dict(color=OUTLINE, width=3), fillcolor="rgba(0,0,0,0)",
-        ))  # fmt: skip
+        shapes.append(
+            dict(
+                type="rect",
+                x0=head * step - 0.5 - g / 2,
+                x1=head * step + T - 0.5 + g / 2,
+                y0=layer * step - 0.5 - g / 2,
+                y1=layer * step + T - 0.5 + g / 2,
+                line=dict(color=OUTLINE, width=3),
+                fillcolor="rgba(0,0,0,0)",
+            )
+        )
     # Categories keep the order in which the trace lists them (Plotly's default, "trace"): no
     # categoryarray, which would send every label a second time.
     axis = dict(type="category", showgrid=False, zeroline=False, tickmode="array", ticks="")
     layout = dict(
-        xaxis=dict(axis, side="top", title=dict(text=t("real_model.head_word", lang)),
-                   tickvals=[x_cats[h * step + middle] for h in range(H)], ticktext=[str(h + 1) for h in range(H)],
-                   constrain="domain"),
-        yaxis=dict(axis, autorange="reversed", title=dict(text=t("real_model.layer_word", lang)),
-                   tickvals=[y_cats[lay * step + middle] for lay in range(L)],
-                   ticktext=[str(lay + 1) for lay in range(L)], scaleanchor="x", constrain="domain",
-                   constraintoward="bottom"),  # the grid sits on its colour bar; spare height goes above
-        font=dict(family=FONT_FAMILY), hoverlabel=dict(font=dict(family=FONT_FAMILY)), modebar=MODEBAR,
-        margin=dict(l=10, r=10, t=10, b=10), height=LECTURE_HEIGHT if lecture else 450, shapes=shapes,
-        plot_bgcolor="rgba(0,0,0,0)", template=go.layout.Template(),
-    )  # fmt: skip
+        xaxis=dict(
+            axis,
+            side="top",
+            title=dict(text=t("real_model.head_word", lang)),
+            tickvals=[x_cats[h * step + middle] for h in range(H)],
+            ticktext=[str(h + 1) for h in range(H)],
+            constrain="domain",
+        ),
+        yaxis=dict(
+            axis,
+            autorange="reversed",
+            title=dict(text=t("real_model.layer_word", lang)),
+            tickvals=[y_cats[lay * step + middle] for lay in range(L)],
+            ticktext=[str(lay + 1) for lay in range(L)],
+            scaleanchor="x",
+            constrain="domain",
+            constraintoward="bottom",
+        ),  # the grid sits on its colour bar; spare height goes above
+        font=dict(family=FONT_FAMILY),
+        hoverlabel=dict(font=dict(family=FONT_FAMILY)),
+        modebar=MODEBAR,
+        margin=dict(l=10, r=10, t=10, b=10),
+        height=LECTURE_HEIGHT if lecture else 450,
+        shapes=shapes,
+        plot_bgcolor="rgba(0,0,0,0)",
+        template=go.layout.Template(),
+    )
     return go.Figure(data=[trace], layout=layout)
 
 
@@ -164,8 +200,9 @@ def phone_keys_css(key: str, numbers: HeadNumbers) -> str | None:
     if k <= 1:
         return None
     # every k-th label and the last; none of the k - 1 before the last, which would touch it
-    return key_labels_hidden_on_phones(key, f":not(:nth-of-type({k}n+1)):not(:last-of-type)",
-                                       f":nth-last-of-type(-n+{k}):not(:last-of-type)")  # fmt: skip
+    return key_labels_hidden_on_phones(
+        key, f":not(:nth-of-type({k}n+1)):not(:last-of-type)", f":nth-last-of-type(-n+{k}):not(:last-of-type)"
+    )
 
 
 def head_map(numbers: HeadNumbers, view: ModelView, lang: str, lecture: bool = False) -> go.Figure:
@@ -189,11 +226,19 @@ def head_map(numbers: HeadNumbers, view: ModelView, lang: str, lecture: bool = F
     query, key, weight = (t(f"real_model.{k}", lang) for k in ("query", "key", "weight"))
     gap = 1 if max(rows, cols) <= 40 else 0  # white lines between cells while the cells stay visible
     trace = dict(
-        type="heatmap", z=z, x=x, y=y, colorscale=SEQUENTIAL, zmin=0.0, zmax=1.0, xgap=gap, ygap=gap,
+        type="heatmap",
+        z=z,
+        x=x,
+        y=y,
+        colorscale=SEQUENTIAL,
+        zmin=0.0,
+        zmax=1.0,
+        xgap=gap,
+        ygap=gap,
         texttemplate="%{z:.2f}" if rows * cols <= 100 else None,
         hovertemplate=f"{query}: %{{y}}<br>{key}: %{{x}}<br>{weight}: %{{z:.6f}}<extra></extra>",
         colorbar=dict(title=dict(text=weight, side="right"), thickness=14),
-    )  # fmt: skip
+    )
     every = label_every(rows, cols, lecture)
     # A projector's rows are shorter than its columns are wide: the 400 px figure leaves the map about
     # 270 px under the slanted keys, room for 12 labels at 20 px, so the rows are thinned sooner.
@@ -204,13 +249,22 @@ def head_map(numbers: HeadNumbers, view: ModelView, lang: str, lecture: bool = F
     layout = dict(
         # Slanted or upright: slanted(). On a projector no axis title (the step's title names the map),
         # so the rows keep their height. On a phone the page thins the labels (phone_keys_css).
-        xaxis=dict(axis, tickvals=x_tick, ticktext=x_tick, side="top", title=dict(text=None if lecture else key),
-                   tickangle=-45 if slanted(len(x_tick), lecture) else -90),
+        xaxis=dict(
+            axis,
+            tickvals=x_tick,
+            ticktext=x_tick,
+            side="top",
+            title=dict(text=None if lecture else key),
+            tickangle=-45 if slanted(len(x_tick), lecture) else -90,
+        ),
         yaxis=dict(axis, tickvals=y[::y_every], ticktext=y[::y_every], autorange="reversed", title=dict(text=query)),
-        font=dict(family=FONT_FAMILY), hoverlabel=dict(font=dict(family=FONT_FAMILY)), modebar=MODEBAR,
-        margin=dict(l=10, r=10, t=20, b=10), template=go.layout.Template(),
+        font=dict(family=FONT_FAMILY),
+        hoverlabel=dict(font=dict(family=FONT_FAMILY)),
+        modebar=MODEBAR,
+        margin=dict(l=10, r=10, t=20, b=10),
+        template=go.layout.Template(),
         height=LECTURE_HEIGHT if lecture else int(np.clip(18 * rows + 220, 420, 800)),
-    )  # fmt: skip
+    )
     return go.Figure(data=[trace], layout=layout)
 
 
@@ -223,19 +277,32 @@ def share_map(view: ModelView, lang: str, lecture: bool = False) -> go.Figure:
     layers, heads = list(range(1, L + 1)), list(range(1, H + 1))
     layer, head, share = (t(f"real_model.{k}", lang) for k in ("layer_word", "head_word", "share"))
     trace = dict(
-        type="heatmap", z=z, x=heads, y=layers, colorscale=SEQUENTIAL_ALT, zmin=0.0, zmax=1.0, xgap=1, ygap=1,
-        texttemplate="%{z:.2f}", hovertemplate=f"{layer} %{{y}} · {head} %{{x}}<br>{share}: %{{z:.4f}}<extra></extra>",
+        type="heatmap",
+        z=z,
+        x=heads,
+        y=layers,
+        colorscale=SEQUENTIAL_ALT,
+        zmin=0.0,
+        zmax=1.0,
+        xgap=1,
+        ygap=1,
+        texttemplate="%{z:.2f}",
+        hovertemplate=f"{layer} %{{y}} · {head} %{{x}}<br>{share}: %{{z:.4f}}<extra></extra>",
         colorbar=dict(title=dict(text=share, side="right"), thickness=14),
-    )  # fmt: skip
+    )
     axis = dict(tickmode="array", showgrid=False, zeroline=False)
     layout = dict(
         xaxis=dict(axis, tickvals=heads, ticktext=[str(h) for h in heads], side="top", title=dict(text=head)),
-        yaxis=dict(axis, tickvals=layers, ticktext=[str(i) for i in layers], autorange="reversed",
-                   title=dict(text=layer)),
-        font=dict(family=FONT_FAMILY), hoverlabel=dict(font=dict(family=FONT_FAMILY)), modebar=MODEBAR,
-        margin=dict(l=10, r=10, t=20, b=10), height=min(70 + 42 * L, LECTURE_HEIGHT if lecture else 1000),
+        yaxis=dict(
+            axis, tickvals=layers, ticktext=[str(i) for i in layers], autorange="reversed", title=dict(text=layer)
+        ),
+        font=dict(family=FONT_FAMILY),
+        hoverlabel=dict(font=dict(family=FONT_FAMILY)),
+        modebar=MODEBAR,
+        margin=dict(l=10, r=10, t=20, b=10),
+        height=min(70 + 42 * L, LECTURE_HEIGHT if lecture else 1000),
         template=go.layout.Template(),
-    )  # fmt: skip
+    )
     return go.Figure(data=[trace], layout=layout)
 
 
@@ -264,9 +331,10 @@ def grid_notes(view: ModelView, lang: str, shipped: bool, max_tokens: int, parki
         view.truncated and t("real_model.truncated", lang, limit=max_tokens),
         T > GRID_MAX and t("real_model.drawn_cut", lang, total=T, grid=n, map=min(T, map_max)),
         "[UNK]" in view.tokens and t("real_model.unk_note", lang, n=view.tokens.count("[UNK]"), T=len(view.tokens)),
-        t("real_model.grid_hidden", lang) if view.hidden else t("real_model.grid_sink", lang, n=parking,
-                                                                total=view.share.size),
-    ]  # fmt: skip
+        t("real_model.grid_hidden", lang)
+        if view.hidden
+        else t("real_model.grid_sink", lang, n=parking, total=view.share.size),
+    ]
     return "\n\n".join(note for note in notes if note)
 
 

@@ -115,8 +115,14 @@ def _title(text: str, height: float) -> dict:
     it in the whole top margin. Middle, not top: Plotly centres a title of several lines on the
     anchor of a one-line title, so with "top" the first line goes over the edge."""
     middle = TITLE_PAD + (_title_room(text) - TITLE_PAD) / 2
-    return {"text": _lines(text), "x": 0, "xanchor": "left", "y": 1 - middle / height, "yref": "container",
-            "yanchor": "middle"}  # fmt: skip
+    return {
+        "text": _lines(text),
+        "x": 0,
+        "xanchor": "left",
+        "y": 1 - middle / height,
+        "yref": "container",
+        "yanchor": "middle",
+    }
 
 
 def _on(i: int) -> dict:
@@ -138,9 +144,18 @@ def _panels(
         axes[f"xaxis{suffix}"] = {"domain": [lo, lo + width], "anchor": f"y{suffix}", "title": {"text": x_titles[i]}}
         axes[f"yaxis{suffix}"] = {"anchor": f"x{suffix}", "title": {"text": y_titles[i], "standoff": 4}}
         annotations.append(
-            {"text": f"<b>{_lines(title)}</b>", "x": lo + width / 2, "y": 1.0, "xref": "paper", "yref": "paper",
-             "xanchor": "center", "yanchor": "bottom", "yshift": PANEL_TITLE_SHIFT, "showarrow": False}
-        )  # fmt: skip
+            {
+                "text": f"<b>{_lines(title)}</b>",
+                "x": lo + width / 2,
+                "y": 1.0,
+                "xref": "paper",
+                "yref": "paper",
+                "xanchor": "center",
+                "yanchor": "bottom",
+                "yshift": PANEL_TITLE_SHIFT,
+                "showarrow": False,
+            }
+        )
     return axes, annotations
 
 
@@ -161,26 +176,47 @@ def dot_product_histogram(var: VarianceSweep, d_k: int, lang: str, big: bool = F
     data = []
     for i, (values, variance) in enumerate(((scores, float(d_k)), (scores / np.sqrt(d_k), 1.0))):
         data.append(
-            {"type": "histogram", "x": values.astype(np.float32), "histnorm": "probability density", "nbinsx": 40,
-             "name": measured_name, "marker": {"color": MEASURED_COLOUR}, "opacity": 0.85, "showlegend": i == 0,
-             "legendgroup": "measured",
-             "hovertemplate": f"{x_titles[i]}: %{{x}}<br>{y_title}: %{{y:.4f}}<extra></extra>", **_on(i)}
-        )  # fmt: skip
+            {
+                "type": "histogram",
+                "x": values.astype(np.float32),
+                "histnorm": "probability density",
+                "nbinsx": 40,
+                "name": measured_name,
+                "marker": {"color": MEASURED_COLOUR},
+                "opacity": 0.85,
+                "showlegend": i == 0,
+                "legendgroup": "measured",
+                "hovertemplate": f"{x_titles[i]}: %{{x}}<br>{y_title}: %{{y:.4f}}<extra></extra>",
+                **_on(i),
+            }
+        )
         x = np.linspace(-4.0, 4.0, 121) * np.sqrt(variance)  # [121]: ±4 standard deviations
         data.append(
-            {"type": "scatter", "mode": "lines", "x": x.astype(np.float32),
-             "y": _normal_density(x, variance).astype(np.float32), "name": t("scaling.hist_theory", lang),
-             # one legend entry for the two panels' curves: drawn alike, two entries looked like one twice
-             "showlegend": i == 0, "legendgroup": "theory",
-             "line": {"color": THEORY_COLOUR, "width": 2.5, "dash": "dash"},
-             "hovertemplate": f"{x_titles[i]}: %{{x:.2f}}<br>{y_title}: %{{y:.4f}}<extra>{theory_names[i]}</extra>",
-             **_on(i)}
-        )  # fmt: skip
+            {
+                "type": "scatter",
+                "mode": "lines",
+                "x": x.astype(np.float32),
+                "y": _normal_density(x, variance).astype(np.float32),
+                "name": t("scaling.hist_theory", lang),
+                # one legend entry for the two panels' curves: drawn alike, two entries looked like one twice
+                "showlegend": i == 0,
+                "legendgroup": "theory",
+                "line": {"color": THEORY_COLOUR, "width": 2.5, "dash": "dash"},
+                "hovertemplate": f"{x_titles[i]}: %{{x:.2f}}<br>{y_title}: %{{y:.4f}}<extra>{theory_names[i]}</extra>",
+                **_on(i),
+            }
+        )
     # one y title, at the left: the right panel's would sit in the gap, on the left panel's bars
     axes, annotations = _panels(titles, x_titles, (y_title, ""), gap=HISTOGRAM_GAP)
     top = TOOLBAR_PX + max(_height(title) for title in titles) + PANEL_TITLE_SHIFT + 4  # titles below the toolbar
-    layout = {**axes, "annotations": annotations, "height": height, "bargap": 0.05, "legend": LEGEND,
-              "margin": {"t": round(top), "b": LEGEND_MARGIN}}  # fmt: skip
+    layout = {
+        **axes,
+        "annotations": annotations,
+        "height": height,
+        "bargap": 0.05,
+        "legend": LEGEND,
+        "margin": {"t": round(top), "b": LEGEND_MARGIN},
+    }
     return _figure(data, layout)
 
 
@@ -189,8 +225,9 @@ def variance_against_d(var: VarianceSweep, chosen_d: int, lang: str, height: int
     the line Var = d_k unscaled and the flat line Var = 1 after dividing by √d_k; a dashed line
     marks chosen_d."""
     title, x_title, y_title = t("scaling.var_title", lang), t("scaling.var_x", lang), t("scaling.var_y", lang)
-    names = [t(f"scaling.{key}", lang) for key in ("var_measured", "var_theory", "var_scaled_measured",
-                                                    "var_scaled_theory")]  # fmt: skip
+    names = [
+        t(f"scaling.{key}", lang) for key in ("var_measured", "var_theory", "var_scaled_measured", "var_scaled_theory")
+    ]
     variance, standard_error = var.variance, var.standard_error
     scaled_variance, scaled_standard_error = var.scaled_variance, var.scaled_standard_error
     d = np.asarray(var.d_values, dtype=np.float64)  # [n_d]
@@ -201,33 +238,65 @@ def variance_against_d(var: VarianceSweep, chosen_d: int, lang: str, height: int
     ):
         two_se = 2 * np.asarray(error, dtype=np.float64)  # [n_d]
         data.append(
-            {"type": "scatter", "mode": "lines", "x": d, "y": theory.astype(np.float32), "name": theory_name,
-             "line": {"color": style["color"], "width": 2, "dash": "dot"}, "hoverinfo": "skip"}
-        )  # fmt: skip
+            {
+                "type": "scatter",
+                "mode": "lines",
+                "x": d,
+                "y": theory.astype(np.float32),
+                "name": theory_name,
+                "line": {"color": style["color"], "width": 2, "dash": "dot"},
+                "hoverinfo": "skip",
+            }
+        )
         data.append(
-            {"type": "scatter", "mode": "markers", "x": d, "y": np.asarray(measured, dtype=np.float32),
-             "name": measured_name, "marker": {"color": style["color"], "symbol": style["symbol"], "size": 9},
-             "error_y": {"type": "data", "array": two_se.astype(np.float32), "thickness": 1.5, "width": 4},
-             "customdata": np.stack([theory, two_se], axis=-1).astype(np.float32),
-             "hovertemplate": f"{x_title}: %{{x}}<br>{measured_name}: %{{y:.4f}} ± %{{customdata[1]:.4f}}"
-                              f"<br>{theory_name}: %{{customdata[0]:.4g}}<extra></extra>"}
-        )  # fmt: skip
+            {
+                "type": "scatter",
+                "mode": "markers",
+                "x": d,
+                "y": np.asarray(measured, dtype=np.float32),
+                "name": measured_name,
+                "marker": {"color": style["color"], "symbol": style["symbol"], "size": 9},
+                "error_y": {"type": "data", "array": two_se.astype(np.float32), "thickness": 1.5, "width": 4},
+                "customdata": np.stack([theory, two_se], axis=-1).astype(np.float32),
+                "hovertemplate": f"{x_title}: %{{x}}<br>{measured_name}: %{{y:.4f}} ± %{{customdata[1]:.4f}}"
+                f"<br>{theory_name}: %{{customdata[0]:.4g}}<extra></extra>",
+            }
+        )
     layout = {
-        "title": _title(title, height), "height": height,
+        "title": _title(title, height),
+        "height": height,
         "xaxis": {"title": {"text": x_title}, "type": "log", "dtick": np.log10(4), "tickformat": "d"},
         # decades only (1, 10, 100, 1000): Plotly's default adds 2 and 5 between them, a clutter of labels
         "yaxis": {"title": {"text": y_title}, "type": "log", "dtick": 1, "tickformat": "~g"},
-        "shapes": [{"type": "line", "x0": chosen_d, "x1": chosen_d, "y0": 0, "y1": 1, "xref": "x", "yref": "paper",
-                    "line": {"color": THEORY_COLOUR, "width": 1, "dash": "dash"}}],
-        "legend": LEGEND, "margin": {"t": round(_title_room(title) + TITLE_GAP), "b": LEGEND_MARGIN},
-    }  # fmt: skip
+        "shapes": [
+            {
+                "type": "line",
+                "x0": chosen_d,
+                "x1": chosen_d,
+                "y0": 0,
+                "y1": 1,
+                "xref": "x",
+                "yref": "paper",
+                "line": {"color": THEORY_COLOUR, "width": 1, "dash": "dash"},
+            }
+        ],
+        "legend": LEGEND,
+        "margin": {"t": round(_title_room(title) + TITLE_GAP), "b": LEGEND_MARGIN},
+    }
     return _figure(data, layout)
 
 
 def _scaling_lines(
-    sat: SaturationSweep, measures: Sequence[np.ndarray], titles: Sequence[str], references: Sequence[tuple],
-    chosen_d: int, lang: str, height: int, log_y: Sequence[bool], shared_y: bool = False,
-) -> go.Figure:  # fmt: skip
+    sat: SaturationSweep,
+    measures: Sequence[np.ndarray],
+    titles: Sequence[str],
+    references: Sequence[tuple],
+    chosen_d: int,
+    lang: str,
+    height: int,
+    log_y: Sequence[bool],
+    shared_y: bool = False,
+) -> go.Figure:
     """Panels side by side against d_k (log axis), one line per scaling in each: measures [n_s, n_d]
     in the order of sat.scalings; references: (value, name) of a dotted grey line, or None; a
     dashed line marks chosen_d. On a log y axis a 0 cannot be drawn and leaves a gap. shared_y: the
@@ -244,22 +313,47 @@ def _scaling_lines(
             y = np.asarray(values[s], dtype=np.float64)  # [n_d]
             y = [float(v) if v > 0 or not log_y[i] else None for v in y]  # lists: a gap where log 0 would be
             data.append(
-                {"type": "scatter", "mode": "lines+markers", "x": d, "y": y, "name": name, "legendgroup": scaling,
-                 "showlegend": i == 0, "line": {"color": style["color"], "dash": style["dash"], "width": 2.5},
-                 "marker": {"symbol": style["symbol"], "size": 7},
-                 "hovertemplate": f"{x_title}: %{{x}}<br>{_flat(titles[i])}: %{{y:.4g}}<extra>{name}</extra>", **on}
-            )  # fmt: skip
+                {
+                    "type": "scatter",
+                    "mode": "lines+markers",
+                    "x": d,
+                    "y": y,
+                    "name": name,
+                    "legendgroup": scaling,
+                    "showlegend": i == 0,
+                    "line": {"color": style["color"], "dash": style["dash"], "width": 2.5},
+                    "marker": {"symbol": style["symbol"], "size": 7},
+                    "hovertemplate": f"{x_title}: %{{x}}<br>{_flat(titles[i])}: %{{y:.4g}}<extra>{name}</extra>",
+                    **on,
+                }
+            )
         if reference is not None:
             value, ref_name = reference
             data.append(
-                {"type": "scatter", "mode": "lines", "x": [d[0], d[-1]], "y": [value, value], "name": ref_name,
-                 "showlegend": False, "line": {"color": THEORY_COLOUR, "width": 1.5, "dash": "dot"},
-                 "hovertemplate": f"{ref_name}: {value:.4f}<extra></extra>", **on}
-            )  # fmt: skip
+                {
+                    "type": "scatter",
+                    "mode": "lines",
+                    "x": [d[0], d[-1]],
+                    "y": [value, value],
+                    "name": ref_name,
+                    "showlegend": False,
+                    "line": {"color": THEORY_COLOUR, "width": 1.5, "dash": "dot"},
+                    "hovertemplate": f"{ref_name}: {value:.4f}<extra></extra>",
+                    **on,
+                }
+            )
         shapes.append(
-            {"type": "line", "x0": chosen_d, "x1": chosen_d, "y0": 0, "y1": 1, "xref": on["xaxis"],
-             "yref": f"{on['yaxis']} domain", "line": {"color": THEORY_COLOUR, "width": 1, "dash": "dash"}}
-        )  # fmt: skip
+            {
+                "type": "line",
+                "x0": chosen_d,
+                "x1": chosen_d,
+                "y0": 0,
+                "y1": 1,
+                "xref": on["xaxis"],
+                "yref": f"{on['yaxis']} domain",
+                "line": {"color": THEORY_COLOUR, "width": 1, "dash": "dash"},
+            }
+        )
         suffix = "" if i == 0 else str(i + 1)
         axes[f"xaxis{suffix}"].update({"type": "log", "dtick": np.log10(4), "tickformat": "d"})
         axes[f"yaxis{suffix}"].update(
@@ -268,8 +362,14 @@ def _scaling_lines(
         if shared_y and i > 0:
             axes[f"yaxis{suffix}"].update({"matches": "y", "showticklabels": False})
     top = TOOLBAR_PX + max(_height(title) for title in titles) + PANEL_TITLE_SHIFT + 4  # titles below the toolbar
-    layout = {**axes, "annotations": annotations, "shapes": shapes, "height": height, "legend": LEGEND,
-              "margin": {"t": round(top), "b": LEGEND_MARGIN}}  # fmt: skip
+    layout = {
+        **axes,
+        "annotations": annotations,
+        "shapes": shapes,
+        "height": height,
+        "legend": LEGEND,
+        "margin": {"t": round(top), "b": LEGEND_MARGIN},
+    }
     return _figure(data, layout)
 
 
@@ -278,10 +378,15 @@ def saturation_curves(sat: SaturationSweep, chosen_d: int, lang: str, height: in
     scaling. Dotted lines mark a uniform row of T (weight 1/T, entropy log T)."""
     T = sat.T
     fig = _scaling_lines(
-        sat, (sat.max_weight, sat.entropy), (t("scaling.curves_max", lang), t("scaling.curves_entropy", lang)),
-        ((1.0 / T, t("scaling.ref_max", lang)), (np.log(T), t("scaling.ref_entropy", lang))), chosen_d, lang,
-        height, log_y=(False, False),
-    )  # fmt: skip
+        sat,
+        (sat.max_weight, sat.entropy),
+        (t("scaling.curves_max", lang), t("scaling.curves_entropy", lang)),
+        ((1.0 / T, t("scaling.ref_max", lang)), (np.log(T), t("scaling.ref_entropy", lang))),
+        chosen_d,
+        lang,
+        height,
+        log_y=(False, False),
+    )
     fig.layout.yaxis.range = [0, 1.05]
     return fig
 
@@ -298,10 +403,16 @@ def slope_curves(sat: SaturationSweep, chosen_d: int, lang: str, height: int = 4
     they ran onto the left panel's lines."""
     T = sat.T
     return _scaling_lines(
-        sat, (sat.slope_scaled, sat.slope_raw), (t("scaling.slope_scaled", lang), t("scaling.slope_raw", lang)),
-        ((np.sqrt(T - 1) / T, t("scaling.ref_jacobian", lang)), None), chosen_d, lang, height, log_y=(True, True),
+        sat,
+        (sat.slope_scaled, sat.slope_raw),
+        (t("scaling.slope_scaled", lang), t("scaling.slope_raw", lang)),
+        ((np.sqrt(T - 1) / T, t("scaling.ref_jacobian", lang)), None),
+        chosen_d,
+        lang,
+        height,
+        log_y=(True, True),
         shared_y=True,
-    )  # fmt: skip
+    )
 
 
 def _flat(title: str) -> str:
@@ -347,12 +458,16 @@ def weights_animation(sat: SaturationSweep, chosen_d: int, lang: str, big: bool 
         return {"type": "bar", "y": w.tolist(), "customdata": np.stack([key, s], axis=-1).tolist()}
 
     trace = {
-        "x": x, "marker": {"color": colours}, "texttemplate": "%{y:.2f}" if T <= 12 else None,
-        "textposition": "outside", "cliponaxis": False, "showlegend": False,
+        "x": x,
+        "marker": {"color": colours},
+        "texttemplate": "%{y:.2f}" if T <= 12 else None,
+        "textposition": "outside",
+        "cliponaxis": False,
+        "showlegend": False,
         "hovertemplate": f"{x_title} %{{customdata[0]}}<br>{score_name}: %{{customdata[1]:.3f}}"
-                         f"<br>{y_title}: %{{y:.4f}}<extra></extra>",
+        f"<br>{y_title}: %{{y:.4f}}<extra></extra>",
         **heights(start),
-    }  # fmt: skip
+    }
     frames = [{"name": str(int(d)), "data": [heights(j)], "traces": [0]} for j, d in enumerate(d_values)]
     step = 1 if T <= 16 else T // 8
     ticks = [i for i in range(n_scalings * T) if (key[i] - 1) % step == 0]
@@ -378,11 +493,20 @@ def weights_animation(sat: SaturationSweep, chosen_d: int, lang: str, big: bool 
         return -px / plot_height
 
     annotations = [
-        {"text": f"<b>{_lines(name)}</b>", "x": s * (T + gap) + (T + 1) / 2, "y": 1.0,
-         "xref": "x", "yref": "paper", "xanchor": "center", "yanchor": "bottom", "yshift": head_shift,
-         "showarrow": False, "font": {"color": STYLE[s_id]["color"]}}
+        {
+            "text": f"<b>{_lines(name)}</b>",
+            "x": s * (T + gap) + (T + 1) / 2,
+            "y": 1.0,
+            "xref": "x",
+            "yref": "paper",
+            "xanchor": "center",
+            "yanchor": "bottom",
+            "yshift": head_shift,
+            "showarrow": False,
+            "font": {"color": STYLE[s_id]["color"]},
+        }
         for s, (s_id, name) in enumerate(group_titles.items())
-    ]  # fmt: skip
+    ]
     # Frames change only trace data, so Plotly can tween the bars without a full redraw.
     still = {"frame": {"duration": 0, "redraw": False}, "mode": "immediate", "transition": {"duration": 0}}
     playing = {"frame": {"duration": 900, "redraw": False}, "fromcurrent": True, "transition": {"duration": 400}}
@@ -391,29 +515,50 @@ def weights_animation(sat: SaturationSweep, chosen_d: int, lang: str, big: bool 
         "height": round(plot_height + top + bottom),
         "bargap": 0.15,
         "uniformtext": {"minsize": BAR_TEXT_MIN_PX, "mode": "hide"},  # no 4 px labels on a phone
-        "annotations": annotations, "margin": {"t": round(top), "b": round(bottom)},
-        "xaxis": {"tickmode": "array", "tickvals": x[ticks],  # no title: it would sit on the controls
-                  "ticktext": [str(k) for k in key[ticks]], "range": [0.3, n_scalings * (T + gap) - gap + 0.7],
-                  "showgrid": False, "zeroline": False},
+        "annotations": annotations,
+        "margin": {"t": round(top), "b": round(bottom)},
+        "xaxis": {
+            "tickmode": "array",
+            "tickvals": x[ticks],  # no title: it would sit on the controls
+            "ticktext": [str(k) for k in key[ticks]],
+            "range": [0.3, n_scalings * (T + gap) - gap + 0.7],
+            "showgrid": False,
+            "zeroline": False,
+        },
         "yaxis": {"title": {"text": y_title}, "range": [0, 1.15], "tickformat": ".1f"},
         "updatemenus": [
-            {"type": "buttons", "direction": "left", "x": 0, "y": below(controls_top + (rail_top if big else 0)),
-             "xanchor": "left",
-             "yanchor": "top", "showactive": False, "pad": {"t": 0, "r": 0, "b": 0, "l": 0},
-             "buttons": [
-                 {"label": "▶ " + play_label, "method": "animate", "args": [None, playing]},
-                 {"label": "❚❚ " + pause_label, "method": "animate", "args": [[None], still]},
-             ]}
+            {
+                "type": "buttons",
+                "direction": "left",
+                "x": 0,
+                "y": below(controls_top + (rail_top if big else 0)),
+                "xanchor": "left",
+                "yanchor": "top",
+                "showactive": False,
+                "pad": {"t": 0, "r": 0, "b": 0, "l": 0},
+                "buttons": [
+                    {"label": "▶ " + play_label, "method": "animate", "args": [None, playing]},
+                    {"label": "❚❚ " + pause_label, "method": "animate", "args": [[None], still]},
+                ],
+            }
         ],
         "sliders": [
-            {"active": start, "x": rail_x, "len": 1 - rail_x, "y": below(controls_top), "xanchor": "left",
-             "yanchor": "top",
-             "pad": {"t": 0, "r": 0, "b": 0, "l": 0},
-             # the current value shares the buttons' row; its offset drops the rail below them
-             "currentvalue": {"prefix": slider_prefix, "xanchor": "right", "offset": round(rail_top - text)},
-             "steps": [{"label": str(int(d)), "method": "animate", "args": [[str(int(d))], still]} for d in d_values]}
+            {
+                "active": start,
+                "x": rail_x,
+                "len": 1 - rail_x,
+                "y": below(controls_top),
+                "xanchor": "left",
+                "yanchor": "top",
+                "pad": {"t": 0, "r": 0, "b": 0, "l": 0},
+                # the current value shares the buttons' row; its offset drops the rail below them
+                "currentvalue": {"prefix": slider_prefix, "xanchor": "right", "offset": round(rail_top - text)},
+                "steps": [
+                    {"label": str(int(d)), "method": "animate", "args": [[str(int(d))], still]} for d in d_values
+                ],
+            }
         ],
-    }  # fmt: skip
+    }
     return _figure([trace], layout, frames)
 
 
@@ -456,19 +601,25 @@ MISTAKE_CODE_CHARS = 38  # the longest line of scaling.mistake_code (a CJK chara
 
 def variance_table(var: VarianceSweep, lang: str) -> pd.DataFrame:
     """One row per d_k: the measured variances, the theory, their standard errors and z."""
-    columns = {t("scaling.col_var", lang): var.variance, t("scaling.col_theory", lang): var.d_values,
-               t("scaling.col_se", lang): var.standard_error,
-               t("scaling.col_z", lang): (var.variance - var.d_values) / var.standard_error,
-               t("scaling.col_scaled", lang): var.scaled_variance,
-               t("scaling.col_scaled_se", lang): var.scaled_standard_error}  # fmt: skip
+    columns = {
+        t("scaling.col_var", lang): var.variance,
+        t("scaling.col_theory", lang): var.d_values,
+        t("scaling.col_se", lang): var.standard_error,
+        t("scaling.col_z", lang): (var.variance - var.d_values) / var.standard_error,
+        t("scaling.col_scaled", lang): var.scaled_variance,
+        t("scaling.col_scaled_se", lang): var.scaled_standard_error,
+    }
     return pd.DataFrame(columns, index=pd.Index(var.d_values, name=t("scaling.col_d", lang)))
 
 
 def saturation_table(sat: SaturationSweep, lang: str) -> pd.DataFrame:
     """One row per scaling and d_k: the typical row's largest weight, entropy and both slopes."""
     names = [t(f"scaling.scaling_{s}", lang) for s in SCALINGS]
-    columns = {t("scaling.col_scaling", lang): np.repeat(names, len(sat.d_values)),
-               t("scaling.col_max", lang): sat.max_weight.ravel(), t("scaling.col_entropy", lang): sat.entropy.ravel(),
-               t("scaling.col_slope_scaled", lang): sat.slope_scaled.ravel(),
-               t("scaling.col_slope_raw", lang): sat.slope_raw.ravel()}  # fmt: skip
+    columns = {
+        t("scaling.col_scaling", lang): np.repeat(names, len(sat.d_values)),
+        t("scaling.col_max", lang): sat.max_weight.ravel(),
+        t("scaling.col_entropy", lang): sat.entropy.ravel(),
+        t("scaling.col_slope_scaled", lang): sat.slope_scaled.ravel(),
+        t("scaling.col_slope_raw", lang): sat.slope_raw.ravel(),
+    }
     return pd.DataFrame(columns, index=pd.Index(np.tile(sat.d_values, len(SCALINGS)), name=t("scaling.col_d", lang)))

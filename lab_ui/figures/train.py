@@ -38,13 +38,28 @@ def _two_panels(title: str, left: str, right: str, steps: int, lang: str, **more
     panel's curves on a phone. The figure's title sits at the top edge, the panel titles under it."""
     x_title = t(P + "step", lang)
     layout = layout_dict(
-        title=title, height=HEIGHT, legend=LEGEND, showlegend=True,
+        title=title,
+        height=HEIGHT,
+        legend=LEGEND,
+        showlegend=True,
         xaxis=dict(domain=[0, 0.44], title=x_title, range=[0, steps]),
         xaxis2=dict(domain=[0.56, 1], title=x_title, range=[0, steps], anchor="y2"),
-        annotations=[dict(text=f"<b>{text}</b>", x=x, xref="paper", xanchor="center", y=1, yref="paper",
-                          yanchor="bottom", yshift=6, showarrow=False) for text, x in ((left, 0.22), (right, 0.78))],
+        annotations=[
+            dict(
+                text=f"<b>{text}</b>",
+                x=x,
+                xref="paper",
+                xanchor="center",
+                y=1,
+                yref="paper",
+                yanchor="bottom",
+                yshift=6,
+                showarrow=False,
+            )
+            for text, x in ((left, 0.22), (right, 0.78))
+        ],
         **more,
-    )  # fmt: skip
+    )
     title_below_toolbar(layout)
     layout["margin"].update(t=PANELS_TOP, b=95)
     return layout
@@ -54,22 +69,42 @@ def curves(run: Fit | Progress, steps: int, lang: str) -> go.Figure:
     """The loss (left) and the three accuracies (right) against the step, of a finished run or a
     running one (before a run the page shows a message, not empty axes)."""
     losses, at, *accuracies = _curves(run)
-    data = [go.Scatter(x=np.arange(len(losses)), y=np.asarray(losses, dtype=np.float32), mode="lines",
-                       name=t(P + "curve_loss", lang), line=dict(color=COLOUR["loss"], width=2),
-                       hovertemplate="%{x}: %{y:.4f}<extra></extra>")]  # fmt: skip
+    data = [
+        go.Scatter(
+            x=np.arange(len(losses)),
+            y=np.asarray(losses, dtype=np.float32),
+            mode="lines",
+            name=t(P + "curve_loss", lang),
+            line=dict(color=COLOUR["loss"], width=2),
+            hovertemplate="%{x}: %{y:.4f}<extra></extra>",
+        )
+    ]
     for name, curve in zip(CURVES, accuracies, strict=True):
         # The training words' curve is drawn wide, under the others: where the test words' curve lies on
         # it (both at 100 % once the tagger has learned), it shows as a light edge instead of vanishing.
         wide = name == "train"
-        data.append(go.Scatter(
-            x=np.asarray(at), y=100 * np.asarray(curve, dtype=np.float32), mode="lines+markers", xaxis="x2",
-            yaxis="y2", name=t(P + f"curve_{name}", lang), line=dict(color=COLOUR[name], width=6 if wide else 2,
-            dash="solid" if name == "ambiguous" else "dot"), marker=dict(size=10 if wide else 5),
-            hovertemplate="%{x}: %{y:.1f}%<extra></extra>"))  # fmt: skip
+        data.append(
+            go.Scatter(
+                x=np.asarray(at),
+                y=100 * np.asarray(curve, dtype=np.float32),
+                mode="lines+markers",
+                xaxis="x2",
+                yaxis="y2",
+                name=t(P + f"curve_{name}", lang),
+                line=dict(color=COLOUR[name], width=6 if wide else 2, dash="solid" if name == "ambiguous" else "dot"),
+                marker=dict(size=10 if wide else 5),
+                hovertemplate="%{x}: %{y:.1f}%<extra></extra>",
+            )
+        )
     layout = _two_panels(
-        t(P + "curves_title", lang), t(P + "curve_loss", lang), t(P + "accuracy", lang), steps, lang,
-        yaxis=dict(rangemode="tozero"), yaxis2=dict(range=[0, 102], anchor="x2"),
-    )  # fmt: skip
+        t(P + "curves_title", lang),
+        t(P + "curve_loss", lang),
+        t(P + "accuracy", lang),
+        steps,
+        lang,
+        yaxis=dict(rangemode="tozero"),
+        yaxis2=dict(range=[0, 102], anchor="x2"),
+    )
     return go.Figure(data=data, layout=layout)
 
 
@@ -79,11 +114,15 @@ def curves_table(fit: Fit, lang: str) -> pd.DataFrame:
     steps = np.asarray(fit.eval_steps)  # [n_evals]
     losses = np.append(fit.losses, fit.final_loss)  # [steps_run + 1]: the loss of the weights after each step
     return pd.DataFrame(
-        {t(P + "curve_loss", lang): np.round(losses[np.minimum(steps, len(losses) - 1)], 4),
-         **{t(P + f"curve_{name}", lang): np.round(100 * curve, 1)
-            for name, curve in zip(CURVES, _curves(fit)[2:], strict=True)}},
+        {
+            t(P + "curve_loss", lang): np.round(losses[np.minimum(steps, len(losses) - 1)], 4),
+            **{
+                t(P + f"curve_{name}", lang): np.round(100 * curve, 1)
+                for name, curve in zip(CURVES, _curves(fit)[2:], strict=True)
+            },
+        },
         index=pd.Index(steps, name=t(P + "step", lang)),
-    )  # fmt: skip
+    )
 
 
 # --- the attention of "I saw a saw ." over training ---------------------------------------------------
@@ -105,11 +144,18 @@ def frames(fit: Fit, head: int, lang: str, big: bool = False) -> go.Figure:
         return {"type": "heatmap", "z": np.round(maps[k], 3).tolist()}
 
     heat = go.Heatmap(
-        **{k: v for k, v in cells(start).items() if k != "type"}, x=ticks, y=ticks, colorscale=SEQUENTIAL,
-        zmin=0, zmax=1, texttemplate="%{z:.2f}", xgap=1, ygap=1,
+        **{k: v for k, v in cells(start).items() if k != "type"},
+        x=ticks,
+        y=ticks,
+        colorscale=SEQUENTIAL,
+        zmin=0,
+        zmax=1,
+        texttemplate="%{z:.2f}",
+        xgap=1,
+        ygap=1,
         colorbar=dict(title=dict(text=value, side="right"), thickness=12),
         hovertemplate=f"{t(P + 'query', lang)} %{{y}} → {t(P + 'key', lang)} %{{x}}: %{{z:.3f}}<extra></extra>",
-    )  # fmt: skip
+    )
     names = [str(int(s)) for s in fit.frame_steps]
     still = {"frame": {"duration": 0, "redraw": True}, "mode": "immediate", "transition": {"duration": 0}}
     playing = {"frame": {"duration": 350, "redraw": True}, "fromcurrent": True, "transition": {"duration": 0}}
@@ -123,20 +169,59 @@ def frames(fit: Fit, head: int, lang: str, big: bool = False) -> go.Figure:
     label_every = max(1, len(names) // 10)
     layout = layout_dict(
         height=height,
-        xaxis=dict(tickmode="array", tickvals=ticks, ticktext=labels, side="top", title=t(P + "key", lang),
-                   showgrid=False, zeroline=False, constrain="domain"),
-        yaxis=dict(tickmode="array", tickvals=ticks, ticktext=labels, autorange="reversed", showgrid=False,
-                   zeroline=False, title=t(P + "query", lang), scaleanchor=None if big else "x"),
-        updatemenus=[dict(type="buttons", direction="left", x=0, y=-10 / plot, xanchor="left", yanchor="top",
-                          showactive=False, pad=dict(t=0, r=0, b=0, l=0), buttons=[
-                              dict(label="▶ " + t(P + "play", lang), method="animate", args=[None, playing]),
-                              dict(label="❚❚ " + t(P + "pause", lang), method="animate", args=[[None], still])])],
-        sliders=[dict(active=start, x=0, len=1, y=-slider_at / plot, xanchor="left", yanchor="top",
-                      pad=dict(t=0, r=0, b=0, l=0), currentvalue=dict(prefix=t(P + "frames_slider", lang),
-                                                                      xanchor="right", offset=4),
-                      steps=[dict(label=n if k % label_every == 0 else "", method="animate", args=[[n], still])
-                             for k, n in enumerate(names)])],
-    )  # fmt: skip
+        xaxis=dict(
+            tickmode="array",
+            tickvals=ticks,
+            ticktext=labels,
+            side="top",
+            title=t(P + "key", lang),
+            showgrid=False,
+            zeroline=False,
+            constrain="domain",
+        ),
+        yaxis=dict(
+            tickmode="array",
+            tickvals=ticks,
+            ticktext=labels,
+            autorange="reversed",
+            showgrid=False,
+            zeroline=False,
+            title=t(P + "query", lang),
+            scaleanchor=None if big else "x",
+        ),
+        updatemenus=[
+            dict(
+                type="buttons",
+                direction="left",
+                x=0,
+                y=-10 / plot,
+                xanchor="left",
+                yanchor="top",
+                showactive=False,
+                pad=dict(t=0, r=0, b=0, l=0),
+                buttons=[
+                    dict(label="▶ " + t(P + "play", lang), method="animate", args=[None, playing]),
+                    dict(label="❚❚ " + t(P + "pause", lang), method="animate", args=[[None], still]),
+                ],
+            )
+        ],
+        sliders=[
+            dict(
+                active=start,
+                x=0,
+                len=1,
+                y=-slider_at / plot,
+                xanchor="left",
+                yanchor="top",
+                pad=dict(t=0, r=0, b=0, l=0),
+                currentvalue=dict(prefix=t(P + "frames_slider", lang), xanchor="right", offset=4),
+                steps=[
+                    dict(label=n if k % label_every == 0 else "", method="animate", args=[[n], still])
+                    for k, n in enumerate(names)
+                ],
+            )
+        ],
+    )
     layout["margin"].update(t=top, b=bottom)
     if len(names) < 2:  # one snapshot (a run that diverged at once): nothing to play, no buttons that do nothing
         del layout["updatemenus"], layout["sliders"]
@@ -167,9 +252,16 @@ def tag_name(tag: str | None, lang: str) -> str | None:
 def tag_legend(task: Task, lang: str) -> str:
     """Markdown naming each of the task's tags in words, with example words of the corpus: the
     short tags (PRON, DET, ...) stand on the bars and in the table unexplained otherwise."""
-    items = [t(P + "tag_item", lang, tag=tag, name=tag_name(tag, lang),
-               examples=t(P + "tag_examples_sep", lang).join(t(P + "tag_example", lang, word=w) for w in words))
-             for tag, words in zip(task.tags, tag_examples(task), strict=True)]  # fmt: skip
+    items = [
+        t(
+            P + "tag_item",
+            lang,
+            tag=tag,
+            name=tag_name(tag, lang),
+            examples=t(P + "tag_examples_sep", lang).join(t(P + "tag_example", lang, word=w) for w in words),
+        )
+        for tag, words in zip(task.tags, tag_examples(task), strict=True)
+    ]
     return t(P + "tag_legend", lang, items=" · ".join(items))
 
 
@@ -181,17 +273,29 @@ def tags(prediction: Prediction, lang: str) -> go.Figure:
     labels = [safe_label(w) for w in prediction.words]
     unknown = t(P + "unknown_tag", lang)
     shown = [tag if tag is not None else unknown for tag in prediction.tags]
-    hover = [f"{label}: {t(P + 'tag_hover', lang, tag=tag, name=tag_name(tag, lang))}" if tag is not None
-             else f"{label}: {unknown}" for label, tag in zip(labels, prediction.tags, strict=True)]  # fmt: skip
+    hover = [
+        f"{label}: {t(P + 'tag_hover', lang, tag=tag, name=tag_name(tag, lang))}"
+        if tag is not None
+        else f"{label}: {unknown}"
+        for label, tag in zip(labels, prediction.tags, strict=True)
+    ]
     colours = [QUALITATIVE[0] if known else "rgba(150,150,150,0.6)" for known in prediction.known]
-    bar = go.Bar(x=ticks, y=100 * np.asarray(prediction.confidence, dtype=np.float32), text=shown,
-                 textposition="outside", cliponaxis=False, marker_color=colours, hovertext=hover,
-                 hovertemplate="%{hovertext} (%{y:.1f}%)<extra></extra>")  # fmt: skip
+    bar = go.Bar(
+        x=ticks,
+        y=100 * np.asarray(prediction.confidence, dtype=np.float32),
+        text=shown,
+        textposition="outside",
+        cliponaxis=False,
+        marker_color=colours,
+        hovertext=hover,
+        hovertemplate="%{hovertext} (%{y:.1f}%)<extra></extra>",
+    )
     layout = layout_dict(
-        title=t(P + "tags_title", lang), height=320,
+        title=t(P + "tags_title", lang),
+        height=320,
         xaxis=dict(tickmode="array", tickvals=ticks, ticktext=labels, title=t(P + "word", lang)),
         yaxis=dict(title=t(P + "confidence", lang), range=[0, 115]),
-    )  # fmt: skip
+    )
     title_below_toolbar(layout)
     return go.Figure(data=[bar], layout=layout)
 
@@ -199,12 +303,14 @@ def tags(prediction: Prediction, lang: str) -> go.Figure:
 def tags_table(prediction: Prediction, lang: str) -> pd.DataFrame:
     unknown = t(P + "unknown_tag", lang)
     return pd.DataFrame(
-        {t(P + "word", lang): list(prediction.words),
-         t(P + "tag", lang): [tag if tag is not None else unknown for tag in prediction.tags],
-         t(P + "tag_meaning", lang): [tag_name(tag, lang) for tag in prediction.tags],  # None: shown as missing
-         t(P + "confidence", lang): 100 * np.asarray(prediction.confidence)},
+        {
+            t(P + "word", lang): list(prediction.words),
+            t(P + "tag", lang): [tag if tag is not None else unknown for tag in prediction.tags],
+            t(P + "tag_meaning", lang): [tag_name(tag, lang) for tag in prediction.tags],  # None: shown as missing
+            t(P + "confidence", lang): 100 * np.asarray(prediction.confidence),
+        },
         index=pd.Index(np.arange(1, len(prediction.words) + 1), name=t(P + "position", lang)),
-    )  # fmt: skip
+    )
 
 
 # --- comparisons ------------------------------------------------------------------------------------
@@ -225,20 +331,37 @@ def comparison(comp: Comparison, kind: str, ceiling: float, lang: str) -> go.Fig
     names = [row_name(r, kind, lang) for r in comp.rows]
     ticks = list(range(len(names)))
     data = [
-        go.Bar(x=ticks, y=[100 * getattr(r, field) for r in comp.rows], name=t(P + f"col_{field}", lang),
-               marker_color=colour, texttemplate="%{y:.1f}%", textposition="outside", cliponaxis=False,
-               hovertemplate="%{y:.1f}%<extra></extra>")
+        go.Bar(
+            x=ticks,
+            y=[100 * getattr(r, field) for r in comp.rows],
+            name=t(P + f"col_{field}", lang),
+            marker_color=colour,
+            texttemplate="%{y:.1f}%",
+            textposition="outside",
+            cliponaxis=False,
+            hovertemplate="%{y:.1f}%<extra></extra>",
+        )
         for field, colour in (("ambiguous_accuracy", COLOUR["ambiguous"]), ("test_accuracy", COLOUR["test"]))
-    ]  # fmt: skip
+    ]
     # The ceiling: a dashed line named in the legend (a label on the line would sit on the bars).
-    data.append(go.Scatter(x=[-0.5, len(names) - 0.5], y=[100 * ceiling] * 2, mode="lines",
-                           name=t(P + f"ceiling_{kind}", lang, p=f"{100 * ceiling:.0f}"), hoverinfo="skip",
-                           line=dict(color="rgba(90,90,90,0.9)", dash="dash", width=2)))  # fmt: skip
+    data.append(
+        go.Scatter(
+            x=[-0.5, len(names) - 0.5],
+            y=[100 * ceiling] * 2,
+            mode="lines",
+            name=t(P + f"ceiling_{kind}", lang, p=f"{100 * ceiling:.0f}"),
+            hoverinfo="skip",
+            line=dict(color="rgba(90,90,90,0.9)", dash="dash", width=2),
+        )
+    )
     layout = layout_dict(
-        title=t(P + f"{kind}_title", lang), height=HEIGHT, barmode="group", legend=LEGEND,
+        title=t(P + f"{kind}_title", lang),
+        height=HEIGHT,
+        barmode="group",
+        legend=LEGEND,
         xaxis=dict(tickmode="array", tickvals=ticks, ticktext=names, range=[-0.5, len(names) - 0.5]),
         yaxis=dict(title=t(P + "accuracy", lang), range=[0, 112]),
-    )  # fmt: skip
+    )
     title_below_toolbar(layout)
     layout["margin"]["b"] = 70
     return go.Figure(data=data, layout=layout)
@@ -247,13 +370,15 @@ def comparison(comp: Comparison, kind: str, ceiling: float, lang: str) -> go.Fig
 def comparison_table(comp: Comparison, kind: str, lang: str) -> pd.DataFrame:
     """Per row: the two accuracies in percent with the figure's one decimal, the final loss with four."""
     return pd.DataFrame(
-        {t(P + "col_ambiguous_accuracy", lang): [round(100 * r.ambiguous_accuracy, 1) for r in comp.rows],
-         t(P + "col_test_accuracy", lang): [round(100 * r.test_accuracy, 1) for r in comp.rows],
-         t(P + "col_final_loss", lang): [round(r.final_loss, 4) for r in comp.rows],
-         t(P + "col_steps_run", lang): [str(r.fit.steps_run) for r in comp.rows],  # a count: no decimals
-         t(P + "col_diverged", lang): [t(P + f"yes_{r.diverged}", lang) for r in comp.rows]},
+        {
+            t(P + "col_ambiguous_accuracy", lang): [round(100 * r.ambiguous_accuracy, 1) for r in comp.rows],
+            t(P + "col_test_accuracy", lang): [round(100 * r.test_accuracy, 1) for r in comp.rows],
+            t(P + "col_final_loss", lang): [round(r.final_loss, 4) for r in comp.rows],
+            t(P + "col_steps_run", lang): [str(r.fit.steps_run) for r in comp.rows],  # a count: no decimals
+            t(P + "col_diverged", lang): [t(P + f"yes_{r.diverged}", lang) for r in comp.rows],
+        },
         index=pd.Index([row_name(r, kind, lang) for r in comp.rows], name=t(P + f"{kind}_row", lang)),
-    )  # fmt: skip
+    )
 
 
 def scaling(comp: Comparison, lang: str) -> go.Figure:
@@ -262,19 +387,41 @@ def scaling(comp: Comparison, lang: str) -> go.Figure:
     data = []
     for row, colour in zip(comp.rows, ROW_COLOUR, strict=False):
         name, fit = row_name(row, "scaling", lang), row.fit
-        data.append(go.Scatter(x=np.arange(len(fit.losses)), y=np.asarray(fit.losses, dtype=np.float32), name=name,
-                               mode="lines", line=dict(color=colour, width=2), legendgroup=name,
-                               hovertemplate=f"{name} %{{x}}: %{{y:.4f}}<extra></extra>"))  # fmt: skip
-        data.append(go.Scatter(x=fit.eval_steps, y=100 * fit.ambiguous_accuracy_curve, name=name, xaxis="x2",
-                               yaxis="y2", mode="lines+markers", line=dict(color=colour, width=2), marker=dict(size=5),
-                               legendgroup=name, showlegend=False,
-                               hovertemplate=f"{name} %{{x}}: %{{y:.1f}}%<extra></extra>"))  # fmt: skip
+        data.append(
+            go.Scatter(
+                x=np.arange(len(fit.losses)),
+                y=np.asarray(fit.losses, dtype=np.float32),
+                name=name,
+                mode="lines",
+                line=dict(color=colour, width=2),
+                legendgroup=name,
+                hovertemplate=f"{name} %{{x}}: %{{y:.4f}}<extra></extra>",
+            )
+        )
+        data.append(
+            go.Scatter(
+                x=fit.eval_steps,
+                y=100 * fit.ambiguous_accuracy_curve,
+                name=name,
+                xaxis="x2",
+                yaxis="y2",
+                mode="lines+markers",
+                line=dict(color=colour, width=2),
+                marker=dict(size=5),
+                legendgroup=name,
+                showlegend=False,
+                hovertemplate=f"{name} %{{x}}: %{{y:.1f}}%<extra></extra>",
+            )
+        )
     layout = _two_panels(
-        t(P + "scaling_title", lang, lr=f"{comp.learning_rate:g}"), t(P + "curve_loss", lang),
-        t(P + "curve_ambiguous", lang), comp.steps, lang,
+        t(P + "scaling_title", lang, lr=f"{comp.learning_rate:g}"),
+        t(P + "curve_loss", lang),
+        t(P + "curve_ambiguous", lang),
+        comp.steps,
+        lang,
         yaxis=dict(type="log", dtick=1),  # a label at each power of ten only: 0.01, 0.1, 1
         yaxis2=dict(range=[0, 102], anchor="x2"),
-    )  # fmt: skip
+    )
     return go.Figure(data=data, layout=layout)
 
 
@@ -288,13 +435,16 @@ def scaling_table(comp: Comparison, lang: str) -> pd.DataFrame:
         entropy = attention_entropy(fit.attention_frames)  # [n_frames]
         first = first_step_at(fit.eval_steps, fit.ambiguous_accuracy_curve, 0.9)
         rows[row_name(row, "scaling", lang)] = {
-            **{t(P + "col_loss_at", lang, step=s): (round(fit.losses[s - 1], 4) if s <= len(fit.losses) else np.nan)
-               for s in SCALING_STEPS if s <= comp.steps},
+            **{
+                t(P + "col_loss_at", lang, step=s): (round(fit.losses[s - 1], 4) if s <= len(fit.losses) else np.nan)
+                for s in SCALING_STEPS
+                if s <= comp.steps
+            },
             t(P + "col_ambiguous_accuracy", lang): round(100 * row.ambiguous_accuracy, 1),
             t(P + "col_first_90", lang): np.nan if first is None else str(first),  # a step: no decimals
             t(P + "col_entropy_start", lang): round(entropy[0], 3),
             t(P + "col_entropy_end", lang): round(entropy[-1], 3),
-        }  # fmt: skip
+        }
     table = pd.DataFrame.from_dict(rows, orient="index")
     table.index.name = t(P + "scaling_row", lang)
     return table

@@ -13,8 +13,19 @@ BAD_NUMBERS = ["1e309", "-1e309", "1e-400", "9e999", "NaN", "-inf", "1.5", "9999
 def controls(at) -> dict:
     """Every keyed input on the page (sidebar included) by key, with its value."""
     out = {}
-    for kind in ("slider", "select_slider", "number_input", "text_input", "text_area", "selectbox", "radio",
-                 "toggle", "checkbox", "multiselect", "segmented_control"):  # fmt: skip
+    for kind in (
+        "slider",
+        "select_slider",
+        "number_input",
+        "text_input",
+        "text_area",
+        "selectbox",
+        "radio",
+        "toggle",
+        "checkbox",
+        "multiselect",
+        "segmented_control",
+    ):
         for widget in at.get(kind):
             if widget.key and not widget.key.startswith("$$"):
                 out[widget.key] = (kind, widget.value)
@@ -44,9 +55,9 @@ def test_a_number_no_control_can_hold_falls_back_everywhere(info, value):
 
 
 @pytest.mark.parametrize(
-    ("path", "key", "default"), [("pages/scaling.py", "sc_seed", 0), ("pages/quiz.py", "qz_seed", 1),
-                                 ("pages/heatmap.py", "hm_sw", 8)],
-)  # fmt: skip
+    ("path", "key", "default"),
+    [("pages/scaling.py", "sc_seed", 0), ("pages/quiz.py", "qz_seed", 1), ("pages/heatmap.py", "hm_sw", 8)],
+)
 def test_a_number_given_twice_in_the_link_falls_back_with_a_notice(path, key, default):
     """?sc_seed=5&sc_seed=7 showed the default without a word, ?qz_seed=2&qz_seed=3 took 3."""
     at = open_page(path, "en", **{key: ["5", "7"]})

@@ -88,19 +88,36 @@ def test_the_copy_link_never_carries_the_progress():
 
 @pytest.mark.parametrize(
     ("typed", "value"),
-    [("12", 12), (" 0.25 ", 0.25), ("１２", 12), ("1,000", 1000), ("1/4", 0.25), ("-3", -3), ("−3", -3),
-     ("2.5e3", 2500)],
-)  # fmt: skip
+    [
+        ("12", 12),
+        (" 0.25 ", 0.25),
+        ("１２", 12),
+        ("1,000", 1000),
+        ("1/4", 0.25),
+        ("-3", -3),
+        ("−3", -3),
+        ("2.5e3", 2500),
+    ],
+)
 def test_typed_numbers_are_read_leniently(typed, value):
     assert read_number(typed) == Reading(value)
 
 
 @pytest.mark.parametrize(
     ("typed", "hint"),
-    [("", "quiz.hint_empty"), ("abc", "quiz.hint_digits"), ("十二", "quiz.hint_digits"), ("🙂", "quiz.hint_digits"),
-     ("0,25", "quiz.hint_comma"), ("1e309", "quiz.hint_huge"), ("9" * 40, "quiz.hint_huge"),
-     ("nan", "quiz.hint_huge"), ("1/0", "quiz.hint_digits"), ("<b>1</b>", "quiz.hint_digits")],
-)  # fmt: skip
+    [
+        ("", "quiz.hint_empty"),
+        ("abc", "quiz.hint_digits"),
+        ("十二", "quiz.hint_digits"),
+        ("🙂", "quiz.hint_digits"),
+        ("0,25", "quiz.hint_comma"),
+        ("1e309", "quiz.hint_huge"),
+        ("9" * 40, "quiz.hint_huge"),
+        ("nan", "quiz.hint_huge"),
+        ("1/0", "quiz.hint_digits"),
+        ("<b>1</b>", "quiz.hint_digits"),
+    ],
+)
 def test_what_cannot_be_read_gets_a_hint_and_is_wrong(typed, hint):
     reading = read_number(typed)
     assert reading.value is None and reading.hint == hint
@@ -117,8 +134,9 @@ def test_a_tolerance_is_absolute_or_relative_whichever_is_larger():
     assert is_right(Reading(799.0), task) and not is_right(Reading(1.0), task)
 
 
-@pytest.mark.parametrize("question", [q for q in QUESTIONS if not q.make(np.random.default_rng(0)).options],
-                         ids=lambda q: q.id)  # fmt: skip
+@pytest.mark.parametrize(
+    "question", [q for q in QUESTIONS if not q.make(np.random.default_rng(0)).options], ids=lambda q: q.id
+)
 def test_a_typed_answer_far_from_the_right_one_is_wrong(question):
     """The answer as the explanation shows it is right; 5 % (or 0.05) away is wrong, in every attempt.
     (The sound question once took anything from 0 to twice the answer, the accuracy one +-10 %.)"""
@@ -139,8 +157,17 @@ def test_the_sound_question_takes_the_articles_100_vectors_a_second_and_the_exac
         assert not is_right(Reading(1.0), task) and not is_right(Reading(150.0 * seconds), task)
 
 
-@pytest.mark.parametrize(("value", "text"), [(0.25, "0.25"), (-0.44, "-0.44"), (0.49668, "0.4967"), (12.0, "12"),
-                                             (19_200_000.0, "19,200,000"), (6.283185, "6.2832")])  # fmt: skip
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [
+        (0.25, "0.25"),
+        (-0.44, "-0.44"),
+        (0.49668, "0.4967"),
+        (12.0, "12"),
+        (19_200_000.0, "19,200,000"),
+        (6.283185, "6.2832"),
+    ],
+)
 def test_an_answer_is_shown_without_trailing_zeros(value, text):
     assert shown(value) == text
 
@@ -262,8 +289,10 @@ def test_the_final_quiz_scores_and_a_new_attempt_draws_new_numbers():
     assert len(keys) == 2 * len(course.concept_pages())
     radio = next(w for w in at.radio if w.key.startswith("final_"))
     radio.set_value(radio.options[1]).run()
-    assert any(t("quiz.score", lang="en", right=0, total=len(keys), answered=1).split("(")[0][:10] in h.value
-               for h in at.subheader)  # fmt: skip
+    assert any(
+        t("quiz.score", lang="en", right=0, total=len(keys), answered=1).split("(")[0][:10] in h.value
+        for h in at.subheader
+    )
     at.button[0].click().run()  # a new attempt
     assert at.number_input(key="qz_seed").value == 4
     assert [m.value for m in at.markdown] != first
@@ -273,8 +302,10 @@ def test_the_final_quiz_ends_with_the_way_back():
     at = open_page("pages/quiz.py", "en")
     links = [p.label for p in at.get("page_link")]
     last = course.concept_pages()[-1]
-    assert links[-2:] == [t("course.previous", lang="en", page=t(f"{last.ns}.nav", lang="en")),
-                          t("course.to_start", lang="en")]  # fmt: skip
+    assert links[-2:] == [
+        t("course.previous", lang="en", page=t(f"{last.ns}.nav", lang="en")),
+        t("course.to_start", lang="en"),
+    ]
 
 
 def test_the_final_quiz_says_what_to_reread_as_soon_as_an_answer_is_wrong():
@@ -323,13 +354,25 @@ def test_items_keep_the_order_of_the_first_saved_codes_and_new_pages_come_after(
         "real_model": ("rm_check", "rm_num"),
     }
     old = (
-        "page:one_hot", "page:before_self_attention", "page:qkv", "page:heatmap", "page:multi_head",
-        "page:positional", "page:rnn_cnn", "page:scaling", "page:real_model", "page:quiz",
+        "page:one_hot",
+        "page:before_self_attention",
+        "page:qkv",
+        "page:heatmap",
+        "page:multi_head",
+        "page:positional",
+        "page:rnn_cnn",
+        "page:scaling",
+        "page:real_model",
+        "page:quiz",
         *(key for keys in checks_v1.values() for key in keys),
         *(f"quiz:{ns}:{i}" for ns in checks_v1 for i in range(1, course.QUIZ_SIZE + 1)),
-    )  # fmt: skip
+    )
     assert ITEMS[: len(old)] == old
-    assert ITEMS[len(old) :] == ("page:train", "tr_check_ceiling", "tr_check_order",
-                                 *(f"quiz:train:{i}" for i in range(1, 5)))  # fmt: skip
+    assert ITEMS[len(old) :] == (
+        "page:train",
+        "tr_check_ceiling",
+        "tr_check_order",
+        *(f"quiz:train:{i}" for i in range(1, 5)),
+    )
     code = progress.encode({"page:heatmap", "qkv_check", "quiz:real_model:4"}, old)  # saved before the train page
     assert progress.decode(code, ITEMS) == {"page:heatmap", "qkv_check", "quiz:real_model:4"}

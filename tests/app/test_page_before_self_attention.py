@@ -147,9 +147,18 @@ def test_the_reading_names_a_ceiling_only_where_c_has_no_room_for_the_sentence()
     says so, not that no read-out can pass "1.00". With d = 4 the ceiling 4 / (4 · 2) = 0.50 bites."""
     at = open_page(PAGE)
     curves = bottleneck_curves(24, 8, None, 2)
-    room = t("before_self_attention.bn_reading_room", lang="en", T=4, fixed=f"{curves.fixed[3]:.2f}",
-             per_step=f"{curves.per_step[3]:.2f}", aligned=f"{curves.aligned_weight[3]:.3f}", d=8, d_token=2,
-             total=8, room=4)  # fmt: skip
+    room = t(
+        "before_self_attention.bn_reading_room",
+        lang="en",
+        T=4,
+        fixed=f"{curves.fixed[3]:.2f}",
+        per_step=f"{curves.per_step[3]:.2f}",
+        aligned=f"{curves.aligned_weight[3]:.3f}",
+        d=8,
+        d_token=2,
+        total=8,
+        room=4,
+    )
     assert room.strip() in texts(at) and "1.00" not in room
     at.select_slider(key="ed_d").set_value(4).run()
     assert "can pass **0.50** there" in texts(at)
@@ -229,8 +238,10 @@ def test_bad_link_values_fall_back_with_a_notice(params, key, fallback):
 # --- lecture mode, check yourself ---------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("step", "shown"), [(1, {"ed_cross", "ed_self"}), (2, {"ed_bottleneck", "ed_positions"}),
-                                             (3, {"ed_shapes"}), (4, set())])  # fmt: skip
+@pytest.mark.parametrize(
+    ("step", "shown"),
+    [(1, {"ed_cross", "ed_self"}), (2, {"ed_bottleneck", "ed_positions"}), (3, {"ed_shapes"}), (4, set())],
+)
 def test_lecture_mode_shows_one_step_at_a_time(step, shown):
     at = open_page(PAGE, lecture="1", ed_step=str(step))
     assert not at.exception

@@ -18,10 +18,27 @@ from lab_ui.widgets import escape_markdown
 PAGE = "pages/multi_head.py"
 EXAMPLES = {e.id: e for e in load_examples()}
 SECTIONS = ("split", "maps", "join", "differ", "cost", "check")
-FIGURES_OF_STEP = {1: {"mh_split"}, 2: {"mh_maps", "mh_focus_map"}, 3: {"mh_concat"}, 4: {"mh_entropy", "mh_overlap"},
-                   5: set(), 6: set()}  # fmt: skip
-URL_KEYS = ("mh_src", "mh_text", "mh_d", "mh_h", "mh_seed", "mh_ex", "mh_mtext", "mh_layer", "mh_mat", "mh_focus",
-            "mh_step")  # fmt: skip
+FIGURES_OF_STEP = {
+    1: {"mh_split"},
+    2: {"mh_maps", "mh_focus_map"},
+    3: {"mh_concat"},
+    4: {"mh_entropy", "mh_overlap"},
+    5: set(),
+    6: set(),
+}
+URL_KEYS = (
+    "mh_src",
+    "mh_text",
+    "mh_d",
+    "mh_h",
+    "mh_seed",
+    "mh_ex",
+    "mh_mtext",
+    "mh_layer",
+    "mh_mat",
+    "mh_focus",
+    "mh_step",
+)
 BAD_NUMBERS = ("1e309", "-1e309", "1e-400", "9e999")
 needs_model = pytest.mark.skipif(
     not pretrained.minilm_available(), reason="the optional model package is not installed"
@@ -232,8 +249,9 @@ def test_n_heads_offers_only_divisors_of_d_model():
 def test_a_non_divisor_in_the_link_is_explained_and_the_rest_is_kept(lang):
     at = open_page(PAGE, lang=lang, mh_d="10", mh_h="4", mh_text="keep these words", mh_seed="7")
     assert not at.exception
-    expected = t("multi_head.heads_not_divisor", lang=lang, wanted=4, d_model=10, ratio="2.50", fallback=2,
-                 choices="1, 2, 5, 10")  # fmt: skip
+    expected = t(
+        "multi_head.heads_not_divisor", lang=lang, wanted=4, d_model=10, ratio="2.50", fallback=2, choices="1, 2, 5, 10"
+    )
     assert expected in messages(at)
     assert at.selectbox(key="mh_h").value == 2
     assert at.slider(key="mh_d").value == 10
@@ -245,18 +263,28 @@ def test_a_non_divisor_in_the_link_is_explained_and_the_rest_is_kept(lang):
 @pytest.mark.parametrize(
     ("d_model", "raw", "fallback", "expected"),
     [
-        ("64", "32", 16, lambda: t("multi_head.heads_too_many", wanted=32, d_model=64, max_heads=16, fallback=16,
-                                   choices="1, 2, 4, 8, 16")),
+        (
+            "64",
+            "32",
+            16,
+            lambda: t(
+                "multi_head.heads_too_many", wanted=32, d_model=64, max_heads=16, fallback=16, choices="1, 2, 4, 8, 16"
+            ),
+        ),
         ("8", "abc", 2, lambda: t("multi_head.heads_not_number", value="abc", fallback=2, choices="1, 2, 4, 8")),
         ("8", "2.5", 2, lambda: t("multi_head.heads_not_number", value=r"2\.5", fallback=2, choices="1, 2, 4, 8")),
         ("8", "0", 2, lambda: t("multi_head.heads_too_few", value="0", fallback=2, choices="1, 2, 4, 8")),
         ("8", "-1", 2, lambda: t("multi_head.heads_too_few", value=r"\-1", fallback=2, choices="1, 2, 4, 8")),
-        ("8", "**[x](y)**", 2,
-         lambda: t("multi_head.heads_not_number", value=r"\*\*\[x\]\(y\)\*\*", fallback=2, choices="1, 2, 4, 8")),
+        (
+            "8",
+            "**[x](y)**",
+            2,
+            lambda: t("multi_head.heads_not_number", value=r"\*\*\[x\]\(y\)\*\*", fallback=2, choices="1, 2, 4, 8"),
+        ),
         ("8", "1e309", 2, lambda: t("multi_head.heads_not_number", value="1e309", fallback=2, choices="1, 2, 4, 8")),
     ],
     ids=["divides but too many", "not a number", "not whole", "zero", "negative", "markdown stays text", "infinity"],
-)  # fmt: skip
+)
 def test_other_impossible_head_counts_in_the_link(d_model, raw, fallback, expected):
     at = open_page(PAGE, mh_d=d_model, mh_h=raw)
     assert not at.exception
@@ -491,10 +519,18 @@ def test_check_yourself_uses_the_models_sizes():
 
 @pytest.mark.parametrize(
     "text",
-    ["", "   ", "word " * 1000, "😀 👩‍💻 🎉", "我在河边看见了一只猫", "مرحبا بالعالم", "a\u200bb\u200c\u200dc",
-     "<b>bold</b> <script>x</script>"],
+    [
+        "",
+        "   ",
+        "word " * 1000,
+        "😀 👩‍💻 🎉",
+        "我在河边看见了一只猫",
+        "مرحبا بالعالم",
+        "a\u200bb\u200c\u200dc",
+        "<b>bold</b> <script>x</script>",
+    ],
     ids=["empty", "blank", "5000 chars", "emoji", "chinese", "rtl", "zero-width", "html"],
-)  # fmt: skip
+)
 def test_bad_sentences_never_break_the_page(text):
     at = open_page(PAGE, mh_text=text)
     assert not at.exception
@@ -508,10 +544,18 @@ def test_bad_sentences_never_break_the_page(text):
 
 @pytest.mark.parametrize(
     "params",
-    [{"mh_d": "abc"}, {"mh_d": "100000"}, {"mh_seed": "-4"}, {"mh_src": "zzz"}, {"mh_step": "99"},
-     {"mh_src": "model", "mh_layer": "99"}, {"mh_src": "model", "mh_ex": "nope"}, {"mh_src": "random", "mh_mat": "W"},
-     {"mh_focus": "13"}],
-)  # fmt: skip
+    [
+        {"mh_d": "abc"},
+        {"mh_d": "100000"},
+        {"mh_seed": "-4"},
+        {"mh_src": "zzz"},
+        {"mh_step": "99"},
+        {"mh_src": "model", "mh_layer": "99"},
+        {"mh_src": "model", "mh_ex": "nope"},
+        {"mh_src": "random", "mh_mat": "W"},
+        {"mh_focus": "13"},
+    ],
+)
 def test_bad_link_values_fall_back_with_a_notice(params, shipped_only):
     at = open_page(PAGE, **params)
     assert not at.exception
@@ -525,9 +569,11 @@ def test_a_number_no_control_can_hold_falls_back_with_a_notice_and_keeps_the_res
     """Every URL key of the page, with a number too large, too small or not finite: a notice, never
     an error, and every other value of the link kept."""
     random_keys = {"mh_text", "mh_d", "mh_h", "mh_seed", "mh_mat"}
-    rest = {"mh_src": "random", "mh_text": "keep these words", "mh_d": "12", "mh_h": "2", "mh_seed": "5",
-            "mh_mat": "K"} if key in random_keys else {"mh_src": "model", "mh_ex": "keys_cabinet", "mh_layer": "3",
-                                                       "mh_focus": "5", "mh_step": "2"}  # fmt: skip
+    rest = (
+        {"mh_src": "random", "mh_text": "keep these words", "mh_d": "12", "mh_h": "2", "mh_seed": "5", "mh_mat": "K"}
+        if key in random_keys
+        else {"mh_src": "model", "mh_ex": "keys_cabinet", "mh_layer": "3", "mh_focus": "5", "mh_step": "2"}
+    )
     at = open_page(PAGE, **{**rest, key: value})
     assert not at.exception, [e.value for e in at.exception]
     if key in ("mh_text", "mh_mtext"):

@@ -65,8 +65,15 @@ def test_page_runs_in_both_languages_with_every_figure_described(lang):
     at = open_page(PAGE, lang)
     assert not at.exception
     assert at.title[0].value == t("one_hot.title", lang=lang)
-    assert set(figures(at)) == {"one_hot_vectors", "one_hot_sim_onehot", "one_hot_sim_learned", "one_hot_map",
-                                "one_hot_groups", "one_hot_sizes", "one_hot_sentence"}  # fmt: skip
+    assert set(figures(at)) == {
+        "one_hot_vectors",
+        "one_hot_sim_onehot",
+        "one_hot_sim_learned",
+        "one_hot_map",
+        "one_hot_groups",
+        "one_hot_sizes",
+        "one_hot_sentence",
+    }
     assert [h.value for h in at.subheader][:5] == [
         f"{i} · {t(f'one_hot.section_{name}', lang=lang)}"
         for i, name in enumerate(("vectors", "similarity", "map", "sizes", "sequences"), start=1)
@@ -149,8 +156,16 @@ def test_the_map_section_shows_the_cosines_that_support_the_claim():
     gmap = group_map(("animals", "fruit_plants", "motion_verbs"))  # the default words' groups
     assert metric(at, "metric_within") == f"{gmap.within:.3f}" and metric(at, "metric_between") == f"{gmap.between:.3f}"
     assert gmap.within > gmap.between + 0.1
-    reading = t("one_hot.map_reading", lang="en", d=384, groups=3, within=gmap.within, between=gmap.between,
-                kept=100 * gmap.kept, centres=100 * gmap.centre_share)  # fmt: skip
+    reading = t(
+        "one_hot.map_reading",
+        lang="en",
+        d=384,
+        groups=3,
+        within=gmap.within,
+        between=gmap.between,
+        kept=100 * gmap.kept,
+        centres=100 * gmap.centre_share,
+    )
     assert reading in texts(at) and f"**{100 * gmap.kept:.1f}%**" in reading
     np.testing.assert_allclose(z_of(at, "one_hot_groups"), gmap.block_cosine, atol=1e-6)
     layout = figures(at)["one_hot_map"]["layout"]
@@ -162,8 +177,9 @@ def test_the_map_section_shows_the_cosines_that_support_the_claim():
     groups = traces[:-1]
     assert [g["name"] for g in groups] == [safe_label(t(f"one_hot.group_{g}", lang="en"), 24) for g in gmap.group_ids]
     assert sum(len(g["x"]) for g in groups) == 60
-    np.testing.assert_allclose([traces[-1]["x"][0], traces[-1]["y"][0]], gmap.coords[gmap.position(voc.index("cat"))],
-                               atol=1e-5)  # fmt: skip
+    np.testing.assert_allclose(
+        [traces[-1]["x"][0], traces[-1]["y"][0]], gmap.coords[gmap.position(voc.index("cat"))], atol=1e-5
+    )
     assert len({(g["marker"]["color"], g["marker"]["symbol"]) for g in groups}) == len(groups)  # all distinct
     # on the plane of the three centres, cat and dog sit with the animals, apple with the fruit
     cat, dog, apple = (gmap.coords[gmap.position(voc.index(w))] for w in ("cat", "dog", "apple"))
@@ -175,8 +191,9 @@ def test_all_groups_keep_less_of_the_variance_and_the_page_says_so():
     at = open_page(PAGE, "en")
     at.segmented_control(key="oh_map").set_value("all").run()
     traces = figures(at)["one_hot_map"]["data"]
-    assert [g["name"] for g in traces[:-1]] == [safe_label(t(f"one_hot.group_{g}", lang="en"), 24)
-                                                for g in voc.group_ids]  # fmt: skip
+    assert [g["name"] for g in traces[:-1]] == [
+        safe_label(t(f"one_hot.group_{g}", lang="en"), 24) for g in voc.group_ids
+    ]
     everything, picked = group_map(voc.group_ids), group_map(("animals", "fruit_plants", "motion_verbs"))
     assert everything.kept < picked.kept and everything.centre_share < 1
     assert f"**{100 * everything.kept:.1f}%**" in texts(at)
@@ -192,15 +209,24 @@ def test_words_of_one_group_say_there_is_nothing_to_compare():
     at = open_page(PAGE, "en", oh_words=["cat", "dog", "tiger"])
     assert not at.exception
     assert metric(at, "metric_between") == "—"
-    assert t("one_hot.map_reading_one", lang="en", within=group_map(("animals",)).within, d=384,
-             kept=100 * group_map(("animals",)).kept) in texts(at)  # fmt: skip
+    assert t(
+        "one_hot.map_reading_one",
+        lang="en",
+        within=group_map(("animals",)).within,
+        d=384,
+        kept=100 * group_map(("animals",)).kept,
+    ) in texts(at)
 
 
 @pytest.mark.parametrize(
     ("V", "d", "T", "memory"),
-    [(30_522, 384, 6, ("732.5 kB", "9.2 kB", "46.9 MB")), (1_000_000, 4096, 2048, ("8.2 GB", "33.6 MB", "16.4 GB")),
-     (10, 2, 1, ("40 B", "8 B", "80 B")), (200, 384, 3, ("2.4 kB", "4.6 kB", "307.2 kB"))],
-)  # fmt: skip
+    [
+        (30_522, 384, 6, ("732.5 kB", "9.2 kB", "46.9 MB")),
+        (1_000_000, 4096, 2048, ("8.2 GB", "33.6 MB", "16.4 GB")),
+        (10, 2, 1, ("40 B", "8 B", "80 B")),
+        (200, 384, 3, ("2.4 kB", "4.6 kB", "307.2 kB")),
+    ],
+)
 def test_sizes_follow_the_sliders(V, d, T, memory):
     at = open_page(PAGE, "en")
     at.select_slider(key="oh_V").set_value(V)
@@ -218,8 +244,9 @@ def test_sizes_follow_the_sliders(V, d, T, memory):
     one_hot_mem, embedding_mem, table_mem = memory  # float32: 4 bytes a number, worked out by hand
     line = t("one_hot.size_memory", lang="en", T=T, one_hot=one_hot_mem, embedding=embedding_mem, table=table_mem)
     assert line in texts(at)
-    table = next(df.value for df in open_table(at, "oh_x_sizes").dataframe
-                 if t("one_hot.onehot", lang="en") in df.value.columns)  # fmt: skip
+    table = next(
+        df.value for df in open_table(at, "oh_x_sizes").dataframe if t("one_hot.onehot", lang="en") in df.value.columns
+    )
     assert list(table[t("one_hot.embedding", lang="en")])[4] == f"{V * d:,}"
     assert list(table[t("one_hot.onehot", lang="en")])[1] == f"{T * V:,}"
     # and the same view opens from a link
@@ -331,8 +358,13 @@ def test_chinese_mode_shows_glosses_and_translated_groups():
     assert rows_of(at, "one_hot_sim_learned") == ["tiger 老虎", "cat 猫"]
 
 
-STEPS = {1: {"one_hot_vectors"}, 2: {"one_hot_sim_onehot", "one_hot_sim_learned"}, 3: {"one_hot_map", "one_hot_groups"},
-         4: {"one_hot_sizes"}, 5: {"one_hot_sentence"}}  # fmt: skip
+STEPS = {
+    1: {"one_hot_vectors"},
+    2: {"one_hot_sim_onehot", "one_hot_sim_learned"},
+    3: {"one_hot_map", "one_hot_groups"},
+    4: {"one_hot_sizes"},
+    5: {"one_hot_sentence"},
+}
 
 
 @pytest.mark.parametrize("step", STEPS)
@@ -344,8 +376,9 @@ def test_lecture_steps_show_one_section_each_with_its_figures_sized_for_the_firs
     for spec in shown.values():
         assert spec["layout"]["height"] <= LECTURE_PX <= LECTURE_FIGURE_MAX_PX  # whole under the lecture frame
         assert spec["layout"]["font"]["size"] >= 20
-    assert t(f"one_hot.section_{('vectors', 'similarity', 'map', 'sizes', 'sequences')[step - 1]}", lang="en") in \
-        " ".join(m.value for m in at.markdown)  # fmt: skip
+    assert t(
+        f"one_hot.section_{('vectors', 'similarity', 'map', 'sizes', 'sequences')[step - 1]}", lang="en"
+    ) in " ".join(m.value for m in at.markdown)
     assert t("common.section_text", lang="en") in [e.label for e in at.expander]  # the words fold away
 
 
@@ -374,14 +407,34 @@ def test_tables_download_with_named_indexes():
 
 @pytest.mark.parametrize(
     ("key", "value"),
-    [("oh_words", "xylophone"), ("oh_words", "<b>cat</b>"), ("oh_words", "😀"), ("oh_words", "猫"),
-     ("oh_words", "cat\u200b"), ("oh_words", "a" * 5000), ("oh_words", "  "),
-     ("oh_V", "abc"), ("oh_V", "12345"), ("oh_d", "-1"), ("oh_T", "99999"), ("oh_T", "nan"),
-     ("oh_ms", "-5"), ("oh_ms", "1e9"), ("oh_seq", "video"), ("oh_map", "‮all"), ("oh_mol", "uranium"),
-     ("oh_step", "0"), ("oh_step", "6"), ("oh_step", "two"),
-     *((key, number) for key in ("oh_V", "oh_d", "oh_T", "oh_ms", "oh_step", "oh_words", "oh_map", "oh_seq", "oh_mol")
-       for number in ("1e309", "-1e309", "1e-400", "9e999"))],
-)  # fmt: skip
+    [
+        ("oh_words", "xylophone"),
+        ("oh_words", "<b>cat</b>"),
+        ("oh_words", "😀"),
+        ("oh_words", "猫"),
+        ("oh_words", "cat\u200b"),
+        ("oh_words", "a" * 5000),
+        ("oh_words", "  "),
+        ("oh_V", "abc"),
+        ("oh_V", "12345"),
+        ("oh_d", "-1"),
+        ("oh_T", "99999"),
+        ("oh_T", "nan"),
+        ("oh_ms", "-5"),
+        ("oh_ms", "1e9"),
+        ("oh_seq", "video"),
+        ("oh_map", "‮all"),
+        ("oh_mol", "uranium"),
+        ("oh_step", "0"),
+        ("oh_step", "6"),
+        ("oh_step", "two"),
+        *(
+            (key, number)
+            for key in ("oh_V", "oh_d", "oh_T", "oh_ms", "oh_step", "oh_words", "oh_map", "oh_seq", "oh_mol")
+            for number in ("1e309", "-1e309", "1e-400", "9e999")
+        ),
+    ],
+)
 def test_a_bad_link_value_falls_back_with_a_notice(key, value):
     example = {"oh_ms": "sound", "oh_mol": "molecule"}.get(key, "sentence")
     lecture = {"lecture": "1"} if key == "oh_step" else {}

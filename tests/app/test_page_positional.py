@@ -22,8 +22,20 @@ FIGURES = {
     5: set(),
 }
 ALL_FIGURES = set().union(*FIGURES.values())
-URL_KEYS = ("pe_n", "pe_d", "pe_base", "pe_text", "pe_order", "pe_i", "pe_j", "pe_seed", "pe_dims", "pe_k", "pe_pair",
-            "pe_step")  # fmt: skip
+URL_KEYS = (
+    "pe_n",
+    "pe_d",
+    "pe_base",
+    "pe_text",
+    "pe_order",
+    "pe_i",
+    "pe_j",
+    "pe_seed",
+    "pe_dims",
+    "pe_k",
+    "pe_pair",
+    "pe_step",
+)
 
 
 def metric(at, key: str) -> float:
@@ -230,8 +242,13 @@ def test_page_level_controls_show_only_where_they_act():
         at = open_page(PAGE, "en", lecture="1", pe_step=str(step))
         settings = popovers(at.main).get(t("common.controls", lang="en"))
         shown[step] = set() if settings is None else {w.key for w in (*settings.slider, *settings.select_slider)}
-    assert shown == {1: {"pe_d", "pe_base"}, 2: {"pe_d", "pe_n", "pe_base"}, 3: {"pe_d", "pe_n", "pe_base"},
-                     4: {"pe_n", "pe_base"}, 5: set()}  # fmt: skip
+    assert shown == {
+        1: {"pe_d", "pe_base"},
+        2: {"pe_d", "pe_n", "pe_base"},
+        3: {"pe_d", "pe_n", "pe_base"},
+        4: {"pe_n", "pe_base"},
+        5: set(),
+    }
     at = open_page(PAGE, "en")
     assert t("positional.settings_note", lang="en") in texts(at)
 

@@ -94,16 +94,25 @@ def test_headings_and_navigation_are_plain_words(lang):
 def test_every_matrix_is_printed_with_its_shape():
     at = open_unlocked()
     latex = texts(at)
-    for shape in (r"I\ [4 \times 3]", r"W_q\ [3 \times 2]", r"W_v\ [3 \times 2]", r"Q = I\,W_q\ [4 \times 2]",
-                  r"K = I\,W_k\ [4 \times 2]", r"A\ [4 \times 4]", r"O\ [4 \times 2]"):  # fmt: skip
+    for shape in (
+        r"I\ [4 \times 3]",
+        r"W_q\ [3 \times 2]",
+        r"W_v\ [3 \times 2]",
+        r"Q = I\,W_q\ [4 \times 2]",
+        r"K = I\,W_k\ [4 \times 2]",
+        r"A\ [4 \times 4]",
+        r"O\ [4 \times 2]",
+    ):
         assert shape in latex, shape
 
 
 def test_formula_beside_the_few_lines_of_code_that_compute_it():
     at = open_page(PAGE)
     code = [c.value for c in at.code]
-    assert [c.split("(")[0] for c in code] == [f"def {name}" for name in (
-        "project", "dot_scores", "scaled_softmax", "weighted_sum", "matrix_form", "additive_scores")]  # fmt: skip
+    assert [c.split("(")[0] for c in code] == [
+        f"def {name}"
+        for name in ("project", "dot_scores", "scaled_softmax", "weighted_sum", "matrix_form", "additive_scores")
+    ]
     assert max(len(c.splitlines()) for c in code) <= 8  # the formula's lines, not a page of argument checks
 
 
@@ -206,8 +215,7 @@ def test_typed_weights_need_small_sizes():
     assert not [d for d in at.dataframe if "qkv_wq_ed" in d.proto.id]
 
 
-NUMBER_KEYS = ("qkv_dm", "qkv_dk", "qkv_seed", "qkv_q", "qkv_step", "qkv_wq", "qkv_wk", "qkv_wv", "qkv_tables",
-               "qkv_w")  # fmt: skip
+NUMBER_KEYS = ("qkv_dm", "qkv_dk", "qkv_seed", "qkv_q", "qkv_step", "qkv_wq", "qkv_wk", "qkv_wv", "qkv_tables", "qkv_w")
 NO_NUMBER = ("1e309", "-1e309", "1e-400", "9e999")  # infinity, minus infinity, a zero, infinity again
 
 
@@ -286,8 +294,11 @@ def test_each_lecture_step_starts_with_its_matrices_and_folds_its_words(step, ma
     below them, so that a projector's first screen holds the block whole."""
     at = open_page(PAGE, lecture="1", qkv_step=str(step))
     assert not at.exception
-    first = next(e for e in at.main if e.type in ("latex", "markdown", "expandable") and "Step" not in str(
-        getattr(e, "value", "")))  # fmt: skip
+    first = next(
+        e
+        for e in at.main
+        if e.type in ("latex", "markdown", "expandable") and "Step" not in str(getattr(e, "value", ""))
+    )
     assert first.type != "expandable"  # not the folded words
     assert at.expander and at.expander[0].label == t("common.section_text")
 
@@ -330,8 +341,16 @@ def test_every_size_runs(d_model, d_k):
     assert weight.sum() == pytest.approx(1.0, abs=1e-6)
 
 
-AWKWARD = ["", "   ", "word " * 1000, "😀 👍🏽 🎉", "我看见一把锯", "مرحبا بالعالم", "a\u200bb\u200c\u200fc",
-           "<b>bold</b> <script>x</script>"]  # fmt: skip
+AWKWARD = [
+    "",
+    "   ",
+    "word " * 1000,
+    "😀 👍🏽 🎉",
+    "我看见一把锯",
+    "مرحبا بالعالم",
+    "a\u200bb\u200c\u200fc",
+    "<b>bold</b> <script>x</script>",
+]
 
 
 @pytest.mark.parametrize("text", AWKWARD)
@@ -411,8 +430,9 @@ def test_show_the_answer_unlocks_and_stays_out_of_the_link():
     assert "qkv_check_show" not in at.query_params and "qkv_check" not in at.query_params
 
 
-@pytest.mark.parametrize("params", [{"qkv_check": "2.4478"}, {"qkv_check_show": "true"},
-                                    {"qkv_check": "2.4478", "qkv_check_show": "true"}])  # fmt: skip
+@pytest.mark.parametrize(
+    "params", [{"qkv_check": "2.4478"}, {"qkv_check_show": "true"}, {"qkv_check": "2.4478", "qkv_check_show": "true"}]
+)
 def test_a_link_never_unlocks_the_hidden_numbers(params):
     """Issue 11: the check's answer once rode in the link (qkv_check=2.46), so a shared link showed
     the next student every hidden number. Such a link now unlocks nothing, and loses those values."""

@@ -125,8 +125,9 @@ def test_lecture_step_4_shows_the_heads_found_before_the_formula_and_code(lang):
     at = open_page(PAGE, lang=lang, lecture="1", rm_step="4")
     shares = pattern_shares(ANIMAL.attentions, ANIMAL.tokens)
     layer, head = strongest(shares[..., 0])
-    found = t("real_model.found_previous", lang=lang, layer=layer + 1, head=head + 1,
-              share=f"{shares[layer, head, 0]:.2f}")  # fmt: skip
+    found = t(
+        "real_model.found_previous", lang=lang, layer=layer + 1, head=head + 1, share=f"{shares[layer, head, 0]:.2f}"
+    )
     first_found = place(at, lambda e: e.type == "markdown" and e.value == found)
     assert first_found < place(at, lambda e: e.type == "code") and first_found < place(at, lambda e: e.type == "latex")
     assert first_found < place(at, lambda e: e.type == "expander")  # the folded words last, as on other steps
@@ -353,8 +354,13 @@ def test_check_yourself_answers_are_computed():
     assert best == ask - 1  # the previous-token head does its job here
     at.radio(key="rm_check").set_value(str(ask + 1)).run()
     assert t("common.not_quite_choice", typed=escape_markdown(f"{ask + 2} · {e.tokens[ask + 1]}")) in texts(at)
-    explanation = t("real_model.check_expl", best=escape_markdown(f"{best + 1} · {e.tokens[best]}"),
-                    weight=f"{e.attentions[layer, head, ask, best]:.3f}", layer=layer + 1, head=head + 1)  # fmt: skip
+    explanation = t(
+        "real_model.check_expl",
+        best=escape_markdown(f"{best + 1} · {e.tokens[best]}"),
+        weight=f"{e.attentions[layer, head, ask, best]:.3f}",
+        layer=layer + 1,
+        head=head + 1,
+    )
     assert explanation not in texts(at)  # a wrong pick keeps the answer behind "Show the answer"
     at.toggle(key="rm_check_show").set_value(True).run()
     assert explanation in texts(at)

@@ -236,8 +236,10 @@ def test_bad_link_values_fall_back_with_a_notice(params, key, fallback):
         assert visibility_z(at).shape == (5, 5, 5)  # the rest of the link still counts
 
 
-@pytest.mark.parametrize(("step", "shown"), [(1, {"rc_see"}), (2, {"rc_long"}), (3, {"rc_parallel"}),
-                                             (4, {"rc_cost"}), (5, {"rc_picture"}), (6, set())])  # fmt: skip
+@pytest.mark.parametrize(
+    ("step", "shown"),
+    [(1, {"rc_see"}), (2, {"rc_long"}), (3, {"rc_parallel"}), (4, {"rc_cost"}), (5, {"rc_picture"}), (6, set())],
+)
 def test_lecture_mode_shows_one_step_at_a_time(step, shown):
     at = open_page(PAGE, lecture="1", rc_step=str(step))
     assert not at.exception
@@ -264,8 +266,14 @@ def test_check_yourself():
 
 
 def test_every_figure_has_its_numbers_one_click_away():
-    at = open_numbers(open_page(PAGE), "rc_see_numbers", "rc_long_numbers", "rc_parallel_numbers",
-                      "rc_cost_numbers", "rc_picture_numbers")  # fmt: skip
+    at = open_numbers(
+        open_page(PAGE),
+        "rc_see_numbers",
+        "rc_long_numbers",
+        "rc_parallel_numbers",
+        "rc_cost_numbers",
+        "rc_picture_numbers",
+    )
     assert not at.exception
     assert len(at.dataframe) == 6  # five figures' tables and Table 1
     assert len([b for b in at.get("download_button")]) == 6

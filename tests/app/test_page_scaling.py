@@ -51,8 +51,10 @@ def test_page_runs_in_both_languages_with_its_figures(lang):
     assert set(figures(at)) == {"scaling_hist", "scaling_variance", "scaling_play", "scaling_curves", "scaling_slopes"}
     assert all(alt.strip() for alt in figure_alts(at))
     numbered = [h.value for h in at.subheader if h.value[:1].isdigit()]  # not the quiz at the end
-    assert numbered == [f"{i} · {t(f'scaling.section_{name}', lang=lang)}" for i, name in
-                                               enumerate(("spread", "softmax", "derivation"), start=1)]  # fmt: skip
+    assert numbered == [
+        f"{i} · {t(f'scaling.section_{name}', lang=lang)}"
+        for i, name in enumerate(("spread", "softmax", "derivation"), start=1)
+    ]
     # Issue 11 #11: the title and the headings are words, no raw "√d_k" (they are also plain text in
     # the home page's lecture plan, where no formula renders)
     assert not any("_" in h for h in (at.title[0].value, *numbered))
@@ -157,11 +159,23 @@ def test_link_reproduces_the_view_and_the_seed_decides_the_numbers():
 
 @pytest.mark.parametrize(
     ("key", "value"),
-    [("sc_d", "100"), ("sc_d", "abc"), ("sc_d", "-64"), ("sc_T", "999"), ("sc_T", "1.5"), ("sc_T", "两"),
-     ("sc_n", "7"), ("sc_seed", "-1"), ("sc_seed", "<b>x</b>"),
-     *((key, number) for key in ("sc_d", "sc_T", "sc_n", "sc_seed")
-       for number in ("1e309", "-1e309", "1e-400", "9e999"))],
-)  # fmt: skip
+    [
+        ("sc_d", "100"),
+        ("sc_d", "abc"),
+        ("sc_d", "-64"),
+        ("sc_T", "999"),
+        ("sc_T", "1.5"),
+        ("sc_T", "两"),
+        ("sc_n", "7"),
+        ("sc_seed", "-1"),
+        ("sc_seed", "<b>x</b>"),
+        *(
+            (key, number)
+            for key in ("sc_d", "sc_T", "sc_n", "sc_seed")
+            for number in ("1e309", "-1e309", "1e-400", "9e999")
+        ),
+    ],
+)
 def test_bad_link_values_fall_back_with_a_notice_and_keep_the_rest(key, value):
     good = {"sc_d": "1024", "sc_T": "16"}
     good.pop(key, None)
@@ -224,8 +238,9 @@ def test_the_slopes_figure_says_which_slope_is_which_and_the_text_reads_the_numb
     at = open_page(PAGE, "en", sc_d="1024")
     spec = figures(at)["scaling_slopes"]
     titles = [a["text"] for a in spec["layout"]["annotations"]]
-    assert titles == [f"<b>{t(k, lang='en').replace(chr(10), '<br>')}</b>" for k in ("scaling.slope_scaled",
-                                                                                     "scaling.slope_raw")]  # fmt: skip
+    assert titles == [
+        f"<b>{t(k, lang='en').replace(chr(10), '<br>')}</b>" for k in ("scaling.slope_scaled", "scaling.slope_raw")
+    ]
     assert "raw" in titles[1] and "q·k" in titles[1] and "c·s" in titles[0]
     sat = saturation_sweep(D_VALUES, score_rows(0), 8)
     j = D_VALUES.index(1024)
@@ -305,8 +320,11 @@ def test_the_softmax_section_sends_its_phone_css_and_keys_what_it_styles(lang):
     assert figures_module.phone_key_ticks_css(figures_module.PLAY_KEY, 8) in styles  # T = 8 by default
     code = next(c for c in at.code if "self.embed_dim // self.num_heads" in c.value)
     assert code.value == t("scaling.mistake_code", lang=lang) and code.proto.wrap_lines
-    (link,) = [ids for ids, p in zip(enclosing_ids(at, "page_link"), at.get("page_link"), strict=True)
-               if p.proto.label == t("scaling.train_link", lang=lang)]  # fmt: skip
+    (link,) = [
+        ids
+        for ids, p in zip(enclosing_ids(at, "page_link"), at.get("page_link"), strict=True)
+        if p.proto.label == t("scaling.train_link", lang=lang)
+    ]
     assert link[-1].endswith(f"-{figures_module.TRAIN_LINK_KEY}")
     code_ids = [ids for ids, c in zip(enclosing_ids(at, "code"), at.code, strict=True) if c.value == code.value]
     assert any(i.endswith(f"-{figures_module.MISTAKE_KEY}") for i in code_ids[0])

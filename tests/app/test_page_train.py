@@ -64,8 +64,9 @@ def test_opens_in_both_languages_with_the_articles_example_trained(lang):
     expected = fit(Config(), saw_task(), 300, 0.01, 0)
     lines = curves(at)
     np.testing.assert_allclose(lines[t("train.curve_loss", lang=lang)][1], expected.losses, rtol=1e-6)
-    np.testing.assert_allclose(lines[t("train.curve_ambiguous", lang=lang)][1],
-                               100 * expected.ambiguous_accuracy_curve, rtol=1e-6)  # fmt: skip
+    np.testing.assert_allclose(
+        lines[t("train.curve_ambiguous", lang=lang)][1], 100 * expected.ambiguous_accuracy_curve, rtol=1e-6
+    )
     assert f"{100 * expected.ambiguous_accuracy:.1f}%" in texts(at)
 
 
@@ -87,8 +88,9 @@ def test_train_draws_the_curves_of_these_settings_and_a_new_setting_asks_first(f
     numbers = table(at.run(), t("train.curve_ambiguous", lang="en"))
     assert numbers.index.name == t("train.step", lang="en")
     # one decimal, as the figure's hover and the text show them (and the CSV holds the same)
-    np.testing.assert_array_equal(numbers[t("train.curve_ambiguous", lang="en")],
-                                  np.round(100 * expected.ambiguous_accuracy_curve, 1))  # fmt: skip
+    np.testing.assert_array_equal(
+        numbers[t("train.curve_ambiguous", lang="en")], np.round(100 * expected.ambiguous_accuracy_curve, 1)
+    )
 
 
 def test_a_finished_run_is_shared_and_not_trained_again(fits):
@@ -169,8 +171,14 @@ def test_a_diverging_run_is_explained_and_shows_no_nan(lang):
     assert expected.diverged
     offered = [float(o) for o in at.select_slider(key="tr_lr").options]
     smaller = max(r for r in offered if r <= 1000 / 10)  # a rate the slider has (100 is not one)
-    message = t(f"train.diverged_{expected.divergence}", lang=lang, at=expected.diverged_at, lr="1000",
-                shown=expected.steps_run, smaller=f"{smaller:g}")  # fmt: skip
+    message = t(
+        f"train.diverged_{expected.divergence}",
+        lang=lang,
+        at=expected.diverged_at,
+        lr="1000",
+        shown=expected.steps_run,
+        smaller=f"{smaller:g}",
+    )
     assert message in [e.value for e in at.error]
     for trace in figures(at)["tr_curves"]["data"]:
         assert np.all(np.isfinite(plotly_array(trace["y"])))
@@ -195,8 +203,9 @@ def test_the_rate_a_diverged_run_suggests_is_one_the_slider_offers(lr):
 
 def test_a_typed_sentence_is_tagged_like_the_core_does():
     at = open_page(PAGE, tr_text="I saw a saw .")
-    expected = core.predict(fit(Config(), saw_task(), 300, 0.01, 0).params, Config(), saw_task(),
-                            ["I", "saw", "a", "saw", "."])  # fmt: skip
+    expected = core.predict(
+        fit(Config(), saw_task(), 300, 0.01, 0).params, Config(), saw_task(), ["I", "saw", "a", "saw", "."]
+    )
     tags = table(at, t("train.tag", lang="en"))
     assert list(tags[t("train.tag", lang="en")]) == list(expected.tags) == ["PRON", "VERB", "DET", "NOUN", "PUNCT"]
     np.testing.assert_allclose(tags[t("train.confidence", lang="en")], 100 * expected.confidence)
@@ -267,8 +276,9 @@ def test_the_three_comparisons_run_on_their_buttons_and_match_the_core():
     models = compare_models(task, 20, 0.01, 0, Config())
     got = table(at, t("train.col_ambiguous_accuracy", lang="en"))
     assert got.index.name == t("train.models_row", lang="en")
-    np.testing.assert_array_equal(got[t("train.col_ambiguous_accuracy", lang="en")],
-                                  [round(100 * r.ambiguous_accuracy, 1) for r in models.rows])  # fmt: skip
+    np.testing.assert_array_equal(
+        got[t("train.col_ambiguous_accuracy", lang="en")], [round(100 * r.ambiguous_accuracy, 1) for r in models.rows]
+    )
     bars = figures(at)["tr_compare_figure"]
     ceiling = bars["data"][-1]  # the per-word ceiling, computed from the test set, a dashed line in the legend
     limit = 100 * word_ceiling(task)
@@ -276,8 +286,10 @@ def test_the_three_comparisons_run_on_their_buttons_and_match_the_core():
     assert ceiling["name"] == t("train.ceiling_models", lang="en", p=f"{limit:.0f}")
     positions = compare_positions(order_task(), 20, 0.01, 0, Config())
     order = next(d.value for d in at.dataframe if d.value.index.name == t("train.positions_row", lang="en"))
-    np.testing.assert_array_equal(order[t("train.col_ambiguous_accuracy", lang="en")],
-                                  [round(100 * r.ambiguous_accuracy, 1) for r in positions.rows])  # fmt: skip
+    np.testing.assert_array_equal(
+        order[t("train.col_ambiguous_accuracy", lang="en")],
+        [round(100 * r.ambiguous_accuracy, 1) for r in positions.rows],
+    )
     scaling = compare_scaling(task, 20, 0.001, 0, 64)
     curves_ = figures(at)["tr_scale_figure"]["data"]
     for row, trace in zip(scaling.rows, curves_[::2], strict=True):
@@ -306,10 +318,26 @@ def test_every_preset_sets_the_controls(preset):
 
 @pytest.mark.parametrize(
     ("key", "value"),
-    [("tr_model", "cnn"), ("tr_d", "7"), ("tr_d", "abc"), ("tr_heads", "3"), ("tr_pos", "rope"), ("tr_scale", "2"),
-     ("tr_window", "99"), ("tr_window", "1e309"), ("tr_lr", "-1"), ("tr_lr", "nan"), ("tr_steps", "0"),
-     ("tr_steps", "1e309"), ("tr_seed", "-1"), ("tr_seed", "x"), ("tr_slr", "5"), ("tr_head", "9"), ("tr_step", "99")],
-)  # fmt: skip
+    [
+        ("tr_model", "cnn"),
+        ("tr_d", "7"),
+        ("tr_d", "abc"),
+        ("tr_heads", "3"),
+        ("tr_pos", "rope"),
+        ("tr_scale", "2"),
+        ("tr_window", "99"),
+        ("tr_window", "1e309"),
+        ("tr_lr", "-1"),
+        ("tr_lr", "nan"),
+        ("tr_steps", "0"),
+        ("tr_steps", "1e309"),
+        ("tr_seed", "-1"),
+        ("tr_seed", "x"),
+        ("tr_slr", "5"),
+        ("tr_head", "9"),
+        ("tr_step", "99"),
+    ],
+)
 def test_bad_link_values_fall_back_with_a_notice(key, value):
     at = open_page(PAGE, lang="zh", **{key: value}, tr_text="we fish")
     assert not at.exception
@@ -325,11 +353,21 @@ def test_heads_that_do_not_divide_d_model_fall_back():
 
 @pytest.mark.parametrize(
     "params",
-    [{"tr_d": "128", "tr_heads": "8", "tr_steps": "10", "tr_lr": "0.0003", "tr_window": "4", "tr_pos": "learned"},
-     {"tr_d": "4", "tr_heads": "4", "tr_steps": "10", "tr_lr": "1000", "tr_scale": "none", "tr_model": "window",
-      "tr_window": "0", "tr_seed": "2147483647"},
-     {"tr_model": "word", "tr_steps": "10", "tr_d": "128"}],
-)  # fmt: skip
+    [
+        {"tr_d": "128", "tr_heads": "8", "tr_steps": "10", "tr_lr": "0.0003", "tr_window": "4", "tr_pos": "learned"},
+        {
+            "tr_d": "4",
+            "tr_heads": "4",
+            "tr_steps": "10",
+            "tr_lr": "1000",
+            "tr_scale": "none",
+            "tr_model": "window",
+            "tr_window": "0",
+            "tr_seed": "2147483647",
+        },
+        {"tr_model": "word", "tr_steps": "10", "tr_d": "128"},
+    ],
+)
 def test_every_setting_at_its_extremes(params):
     at = open_page(PAGE, **params)
     at.button(key="tr_train").click().run()

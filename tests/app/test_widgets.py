@@ -108,8 +108,10 @@ def test_a_projectors_colour_bars_carry_their_title_on_top():
     import plotly.graph_objects as go
 
     single = go.Figure(go.Heatmap(z=[[0, 1]], colorbar=dict(title=dict(text="weight", side="right"))))
-    shared = go.Figure(go.Heatmap(z=[[0, 1]], coloraxis="coloraxis"),
-                       layout=dict(coloraxis=dict(colorbar=dict(title=dict(text="value", side="right")))))  # fmt: skip
+    shared = go.Figure(
+        go.Heatmap(z=[[0, 1]], coloraxis="coloraxis"),
+        layout=dict(coloraxis=dict(colorbar=dict(title=dict(text="value", side="right")))),
+    )
     assert widgets.lecture_styled(single).data[0].colorbar.title.side == "top"
     styled = widgets.lecture_styled(shared).layout.coloraxis.colorbar
     assert styled.title.side == "top" and styled.tickfont.size == widgets.LECTURE_TEXT_PX

@@ -22,9 +22,21 @@ def fragment_server():
 
 def _hall(server, slider: str):
     args = SimpleNamespace(
-        page="", lang="en", sessions=3, interval=0.2, duration=2.0, reruns=None, ramp=0.5, idle=0.5,
-        slider=slider, timeout=30.0, sample=0.5, seed=0, kill_worker_at=None, back_within=10.0,
-    )  # fmt: skip
+        page="",
+        lang="en",
+        sessions=3,
+        interval=0.2,
+        duration=2.0,
+        reruns=None,
+        ramp=0.5,
+        idle=0.5,
+        slider=slider,
+        timeout=30.0,
+        sample=0.5,
+        seed=0,
+        kill_worker_at=None,
+        back_within=10.0,
+    )
     # A thread of its own: in a pytest worker that also runs the browser tests, Playwright's event
     # loop is running in this thread, and asyncio.run() refuses to start a second one there.
     with ThreadPoolExecutor(1) as pool:

@@ -62,11 +62,22 @@ def test_the_clearest_layer_overlaps_least_and_its_focus_is_the_sharpest_head():
 
 @pytest.mark.parametrize(
     ("d_model", "wanted", "expected"),
-    [(8, 4, (4, "ok")), (8, None, (2, "ok")), (10, 4, (2, "not_divisor")), (18, 4, (3, "not_divisor")),
-     (64, 32, (16, "too_many")), (8, 0, (2, "too_few")), (8, -3, (2, "too_few")), (8, "abc", (2, "not_number")),
-     (8, "2.5", (2, "not_number")), (8, "1e309", (2, "not_number")), (8, "4", (4, "ok")), (17, 2, (1, "not_divisor")),
-     (9, None, (9, "ok"))],  # 2 does not divide 9: the largest option
-)  # fmt: skip
+    [
+        (8, 4, (4, "ok")),
+        (8, None, (2, "ok")),
+        (10, 4, (2, "not_divisor")),
+        (18, 4, (3, "not_divisor")),
+        (64, 32, (16, "too_many")),
+        (8, 0, (2, "too_few")),
+        (8, -3, (2, "too_few")),
+        (8, "abc", (2, "not_number")),
+        (8, "2.5", (2, "not_number")),
+        (8, "1e309", (2, "not_number")),
+        (8, "4", (4, "ok")),
+        (17, 2, (1, "not_divisor")),
+        (9, None, (9, "ok")),
+    ],  # 2 does not divide 9: the largest option
+)
 def test_fit_heads_keeps_a_divisor_and_otherwise_says_why(d_model, wanted, expected):
     fit = hv.fit_heads(d_model, wanted, 16, 2)
     assert (fit.n_heads, fit.reason) == expected
@@ -99,8 +110,14 @@ def test_head_differences_by_hand():
     assert (d.least_alike.a, d.least_alike.b) == (0, 1) and d.least_alike.overlap == pytest.approx(2 / 3)
     # Head 1's query 1 looks at token 0, which is also its previous token: one of the two queries that
     # have a previous token, a share of 1/2, which counts as a job at JOB_SHARE = 0.5.
-    assert [(j.head, j.pattern) for j in d.jobs] == [(0, "previous"), (0, "first"), (1, "previous"), (1, "first"),
-                                                     (2, "previous"), (2, "first")]  # fmt: skip
+    assert [(j.head, j.pattern) for j in d.jobs] == [
+        (0, "previous"),
+        (0, "first"),
+        (1, "previous"),
+        (1, "first"),
+        (2, "previous"),
+        (2, "first"),
+    ]
     assert [j.share for j in d.jobs if j.pattern == "previous"] == [1.0, 0.5, 1.0]
     assert d.uniform_bits == pytest.approx(np.log2(3)) and d.most_focused == 0
     one = hv.head_differences(back[None])

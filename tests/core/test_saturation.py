@@ -115,8 +115,9 @@ def test_raw_score_slope_is_the_chain_rule_checked_by_finite_differences(s, scal
     c = scale_factor(d_k, scaling)
     p = softmax(c * s)
     h = 1e-6 / c
-    numeric = np.stack([(softmax(c * (s + h * e)) - softmax(c * (s - h * e))) / (2 * h) for e in np.eye(s.size)],
-                       axis=1)  # fmt: skip
+    numeric = np.stack(
+        [(softmax(c * (s + h * e)) - softmax(c * (s - h * e))) / (2 * h) for e in np.eye(s.size)], axis=1
+    )
     np.testing.assert_allclose(c * softmax_jacobian(p), numeric, atol=1e-6 * c + 1e-12)
     if 1 - p.max() > 1e-6:  # where the numeric Jacobian's own entries are accurate
         assert raw_score_slope(p, c) == pytest.approx(np.linalg.norm(numeric), rel=1e-5, abs=1e-9 * c)
@@ -257,8 +258,9 @@ def test_score_rows_are_dot_products_of_random_vectors_in_distribution():
     assert np.mean(flat[0] ** 4) == pytest.approx(9, rel=0.2)
     literal = sample_scores([1, 4, 16, 64], 4000, 5, np.random.default_rng(5)).reshape(4, -1)
     for a, b in zip(flat, literal, strict=True):  # the same quantiles as literal dot products
-        np.testing.assert_allclose(np.quantile(a, [0.1, 0.5, 0.9]), np.quantile(b, [0.1, 0.5, 0.9]),
-                                   atol=0.06 * np.sqrt(b.var()))  # fmt: skip
+        np.testing.assert_allclose(
+            np.quantile(a, [0.1, 0.5, 0.9]), np.quantile(b, [0.1, 0.5, 0.9]), atol=0.06 * np.sqrt(b.var())
+        )
     np.testing.assert_array_equal(score_rows(3, d_values=[1, 4], n_rows=5, n_keys=2), score_rows(3, [1, 4], 5, 2))
     assert score_rows(0).shape == (13, 256, 64)
 

@@ -52,9 +52,7 @@ def test_visibility_by_hand_T4():
     assert sa.mask.all() and (sa.steps == 1).all()
 
     cnn = visibility("cnn", 4, k=3)
-    np.testing.assert_array_equal(
-        cnn.mask.astype(int), [[1, 1, 0, 0], [1, 1, 1, 0], [0, 1, 1, 1], [0, 0, 1, 1]]
-    )  # fmt: skip
+    np.testing.assert_array_equal(cnn.mask.astype(int), [[1, 1, 0, 0], [1, 1, 1, 0], [0, 1, 1, 1], [0, 0, 1, 1]])
     assert cnn.reach == 1
     assert visibility("cnn", 4, k=3, n_layers=2).reach == 2  # the receptive field grows by k - 1 = 2
     assert visibility("cnn", 4, k=3, n_layers=9).mask.all()  # and is capped by the sequence
@@ -341,7 +339,11 @@ def test_cost_curves_follow_layer_costs():
     for n, t in enumerate(T):
         one = layer_costs(int(t), 512, 3, 5)
         assert (c.self_attention[n], c.rnn[n], c.cnn[n], c.truncated[n]) == (
-            one.self_attention, one.rnn, one.cnn, one.truncated)  # fmt: skip
+            one.self_attention,
+            one.rnn,
+            one.cnn,
+            one.truncated,
+        )
     assert c.crossover_T == 512 and c.self_attention[2] == c.rnn[2]  # equal at T = d
     assert c.truncated[0] == 512  # r = 5 keys but T = 1: only one to see
     assert cost_curves([1], 1).rnn.tolist() == [1.0]

@@ -86,9 +86,14 @@ def test_about_100_frames_a_second(duration_ms):
 
 @pytest.mark.parametrize(
     ("args", "message"),
-    [((-1,), "negative"), ((100, 0, 10), "positive"), ((100, 25, -1), "positive"), (("x",), "number"),
-     ((float("nan"),), "finite")],
-)  # fmt: skip
+    [
+        ((-1,), "negative"),
+        ((100, 0, 10), "positive"),
+        ((100, 25, -1), "positive"),
+        (("x",), "number"),
+        ((float("nan"),), "finite"),
+    ],
+)
 def test_frame_count_refuses_nonsense(args, message):
     with pytest.raises(ValueError, match=message):
         frame_count(*args)

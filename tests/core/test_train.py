@@ -473,10 +473,12 @@ def batches(draw):
     tokens[np.arange(T)[None, :] >= np.array(lengths)[:, None]] = PAD
     tags = np.where(tokens == PAD, IGNORE, rng.integers(0, 9, size=(N, T)))
     config = Config(
-        d_model=draw(st.sampled_from([4, 8])), heads=draw(st.sampled_from([1, 2, 4])), layers=draw(st.integers(1, 2)),
+        d_model=draw(st.sampled_from([4, 8])),
+        heads=draw(st.sampled_from([1, 2, 4])),
+        layers=draw(st.integers(1, 2)),
         positional=draw(st.sampled_from(["sinusoidal", "learned", "none"])),
         scale=draw(st.sampled_from(["sqrt", "d", "none"])),
-    )  # fmt: skip
+    )
     return tokens, tags, config, seed
 
 

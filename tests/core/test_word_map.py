@@ -84,8 +84,12 @@ def test_the_shipped_groups_gather_and_shuffled_groups_do_not():
 
     def separation(coords, labels):
         centres = np.stack([coords[labels == g].mean(axis=0) for g in np.unique(labels)])
-        spread = np.mean([np.sum((coords[labels == g] - c) ** 2, axis=1).mean() for g, c in
-                          zip(np.unique(labels), centres, strict=True)])  # fmt: skip
+        spread = np.mean(
+            [
+                np.sum((coords[labels == g] - c) ** 2, axis=1).mean()
+                for g, c in zip(np.unique(labels), centres, strict=True)
+            ]
+        )
         return np.sum((centres - centres.mean(axis=0)) ** 2, axis=1).mean() / spread
 
     assert separation(gmap.coords, labels) > 5

@@ -47,10 +47,23 @@ def free_port() -> int:
 def start_app(port: int, *extra: str) -> subprocess.Popen:
     """Start the app as `make serve` does, on 127.0.0.1:port; returns once it answers."""
     cmd = [
-        sys.executable, "-m", "streamlit", "run", "app.py",
-        "--server.headless", "true", "--server.address", "127.0.0.1", "--server.port", str(port),
-        "--server.fileWatcherType", "none", "--browser.gatherUsageStats", "false", *extra,
-    ]  # fmt: skip
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        "app.py",
+        "--server.headless",
+        "true",
+        "--server.address",
+        "127.0.0.1",
+        "--server.port",
+        str(port),
+        "--server.fileWatcherType",
+        "none",
+        "--browser.gatherUsageStats",
+        "false",
+        *extra,
+    ]
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:

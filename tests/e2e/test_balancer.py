@@ -65,10 +65,23 @@ def balanced(haproxy, tmp_path):
     log = tmp_path / "serve.log"
     with log.open("w") as out:
         proc = subprocess.Popen(
-            [sys.executable, "scripts/serve.py", "--workers", "2", "--host", "127.0.0.1", "--port", str(port),
-             "--run-dir", str(tmp_path)],
-            cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, env={**os.environ, "HAPROXY": haproxy},
-        )  # fmt: skip
+            [
+                sys.executable,
+                "scripts/serve.py",
+                "--workers",
+                "2",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--run-dir",
+                str(tmp_path),
+            ],
+            cwd=ROOT,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env={**os.environ, "HAPROXY": haproxy},
+        )
     server = Balanced(f"http://127.0.0.1:{port}", tmp_path, proc)
     try:
         _wait(lambda: server.state()["ready"], 90, "the workers and HAProxy were not ready", proc, log)

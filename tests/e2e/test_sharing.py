@@ -28,8 +28,7 @@ def test_a_copied_link_reproduces_the_view_in_a_fresh_browser(browser, app_url, 
     page = first.new_page()
     open_page(page, f"{app_url}/{info.url_path}?lang=zh")
     before = chart_data(page)
-    presets = page.locator(f"[class*='st-key-{info.url_path}'][class*='_preset_'] button, "
-                           "[class*='_preset_'] button")  # fmt: skip
+    presets = page.locator(f"[class*='st-key-{info.url_path}'][class*='_preset_'] button, [class*='_preset_'] button")
     assert presets.count() > 0, "no preset buttons found"
     presets.last.click()
     wait_for_change(page, before)

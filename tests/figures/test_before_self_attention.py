@@ -129,9 +129,15 @@ def _units(text: str) -> int:
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_every_title_fits_beside_the_toolbar_on_a_phone(view, lang):
     long = bottleneck_curves(T_max=64, d=16, d_token=8, n_fit=60, n_test=60)  # two-digit numbers in the titles
-    built = [figs.cross_map(view, lang), figs.self_map(view, lang), figs.training_curve(trained_model(0), lang),
-             figs.bottleneck_figure(long, 4, lang), figs.by_position_figure(long, lang),
-             figs.shapes_figure(view, False, lang), figs.shapes_figure(view, True, lang)]  # fmt: skip
+    built = [
+        figs.cross_map(view, lang),
+        figs.self_map(view, lang),
+        figs.training_curve(trained_model(0), lang),
+        figs.bottleneck_figure(long, 4, lang),
+        figs.by_position_figure(long, lang),
+        figs.shapes_figure(view, False, lang),
+        figs.shapes_figure(view, True, lang),
+    ]
     for fig in built:
         assert _units(fig.layout.title.text) <= PHONE_TITLE_UNITS, fig.layout.title.text
 
@@ -156,8 +162,9 @@ def test_a_shortened_map_keeps_only_the_row_labels_that_fit():
         ticks = short.layout.yaxis.tickvals
         room = short.layout.height - figs.LABELS_MARGIN
         assert 1 < len(ticks) < len(fig.layout.yaxis.tickvals) and len(ticks) * figs.LECTURE_LABEL_PX <= room
-        assert list(short.layout.yaxis.ticktext) == [fig.layout.yaxis.ticktext[list(fig.layout.yaxis.tickvals).index(v)]
-                                                     for v in ticks]  # fmt: skip
+        assert list(short.layout.yaxis.ticktext) == [
+            fig.layout.yaxis.ticktext[list(fig.layout.yaxis.tickvals).index(v)] for v in ticks
+        ]
         assert len(short.data[0].y) == len(fig.data[0].y)  # every row still drawn
     few = figs.cross_map(encoder_decoder_view(sentence_pair("machine learning is fun", "机器 学习 很 有趣")), "en")
     assert figs.shorter(few, figs.LECTURE_PX).layout.yaxis.tickvals == few.layout.yaxis.tickvals  # 4 rows: all

@@ -104,9 +104,14 @@ def test_the_close_up_labels_every_token(shipped):
 def test_every_figure_says_where_its_weights_come_from(small, shipped, lang):
     diff = hv.head_differences(small.weights)
     random_title = t("multi_head.fig_random", lang, seed=0)
-    for fig in (figs.split_figure(small, "K", lang), figs.concat_figure(small, lang), figs.head_maps(small, lang),
-                figs.head_detail(small, 1, lang), figs.entropy_bars(small, diff, lang),
-                figs.overlap_heatmap(small, diff, lang)):  # fmt: skip
+    for fig in (
+        figs.split_figure(small, "K", lang),
+        figs.concat_figure(small, lang),
+        figs.head_maps(small, lang),
+        figs.head_detail(small, 1, lang),
+        figs.entropy_bars(small, diff, lang),
+        figs.overlap_heatmap(small, diff, lang),
+    ):
         assert random_title in fig.layout.title.text
     model_title = t("multi_head.fig_model", lang, layer=2)
     assert model_title in figs.head_maps(shipped, lang).layout.title.text
@@ -117,9 +122,13 @@ def test_lecture_figures_fit_under_the_projectors_title_and_step_bar(small, ship
     diff = hv.head_differences(shipped.weights)
     words = ("the", "cat", "sat", "on", "the", "mat", "and", "looked", "at", "the", "dog", "who", "sat", "there")
     long = hv.random_view(words, 24, 6, 1)
-    for fig in (figs.split_figure(long, "Q", "en", lecture=True), figs.concat_figure(long, "en", lecture=True),
-                figs.head_maps(shipped, "en", lecture=True), figs.entropy_bars(shipped, diff, "en", lecture=True),
-                figs.overlap_heatmap(shipped, diff, "en", lecture=True)):  # fmt: skip
+    for fig in (
+        figs.split_figure(long, "Q", "en", lecture=True),
+        figs.concat_figure(long, "en", lecture=True),
+        figs.head_maps(shipped, "en", lecture=True),
+        figs.entropy_bars(shipped, diff, "en", lecture=True),
+        figs.overlap_heatmap(shipped, diff, "en", lecture=True),
+    ):
         assert fig.layout.height <= figs.LECTURE_HEIGHT_PX
     lecture = figs.maps_grid(12, shipped.T, lecture=True)
     assert lecture.cols == 6 and lecture.rows == 2  # two rows of six: larger maps on a wide, low screen

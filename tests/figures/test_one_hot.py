@@ -82,8 +82,9 @@ def test_vocabulary_map_one_trace_per_group_plus_the_picked_words(gmap):
     animals = np.asarray(gmap.labels) == "animals"
     np.testing.assert_allclose(fig.data[0].x, np.round(gmap.coords[animals, 0], 5))
     assert [s.replace("<b>", "").replace("</b>", "") for s in fig.data[-1].text] == ["cat", "tiger"]
-    np.testing.assert_allclose([fig.data[-1].x[0], fig.data[-1].y[0]], gmap.coords[gmap.position(voc.index("cat"))],
-                               atol=1e-5)  # fmt: skip
+    np.testing.assert_allclose(
+        [fig.data[-1].x[0], fig.data[-1].y[0]], gmap.coords[gmap.position(voc.index("cat"))], atol=1e-5
+    )
     cat_hover = fig.data[-1].hovertext[0]
     assert f"{gmap.own_group[gmap.position(voc.index('cat'))]:.3f}" in cat_hover  # its own numbers, all dimensions
     assert fig.layout.yaxis.scaleanchor == "x"  # equal scales: distances on the map mean something
@@ -153,8 +154,12 @@ def test_sizes_table_and_memory_as_the_page_writes_them():
 
 
 def test_tables_name_their_index(view, gmap):
-    for table in (figs.vectors_table(view, "en"), figs.map_table(gmap, "en"), figs.sentence_table(view, "en"),
-                  figs.graph_table(molecule_vectors("water"), "molecule", "en")):  # fmt: skip
+    for table in (
+        figs.vectors_table(view, "en"),
+        figs.map_table(gmap, "en"),
+        figs.sentence_table(view, "en"),
+        figs.graph_table(molecule_vectors("water"), "molecule", "en"),
+    ):
         assert table.index.name
     assert figs.vectors_table(view, "zh").index.tolist()[0] == "cat 猫"
     assert figs.sentence_table(view, "en").shape == (384, 6)
@@ -186,8 +191,10 @@ def test_sound_windows_numbered_and_staggered():
     bars = fig.data[1:4]  # three rows of bars: windows 1, 4, 7 / 2, 5, 8 / 3, 6
     assert [b.x[0] for b in bars] == [0.0, 10.0, 20.0]
     assert [x for x in bars[0].x if x is not None] == [0.0, 25.0, 30.0, 55.0, 60.0, 85.0]
-    assert {a.text for a in fig.layout.annotations} >= {t("one_hot.window_note", "en", window=25),
-                                                        t("one_hot.hop_note", "en", hop=10)}  # fmt: skip
+    assert {a.text for a in fig.layout.annotations} >= {
+        t("one_hot.window_note", "en", window=25),
+        t("one_hot.hop_note", "en", hop=10),
+    }
     assert len(figs.sound(20, "en").data[4].text) == 0  # too short for a single window
 
 

@@ -74,8 +74,10 @@ def test_learned_cosines_are_two_square_maps_on_one_scale():
     side in one figure they were ~90 px squares on a phone, over 250 px of empty figure), its colour
     bar across the top, so that on a phone the square has the figure's width."""
     view = learned_vs_sinusoidal(6, table=np.random.default_rng(0).standard_normal((10, 4)))
-    names = {"learned": t("positional.learned_short", lang="en"), "sinusoidal": t("positional.sinusoidal_384",
-                                                                                     lang="en", d=4)}  # fmt: skip
+    names = {
+        "learned": t("positional.learned_short", lang="en"),
+        "sinusoidal": t("positional.sinusoidal_384", lang="en", d=4),
+    }
     for which, matrix in (("learned", view.learned.matrix), ("sinusoidal", view.sinusoidal.matrix)):
         fig = figs.learned_cosine(view, which, "en")
         (trace,) = fig.data
@@ -219,8 +221,13 @@ def test_titles_sit_below_the_strip_where_the_toolbar_appears():
 
     table, similarity = core.sinusoid_table(16, 8, 10000.0), core.sinusoid_similarity(16, 8, 10000.0)
     learned = core.learned_vs_sinusoidal(16, 10000.0)
-    for fig in (figs.sinusoid_curves(table, (0, 1), "zh"), figs.sinusoid_heatmap(table, "zh"),
-                figs.dot_products(similarity, "zh"), figs.dot_by_offset(similarity, "zh"),
-                figs.learned_table(learned, "zh"), figs.learned_by_offset(learned, "zh")):  # fmt: skip
+    for fig in (
+        figs.sinusoid_curves(table, (0, 1), "zh"),
+        figs.sinusoid_heatmap(table, "zh"),
+        figs.dot_products(similarity, "zh"),
+        figs.dot_by_offset(similarity, "zh"),
+        figs.learned_table(learned, "zh"),
+        figs.learned_by_offset(learned, "zh"),
+    ):
         assert fig.layout.title.yref == "container" and fig.layout.title.pad.t >= figs.TOOLBAR_PX
         assert fig.layout.margin.t >= figs.TOOLBAR_PX + 1.3 * LECTURE_TITLE_PX

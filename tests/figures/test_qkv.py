@@ -31,8 +31,12 @@ def test_matrix_has_its_numbers_shape_labels_and_highlight():
 
 def test_a_product_is_pieces_that_a_narrow_screen_can_wrap():
     x, w = np.ones((4, 3)), np.ones((3, 2))
-    parts = fq.product_parts([("I", x, fq.row_labels("a", 4)), ("W_q", w, None)], ("Q", x @ w, fq.row_labels("q", 4)),
-                             highlight_row=0, hide=np.eye(4, 2, dtype=bool))  # fmt: skip
+    parts = fq.product_parts(
+        [("I", x, fq.row_labels("a", 4)), ("W_q", w, None)],
+        ("Q", x @ w, fq.row_labels("q", 4)),
+        highlight_row=0,
+        hide=np.eye(4, 2, dtype=bool),
+    )
     assert [tex.count(r"\underbrace") for tex, _ in parts] == [1, 1, 1]
     assert r"I\ [4 \times 3]" in parts[0][0] and r"W_q\ [3 \times 2]" in parts[1][0] and "3.00" in parts[2][0]
     assert parts[2][0].startswith("= ") and parts[2][1] == fq.matrix_px(x @ w, True) + 30

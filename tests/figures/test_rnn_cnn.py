@@ -65,9 +65,17 @@ def test_long_range_leaves_zeros_out_of_a_log_axis():
 
 def _timing() -> Timing:
     T = np.array([16, 32])
-    return Timing(T_values=T, rnn_seconds=np.array([0.001, 0.002]), attention_seconds=np.array([0.0005, 0.003]),
-                  rnn_steps=T, attention_steps=np.ones_like(T), d=64, repeats=5, cpu_count=2,
-                  measured_at="2030-01-02 03:04 UTC")  # fmt: skip
+    return Timing(
+        T_values=T,
+        rnn_seconds=np.array([0.001, 0.002]),
+        attention_seconds=np.array([0.0005, 0.003]),
+        rnn_steps=T,
+        attention_steps=np.ones_like(T),
+        d=64,
+        repeats=5,
+        cpu_count=2,
+        measured_at="2030-01-02 03:04 UTC",
+    )
 
 
 def test_parallel_figure_before_and_after_measuring():
@@ -150,8 +158,11 @@ def test_on_a_projector_the_cost_and_long_range_plots_are_taller_than_their_axis
     labels and title, at lecture size too)."""
     cost = cost_curves(cost_axis(100, 512), 512, 3, 5)
     curves = long_range_influence((1, 2, 4), 2, 0, 0.5, n_trials=2)
-    wide = (figs.cost_figure(cost, 100, lang, True), figs.long_range_figure(curves, True, lang, True),
-            figs.long_range_figure(curves, False, lang, True))  # fmt: skip
+    wide = (
+        figs.cost_figure(cost, 100, lang, True),
+        figs.long_range_figure(curves, True, lang, True),
+        figs.long_range_figure(curves, False, lang, True),
+    )
     for fig in wide:
         assert fig.layout.legend.orientation == "v" and fig.layout.legend.x >= 1  # beside the plot
         assert fig.layout.margin.b < figs.LEGEND_MARGIN  # no legend's row under it

@@ -117,8 +117,11 @@ def test_titles_sit_below_the_strip_where_the_toolbar_appears(run):
     """On a phone a title runs the figure's width, into the corner where Plotly's toolbar appears
     on a tap; titles start below that strip."""
     task = saw_task()
-    for fig in (figs.curves(run, 20, "zh"), figs.tags(predict(run.params, run.config, task, ["I", "saw"]), "zh"),
-                figs.comparison(compare_models(task, 5, 0.01, 0, Config()), "models", 0.5, "zh")):  # fmt: skip
+    for fig in (
+        figs.curves(run, 20, "zh"),
+        figs.tags(predict(run.params, run.config, task, ["I", "saw"]), "zh"),
+        figs.comparison(compare_models(task, 5, 0.01, 0, Config()), "models", 0.5, "zh"),
+    ):
         assert fig.layout.title.yref == "container" and fig.layout.title.pad.t >= TOOLBAR_PX
 
 
