@@ -20,6 +20,7 @@ from attention_core.attention import (
 from attention_core.embedding import PCAResult, cosine_similarity, pca, token_vectors
 from attention_core.positional import sinusoidal_positional_encoding
 from attention_core.text import split_tokens
+from attention_core.windows import sliding_window_mask
 
 __all__ = [
     "AttentionResult",
@@ -35,6 +36,7 @@ __all__ = [
     "pca",
     "scaled_dot_product_attention",
     "sinusoidal_positional_encoding",
+    "sliding_window_mask",
     "softmax",
     "split_heads",
     "split_tokens",
