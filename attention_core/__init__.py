@@ -19,6 +19,7 @@ from attention_core.attention import (
 )
 from attention_core.embedding import PCAResult, cosine_similarity, pca, token_vectors
 from attention_core.positional import sinusoidal_positional_encoding
+from attention_core.rotary import alibi_bias, rotary_embedding
 from attention_core.text import split_tokens
 from attention_core.windows import sliding_window_mask
 
@@ -27,6 +28,7 @@ __all__ = [
     "MultiHeadResult",
     "PCAResult",
     "additive_attention_scores",
+    "alibi_bias",
     "causal_mask",
     "cosine_similarity",
     "local_mask",
@@ -34,6 +36,7 @@ __all__ = [
     "multi_head_attention",
     "one_hot",
     "pca",
+    "rotary_embedding",
     "scaled_dot_product_attention",
     "sinusoidal_positional_encoding",
     "sliding_window_mask",
