@@ -32,7 +32,7 @@ import streamlit as st
 
 from attention_core import sequences
 from attention_core.speech import speech_cost
-from lab_ui import widgets
+from lab_ui import layout
 from lab_ui.cache import cached
 from lab_ui.figures import heatmap as heatmap_figures
 from lab_ui.figures import one_hot as one_hot_figures
@@ -179,7 +179,7 @@ SECTION = SECTIONS.get(st.query_params.get("section", "sizes"), SECTIONS["sizes"
 def frame_dicts(section: str, value: int, lang: str) -> list[dict]:
     """The section's figures for one value, as the dicts the browser draws (Plotly's JSON, arrays
     as base64, the pages' fixed margins)."""
-    specs = [json.loads(widgets.Serialised(fig).to_json()) for fig in SECTIONS[section].figures(value)]
+    specs = [json.loads(layout.Serialised(fig).to_json()) for fig in SECTIONS[section].figures(value)]
     return [{**spec, "layout": {**spec["layout"], **THEME}} for spec in specs]
 
 
@@ -209,7 +209,7 @@ def section() -> None:
         value = st.select_slider(t(SECTION.label), SECTION.options, SECTION.default, key="value")
         figs = SECTION.figures(value)
         for j, (column, fig) in enumerate(zip(st.columns(len(figs)), figs, strict=True)):
-            column.plotly_chart(widgets.Serialised(fig), key=f"chart_{j}", config={"displaylogo": False})
+            column.plotly_chart(layout.Serialised(fig), key=f"chart_{j}", config={"displaylogo": False})
     SECTION.numbers(value)
 
 

@@ -1,5 +1,5 @@
 """Do the fixed margins hold every label? For each chart of each page, the margins Plotly's
-automargin finds (served by a checkout from before lab_ui.figures.common.fixed_margins, where
+automargin finds (served by a checkout from before lab_ui.layout.fixed_margins, where
 every axis had automargin) beside the margins the figure now carries, in Chromium. A chart whose
 left or bottom margin is now smaller than automargin's would cut a label: printed as SHORT,
 and the command exits 1.

@@ -173,7 +173,7 @@ def _size(value: Any) -> int:
     """Bytes of the arrays a result holds, looking one level into containers and dataclasses."""
     if isinstance(value, np.ndarray):
         return value.nbytes
-    if isinstance(value, BaseFigure):  # a figure, or the dict it was serialised to (widgets.Serialised)
+    if isinstance(value, BaseFigure):  # a figure, or the dict it was serialised to (layout.Serialised)
         return FIGURE_BYTES
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         parts = [getattr(value, f.name) for f in dataclasses.fields(value)]

@@ -27,8 +27,8 @@ from dataclasses import dataclass
 import streamlit as st
 
 from lab_ui import controls, course, quiz, registry, widgets
-from lab_ui.figures.common import LECTURE_TEXT_PX, text_px
 from lab_ui.i18n import t
+from lab_ui.layout import LECTURE_TEXT_PX, text_px
 from lab_ui.lecture import is_lecture
 from lab_ui.quiz_bank import BANK
 from lab_ui.shell import require_app_shell

@@ -16,9 +16,8 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from attention_core import split_tokens
-from lab_ui import controls, course
+from lab_ui import controls, course, layout
 from lab_ui.cache import cached, is_cached_result
-from lab_ui.figures.common import LECTURE_FIGURE_MAX_PX, LECTURE_TEXT_PX, LECTURE_TITLE_PX, fixed_margins
 from lab_ui.i18n import current_lang, t
 from lab_ui.lecture import is_lecture
 from lab_ui.quiz import shown
@@ -92,75 +91,28 @@ def escape_markdown(text: str) -> str:
 
 
 def show_figure(
-    fig: go.Figure, *, key: str, alt: str, numbers_on_phones: bool = True, lecture_px: int = LECTURE_FIGURE_MAX_PX
+    fig: go.Figure,
+    *,
+    key: str,
+    alt: str,
+    numbers_on_phones: bool = True,
+    lecture_px: int = layout.LECTURE_FIGURE_MAX_PX,
 ) -> None:
-    """Draw a Plotly figure with the shared export config. `alt` describes the figure in words
-    for a screen reader and for anyone who cannot see the colours. In lecture mode the text is
-    at least 20 px, lines are thicker and the figure fits a projector's first screen (the styled
-    copy is cached like the figure). numbers_on_phones=False: the numbers written in the figure's
-    heatmap cells fit a desktop's or a projector's width but not a 390-pixel phone's, so they are
-    hidden there (hover and the numbers table still give them); the figure is built without
-    knowing the screen, the browser's media query does know it. lecture_px: the most a figure may
-    be tall in lecture mode, where a page's title row and text leave less than the usual room."""
-    if is_lecture():
-        fig = cached(lecture_styled, fig, lecture_px)
-    # built once per figure, not on every rerun (Serialised says why); a figure made in this run
-    # is serialised in this run, as st.plotly_chart would do anyway
-    fig = cached(Serialised, fig) if is_cached_result(fig) else Serialised(fig)
-    st.plotly_chart(fig, key=key, config=plotly_config(key), width="stretch", on_select="ignore", alt=alt)
+    """Draw a Plotly figure with the shared export config, placed by lab_ui.layout (margins, and in
+    lecture mode a projector's type sizes and height). `alt` describes the figure in words for a
+    screen reader and for anyone who cannot see the colours. numbers_on_phones=False: the numbers
+    written in the figure's heatmap cells are hidden on a phone (layout.numbers_hidden_on_phones).
+    lecture_px: the most a figure may be tall in lecture mode."""
+    lecture = is_lecture()
+    # placed once per figure, not on every rerun (layout.Serialised says why); a figure made in this
+    # run is placed in this run, as st.plotly_chart would serialise it anyway
+    if is_cached_result(fig):
+        placed = cached(layout.place, fig, lecture=lecture, lecture_px=lecture_px)
+    else:
+        placed = layout.place(fig, lecture=lecture, lecture_px=lecture_px)
+    st.plotly_chart(placed, key=key, config=plotly_config(key), width="stretch", on_select="ignore", alt=alt)
     if not numbers_on_phones:
-        st.html(f"<style>@media (max-width: 640px) {{ .st-key-{key} .heatmap-label {{ display: none; }} }}</style>")
-
-
-class Serialised(go.Figure):
-    """A figure that hands out the dict Plotly made of it once. st.plotly_chart asks the figure
-    for `to_dict()` on every run: a deep copy of every array and a base64 pass over them, about a
-    third of a multi-head page's rerun for figures that come from the cache unchanged. A cached
-    figure never changes (lab_ui.cache), so its dict is made once; Streamlit only reads it. The
-    dict has fixed margins for its labels (lab_ui.figures.common.fixed_margins says why)."""
-
-    def __init__(self, fig: go.Figure):
-        super().__init__()
-        self._spec = fixed_margins(fig.to_dict())
-
-    def to_dict(self) -> dict:
-        return self._spec
-
-
-def lecture_styled(fig: go.Figure, max_px: int = LECTURE_FIGURE_MAX_PX) -> go.Figure:
-    """A copy of the figure for a projector (the original sits in a cache): text at least 20 px,
-    lines and markers about 1.5x thicker, each trace keeping its own proportions, and no taller
-    than max_px, what a 1280x720 projector leaves under the title and the step bar."""
-    fig = go.Figure(fig)
-    text, title = LECTURE_TEXT_PX, LECTURE_TITLE_PX
-    height = min(fig.layout.height or max_px, max_px)
-    fig.update_layout(font_size=text, hoverlabel_font_size=text, title_font_size=title, height=height)
-    # Streamlit's chart theme gives legends a size of their own (16.8 px in lecture mode), not the figure's
-    fig.update_layout(legend_font_size=max(text, fig.layout.legend.font.size or 0))
-    fig.update_xaxes(tickfont_size=text, title_font_size=text)  # axes inherit 0.8 x the font otherwise
-    fig.update_yaxes(tickfont_size=text, title_font_size=text)
-    for trace in fig.data:
-        if trace.type != "scatter":
-            continue
-        mode = trace.mode or "lines+markers"
-        if "lines" in mode:
-            trace.line.width = max(4, 1.5 * (trace.line.width or 2))
-        if "markers" in mode and isinstance(trace.marker.size, int | float):
-            trace.marker.size = max(10, 1.3 * trace.marker.size)
-        if isinstance(trace.textfont.size, int | float):  # a size of its own (qkv's sums: 15 px) would stay small
-            trace.textfont.size = max(text, trace.textfont.size)
-    # A colour bar's title goes on top: beside the bar ("right"), Plotly placed it for the page's smaller
-    # tick labels, and at 20 px it ran over them ("0.4", "0.6").
-    # A bar across the bottom (real_model's grid) keeps its title at its right end: on top, it sat
-    # under the plot and read as the axis's title.
-    fig.update_traces(selector=dict(type="heatmap"), textfont_size=18, colorbar_tickfont_size=text)
-    for trace in fig.data:
-        if trace.type == "heatmap" and trace.colorbar.orientation != "h":
-            trace.colorbar.title.side = "top"
-    for name in fig.layout.to_plotly_json():  # coloraxis, coloraxis2 ...: the bars of maps that share a scale
-        if name.startswith("coloraxis"):
-            fig.layout[name].colorbar.update(title_side="top", tickfont_size=text)
-    return fig
+        st.html(layout.numbers_hidden_on_phones(key))
 
 
 def csv_safe(df: pd.DataFrame) -> pd.DataFrame:

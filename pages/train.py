@@ -20,7 +20,7 @@ from attention_core.train import (
     saw_task,
 )
 from attention_core.train_views import word_ceiling
-from lab_ui import controls, live, page, widgets
+from lab_ui import controls, layout, live, page, widgets
 from lab_ui.cache import cached
 from lab_ui.figures import train as figures
 from lab_ui.i18n import current_lang, t
@@ -100,7 +100,7 @@ def _watch(fn, *args, name: str, label=lambda p: ""):
         if name == "train":
             with chart:
                 st.plotly_chart(
-                    widgets.lecture_styled(figures.curves(p, p.steps, lang))
+                    layout.lecture_styled(figures.curves(p, p.steps, lang))
                     if big
                     else figures.curves(p, p.steps, lang),
                     config=widgets.plotly_config("train"),

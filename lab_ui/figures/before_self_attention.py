@@ -17,8 +17,9 @@ import plotly.graph_objects as go
 
 from attention_core.bottleneck import BottleneckCurves
 from attention_core.encoder_decoder import EncoderDecoderView, TranslationModel
-from lab_ui.figures.common import QUALITATIVE, SEQUENTIAL, layout_dict, safe_label
+from lab_ui.figures.common import QUALITATIVE, SEQUENTIAL, safe_label
 from lab_ui.i18n import t
+from lab_ui.layout import layout_dict
 
 UNKNOWN_COLOUR = "#9a9a9a"
 TARGET_COLOUR = QUALITATIVE[1]  # orange: what comes from the target (Chinese) side

@@ -19,21 +19,9 @@ import plotly.graph_objects as go
 
 from attention_core.heatmap_views import HeatmapView, QueryRow
 from attention_core.speech import SpeechCost
-from lab_ui.figures.common import (
-    DIVERGING_WARM,
-    FONT_FAMILY,
-    LECTURE_TEXT_PX,
-    MASKED_COLOUR,
-    NO_TEMPLATE,
-    QUALITATIVE,
-    SEQUENTIAL,
-    TICK_PX,
-    bytes_text,
-    key_labels_hidden_on_phones,
-    safe_label,
-    text_px,
-)
+from lab_ui.figures.common import DIVERGING_WARM, MASKED_COLOUR, QUALITATIVE, SEQUENTIAL, bytes_text, safe_label
 from lab_ui.i18n import t
+from lab_ui.layout import FONT_FAMILY, LECTURE_TEXT_PX, NO_TEMPLATE, TICK_PX, key_labels_hidden_on_phones, text_px
 
 # Numbers in cells: a desktop's figure column leaves about 24 px per cell for 12 tokens, enough for
 # "0.80" at 10 px, and a projector (lecture mode: the full width, 20 px text) about 70. A 390 px

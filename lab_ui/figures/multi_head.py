@@ -19,16 +19,9 @@ import plotly.graph_objects as go
 
 from attention_core.head_stats import PATTERNS
 from attention_core.head_views import CostComparison, HeadDifferences, HeadsView, ScalingMistake
-from lab_ui.figures.common import (
-    DIVERGING_WARM,
-    FONT_FAMILY,
-    NO_TEMPLATE,
-    QUALITATIVE,
-    SEQUENTIAL,
-    heatmap,
-    safe_label,
-)
+from lab_ui.figures.common import DIVERGING_WARM, QUALITATIVE, SEQUENTIAL, heatmap, safe_label
 from lab_ui.i18n import t
+from lab_ui.layout import FONT_FAMILY, NO_TEMPLATE
 
 MAX_TEXT_CELLS = 160  # print values in the cells only when a part has at most this many
 PLOT_WIDTH_PX = 620  # the maps' plot area at 1280 px with the sidebar open (colour bar and labels beside it)

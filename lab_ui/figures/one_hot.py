@@ -15,8 +15,9 @@ import plotly.graph_objects as go
 from attention_core.sequences import HOP_MS, WINDOW_MS, GraphVectors, RepresentationSizes, frame_starts, toy_sound
 from attention_core.shipped import load_vocabulary
 from attention_core.word_map import GroupMap, WordVectors
-from lab_ui.figures.common import QUALITATIVE, SEQUENTIAL, TOOLBAR_PX, bytes_text, heatmap, layout_dict, safe_label
+from lab_ui.figures.common import QUALITATIVE, SEQUENTIAL, bytes_text, heatmap, safe_label
 from lab_ui.i18n import t
+from lab_ui.layout import TOOLBAR_PX, layout_dict
 
 # A binary matrix reads best as dark marks on a pale ground: one Okabe-Ito blue for the 1s.
 BINARY_SCALE = [[0.0, "#F2F2F2"], [1.0, "#0072B2"]]

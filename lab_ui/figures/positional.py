@@ -23,19 +23,17 @@ from attention_core.positional import (
     Similarity,
     SinusoidTable,
 )
-from lab_ui.figures.common import (
-    DIVERGING,
+from lab_ui.figures.common import DIVERGING, QUALITATIVE, token_ticks
+from lab_ui.i18n import t
+from lab_ui.layout import (
     LECTURE_FIGURE_MAX_PX,
     LECTURE_TEXT_PX,
-    QUALITATIVE,
     TICK_PX,
     TITLE_ROOM_PX,
     TOOLBAR_PX,
     layout_dict,
     title_below_toolbar,
-    token_ticks,
 )
-from lab_ui.i18n import t
 
 MAX_DRAWN = 200  # rows or columns a heatmap draws at most; more are thinned (see thinning_step)
 BAND_ALPHA = 0.2
@@ -52,7 +50,7 @@ COSINE_PX, COSINE_BAR_PX = 480, 44
 # The shuffle figure's rows. A word's label needs 1.15 times its font of height, or labels touch: a
 # desktop's 12 px labels fit its 20 px rows, but lecture mode's 20 px labels do not, and its figure is
 # capped (LECTURE_FIGURE_MAX_PX) while its 20 px text takes more room around the panels (the x axis:
-# LECTURE_BOTTOM_PX, what lab_ui.figures.common.fixed_margins reserves for 20 px labels and title).
+# LECTURE_BOTTOM_PX, what lab_ui.layout.fixed_margins reserves for 20 px labels and title).
 # So in lecture mode the panels take all the height the cap leaves, without the strip kept for the
 # toolbar above the title (on a projector's width the title, at the left, never reaches the toolbar);
 # a sentence whose rows are still too short for its labels has every other word labelled (or every third ...).

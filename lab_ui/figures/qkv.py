@@ -19,8 +19,9 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from attention_core.steps import QKVWalkthrough, ScoreCheck, gives_away
-from lab_ui.figures.common import MAX_LABEL_CHARS, QUALITATIVE, heatmap, layout_dict, safe_label, token_ticks
+from lab_ui.figures.common import MAX_LABEL_CHARS, QUALITATIVE, heatmap, safe_label, token_ticks
 from lab_ui.i18n import t
+from lab_ui.layout import layout_dict
 from lab_ui.widgets import escape_markdown  # a pure function
 
 HIGHLIGHT = "#B34E00"  # a darker Okabe-Ito vermillion: 5.2:1 on white; lab_ui/style.py lightens it on dark

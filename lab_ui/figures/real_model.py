@@ -16,15 +16,9 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from attention_core.attention_views import PATTERNS, HeadNumbers, ModelView
-from lab_ui.figures.common import (
-    FONT_FAMILY,
-    QUALITATIVE,
-    SEQUENTIAL,
-    SEQUENTIAL_ALT,
-    key_labels_hidden_on_phones,
-    safe_label,
-)
+from lab_ui.figures.common import QUALITATIVE, SEQUENTIAL, SEQUENTIAL_ALT, safe_label
 from lab_ui.i18n import t
+from lab_ui.layout import FONT_FAMILY, key_labels_hidden_on_phones
 
 OUTLINE = QUALITATIVE[5]  # Okabe-Ito vermillion: stands out on every Viridis colour
 GRID_MAX = 32  # word pieces drawn in each of the 72 small maps (about 3 px a cell at 1280 px)

@@ -14,17 +14,9 @@ import plotly.graph_objects as go
 from attention_core.patches import PictureView
 from attention_core.sequence_costs import ComplexityRow, CostCurves, Timing
 from attention_core.sequence_models import LongRangeCurves, VisibilityComparison
-from lab_ui.figures.common import (
-    LECTURE_TEXT_PX,
-    QUALITATIVE,
-    SEQUENTIAL,
-    TICK_PX,
-    TOOLBAR_PX,
-    layout_dict,
-    text_px,
-    title_below_toolbar,
-)
+from lab_ui.figures.common import QUALITATIVE, SEQUENTIAL
 from lab_ui.i18n import t
+from lab_ui.layout import LECTURE_TEXT_PX, TICK_PX, TOOLBAR_PX, layout_dict, text_px, title_below_toolbar
 
 P = "rnn_cnn."
 COLOUR = {

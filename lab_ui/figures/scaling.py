@@ -21,15 +21,9 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from attention_core.saturation import SCALINGS, SaturationSweep, VarianceSweep
-from lab_ui.figures.common import (
-    FONT_FAMILY,
-    LECTURE_TEXT_PX,
-    LECTURE_TITLE_PX,
-    QUALITATIVE,
-    TOOLBAR_PX,
-    key_labels_hidden_on_phones,
-)
+from lab_ui.figures.common import QUALITATIVE
 from lab_ui.i18n import t
+from lab_ui.layout import FONT_FAMILY, LECTURE_TEXT_PX, LECTURE_TITLE_PX, TOOLBAR_PX, key_labels_hidden_on_phones
 
 # One look per scaling id (attention_core.saturation.SCALINGS): unscaled, ÷√d_k, ÷d_k.
 STYLE = {
@@ -38,7 +32,7 @@ STYLE = {
     "d": dict(color=QUALITATIVE[2], dash="dash", symbol="diamond"),  # bluish green
 }
 # Streamlit 1.67 serves its text font under the family name "Source Sans", not the "Source Sans
-# Pro" that common.FONT_FAMILY starts with; without this, Plotly falls back to Noto Sans CJK, whose
+# Pro" that layout.FONT_FAMILY starts with; without this, Plotly falls back to Noto Sans CJK, whose
 # "·" in "q·k" is full-width.
 FONT = '"Source Sans", ' + FONT_FAMILY
 THEORY_COLOUR = "rgba(90,90,90,0.9)"
@@ -52,7 +46,7 @@ PANEL_GAP = 0.07
 # phone (a plot area about 300 px wide) 0.07 leaves 21 px, less than "0.05" needs.
 HISTOGRAM_GAP = 0.14
 # Vertical room in pixels is reserved for the largest text the figure can carry: lecture mode
-# (lab_ui.widgets.lecture_styled) sets the title to LECTURE_TITLE_PX and every other text to
+# (lab_ui.layout.lecture_styled) sets the title to LECTURE_TITLE_PX and every other text to
 # LECTURE_TEXT_PX (lab_ui.figures.common), and a
 # Plotly figure cannot wrap or move its parts when text grows. One line of text at size s takes
 # about LINE * s.
@@ -81,7 +75,7 @@ DIGIT_PX, KEY_LABEL_AIR_PX = 6.7, 5
 
 
 def _figure(data: list[dict], layout: dict, frames: list[dict] | None = None) -> go.Figure:
-    """The shared look of lab_ui.figures.common.base_layout (CJK-capable font, tight margins),
+    """The shared look of lab_ui.layout.base_layout (CJK-capable font, tight margins),
     with validation off: see the module's docstring."""
     layout = {
         "font": {"family": FONT, "size": 14},  # panel titles and labels inherit it, in lecture mode too

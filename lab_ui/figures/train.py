@@ -11,8 +11,9 @@ import plotly.graph_objects as go
 
 from attention_core.train import Comparison, ComparisonRow, Fit, Prediction, Progress, Task
 from attention_core.train_views import attention_entropy, first_step_at, tag_examples
-from lab_ui.figures.common import QUALITATIVE, SEQUENTIAL, TITLE_ROOM_PX, layout_dict, safe_label, title_below_toolbar
+from lab_ui.figures.common import QUALITATIVE, SEQUENTIAL, safe_label
 from lab_ui.i18n import t
+from lab_ui.layout import TITLE_ROOM_PX, layout_dict, title_below_toolbar
 
 P = "train."
 HEIGHT = 360  # under a 1280 x 720 projector's title row and step bar, with the slider of the frames

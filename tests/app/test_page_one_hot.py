@@ -21,9 +21,10 @@ from attention_core.sequences import (
 )
 from attention_core.shipped import load_vocabulary
 from attention_core.word_map import group_map
-from lab_ui.figures.common import LECTURE_FIGURE_MAX_PX, safe_label
+from lab_ui.figures.common import safe_label
 from lab_ui.figures.one_hot import LECTURE_PX
 from lab_ui.i18n import t
+from lab_ui.layout import LECTURE_FIGURE_MAX_PX
 from lab_ui.quiz import shown
 
 PAGE = "pages/one_hot.py"

@@ -7,7 +7,7 @@ import pandas as pd
 import streamlit
 from app_harness import open_page
 
-from lab_ui import widgets
+from lab_ui import layout, widgets
 from lab_ui.controls import _matches_default, _number_text_ok, _url_text
 from lab_ui.i18n import t
 from lab_ui.widgets import csv_safe, escape_markdown
@@ -112,12 +112,12 @@ def test_a_projectors_colour_bars_carry_their_title_on_top():
         go.Heatmap(z=[[0, 1]], coloraxis="coloraxis"),
         layout=dict(coloraxis=dict(colorbar=dict(title=dict(text="value", side="right")))),
     )
-    assert widgets.lecture_styled(single).data[0].colorbar.title.side == "top"
-    styled = widgets.lecture_styled(shared).layout.coloraxis.colorbar
-    assert styled.title.side == "top" and styled.tickfont.size == widgets.LECTURE_TEXT_PX
+    assert layout.lecture_styled(single).data[0].colorbar.title.side == "top"
+    styled = layout.lecture_styled(shared).layout.coloraxis.colorbar
+    assert styled.title.side == "top" and styled.tickfont.size == layout.LECTURE_TEXT_PX
     # a bar across the bottom keeps its title at its end: on top it sat under the plot like an axis title
     across = go.Figure(go.Heatmap(z=[[0, 1]], colorbar=dict(orientation="h", title=dict(text="weight", side="right"))))
-    assert widgets.lecture_styled(across).data[0].colorbar.title.side == "right"
+    assert layout.lecture_styled(across).data[0].colorbar.title.side == "right"
 
 
 def test_a_projectors_text_beside_markers_is_at_least_20_px():
@@ -125,9 +125,9 @@ def test_a_projectors_text_beside_markers_is_at_least_20_px():
     import plotly.graph_objects as go
 
     fig = go.Figure(go.Scatter(x=[0], y=[1], mode="markers+text", text=["-1.37"], textfont=dict(size=15)))
-    assert widgets.lecture_styled(fig).data[0].textfont.size == widgets.LECTURE_TEXT_PX
+    assert layout.lecture_styled(fig).data[0].textfont.size == layout.LECTURE_TEXT_PX
     bigger = go.Figure(go.Scatter(x=[0], y=[1], mode="text", text=["x"], textfont=dict(size=28)))
-    assert widgets.lecture_styled(bigger).data[0].textfont.size == 28  # never smaller
+    assert layout.lecture_styled(bigger).data[0].textfont.size == 28  # never smaller
 
 
 def test_a_projectors_legend_is_at_least_20_px():
@@ -135,9 +135,9 @@ def test_a_projectors_legend_is_at_least_20_px():
     import plotly.graph_objects as go
 
     fig = go.Figure(go.Scatter(x=[0], y=[1], name="full"))
-    assert widgets.lecture_styled(fig).layout.legend.font.size == widgets.LECTURE_TEXT_PX
+    assert layout.lecture_styled(fig).layout.legend.font.size == layout.LECTURE_TEXT_PX
     bigger = go.Figure(go.Scatter(x=[0], y=[1]), layout=dict(legend=dict(font=dict(size=26))))
-    assert widgets.lecture_styled(bigger).layout.legend.font.size == 26  # never smaller
+    assert layout.lecture_styled(bigger).layout.legend.font.size == 26  # never smaller
 
 
 def test_a_chosen_options_label_follows_a_language_change():

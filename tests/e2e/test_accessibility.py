@@ -74,7 +74,7 @@ TITLE_UNDER_TOOLBAR_JS = """() => {
 
 
 # Each chart's legend, x axis titles and x tick labels against each other: a legend in a row along a
-# figure's bottom sits in room lab_ui.figures.common.fixed_margins reserves under the axis, counted
+# figure's bottom sits in room lab_ui.layout.fixed_margins reserves under the axis, counted
 # for a phone's width (too little, and the legend pushes the axis's title onto its labels).
 LEGEND_OVER_AXIS_JS = """() => {
   const meets = (a, b) => !(a.right <= b.left || b.right <= a.left || a.bottom <= b.top + 1 || b.bottom <= a.top + 1);

@@ -7,8 +7,8 @@ import pytest
 from attention_core.bottleneck import bottleneck_curves
 from attention_core.encoder_decoder import encoder_decoder_view, sentence_pair, trained_model
 from lab_ui.figures import before_self_attention as figs
-from lab_ui.figures.common import LECTURE_FIGURE_MAX_PX
 from lab_ui.i18n import t
+from lab_ui.layout import LECTURE_FIGURE_MAX_PX
 
 
 @pytest.fixture(scope="module")

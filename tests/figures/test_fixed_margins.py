@@ -1,4 +1,4 @@
-"""lab_ui.figures.common.fixed_margins: the room an outer axis's labels and title need is reserved
+"""lab_ui.layout.fixed_margins: the room an outer axis's labels and title need is reserved
 in the margins and that axis's automargin is off; where the room cannot be told from the figure
 (a log axis, word labels Plotly may slant, a legend under the plot whose rows cannot be counted),
 automargin stays; margins only grow."""
@@ -6,7 +6,7 @@ automargin stays; margins only grow."""
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from lab_ui.figures.common import fixed_margins, text_px
+from lab_ui.layout import fixed_margins, text_px
 
 
 def spec(fig: go.Figure) -> dict:

@@ -13,8 +13,8 @@ from attention_core.heatmap_views import query_row, random_view, shipped_view
 from attention_core.shipped import load_examples
 from attention_core.speech import speech_cost
 from lab_ui.figures import heatmap as figs
-from lab_ui.figures.common import text_px
 from lab_ui.i18n import t
+from lab_ui.layout import text_px
 
 TOKENS = ("I", "saw", "a", "<b>saw</b>")
 EXAMPLES = {e.id: e for e in load_examples()}

@@ -14,7 +14,8 @@ from attention_core.positional import (
     sinusoid_table,
 )
 from lab_ui.figures import positional as figs
-from lab_ui.figures.common import (
+from lab_ui.i18n import t
+from lab_ui.layout import (
     AXIS_TITLE_PX,
     LECTURE_FIGURE_MAX_PX,
     LECTURE_TEXT_PX,
@@ -26,7 +27,6 @@ from lab_ui.figures.common import (
     fixed_margins,
     text_px,
 )
-from lab_ui.i18n import t
 
 
 @pytest.mark.parametrize(("n", "step"), [(1, 1), (200, 1), (201, 2), (400, 2), (512, 3)])
@@ -136,7 +136,7 @@ def test_shuffle_figure_s_word_labels_never_touch_on_a_projector(words):
     shows it there (lecture_styled, then the margins show_figure reserves), the rows keep the room
     of a label each (the sentence "I saw a saw" had 13 px rows under 20 px labels), or every other
     word is labelled."""
-    from lab_ui.widgets import lecture_styled  # a pure function of the figure
+    from lab_ui.layout import lecture_styled  # a pure function of the figure
 
     view = shuffle_experiment([f"w{i}" for i in range(words)], d_model=8)
     fig = figs.shuffle_experiment(view, "en", lecture=True)

@@ -8,8 +8,8 @@ from attention_core.patches import picture_view
 from attention_core.sequence_costs import Timing, complexity_table, cost_axis, cost_curves
 from attention_core.sequence_models import compare_visibility, long_range_influence
 from lab_ui.figures import rnn_cnn as figs
-from lab_ui.figures.common import LECTURE_FIGURE_MAX_PX, LECTURE_TEXT_PX, PLOT_PAD, X_TITLE_STANDOFF, text_px
 from lab_ui.i18n import t
+from lab_ui.layout import LECTURE_FIGURE_MAX_PX, LECTURE_TEXT_PX, PLOT_PAD, X_TITLE_STANDOFF, text_px
 
 
 @pytest.fixture(scope="module")

@@ -12,8 +12,8 @@ import pytest
 
 from attention_core.saturation import D_VALUES, SCALINGS, saturation_sweep, score_rows, variance_sweep
 from lab_ui.figures import scaling as figs
-from lab_ui.figures.common import LECTURE_TEXT_PX
 from lab_ui.i18n import t
+from lab_ui.layout import LECTURE_TEXT_PX
 
 NAMES = {s: t(f"scaling.scaling_{s}", "en") for s in SCALINGS}
 

@@ -1,5 +1,5 @@
-"""lab_ui.widgets.Serialised: a cached figure serialised once sends the browser what the figure
-itself would, with fixed margins instead of automargin (lab_ui.figures.common.fixed_margins), and
+"""lab_ui.layout.Serialised: a cached figure serialised once sends the browser what the figure
+itself would, with fixed margins instead of automargin (lab_ui.layout.fixed_margins), and
 st.plotly_chart's second serialisation of it does not copy it again."""
 
 import numpy as np
@@ -7,8 +7,7 @@ import plotly.graph_objects as go
 import plotly.io as pio
 import plotly.tools
 
-from lab_ui.figures.common import fixed_margins
-from lab_ui.widgets import Serialised
+from lab_ui.layout import Serialised, fixed_margins
 
 
 def figure() -> go.Figure:

@@ -7,8 +7,8 @@ import pytest
 from attention_core.train import Config, compare_models, compare_positions, compare_scaling, fit, predict, saw_task
 from attention_core.train_views import tag_examples
 from lab_ui.figures import train as figs
-from lab_ui.figures.common import TOOLBAR_PX
 from lab_ui.i18n import t
+from lab_ui.layout import TOOLBAR_PX
 
 
 @pytest.fixture(scope="module")
