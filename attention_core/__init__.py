@@ -18,6 +18,7 @@ from attention_core.attention import (
     split_heads,
 )
 from attention_core.embedding import PCAResult, cosine_similarity, pca, token_vectors
+from attention_core.grouped import GroupedQueryResult, grouped_query_attention
 from attention_core.positional import sinusoidal_positional_encoding
 from attention_core.rotary import alibi_bias, rotary_embedding
 from attention_core.text import split_tokens
@@ -25,12 +26,14 @@ from attention_core.windows import sliding_window_mask
 
 __all__ = [
     "AttentionResult",
+    "GroupedQueryResult",
     "MultiHeadResult",
     "PCAResult",
     "additive_attention_scores",
     "alibi_bias",
     "causal_mask",
     "cosine_similarity",
+    "grouped_query_attention",
     "local_mask",
     "merge_heads",
     "multi_head_attention",
