@@ -18,6 +18,7 @@ from attention_core.attention import (
     split_heads,
 )
 from attention_core.embedding import PCAResult, cosine_similarity, pca, token_vectors
+from attention_core.flash import FlashResult, FlashTile, flash_attention
 from attention_core.grouped import GroupedQueryResult, grouped_query_attention
 from attention_core.positional import sinusoidal_positional_encoding
 from attention_core.rotary import alibi_bias, rotary_embedding
@@ -26,6 +27,8 @@ from attention_core.windows import sliding_window_mask
 
 __all__ = [
     "AttentionResult",
+    "FlashResult",
+    "FlashTile",
     "GroupedQueryResult",
     "MultiHeadResult",
     "PCAResult",
@@ -33,6 +36,7 @@ __all__ = [
     "alibi_bias",
     "causal_mask",
     "cosine_similarity",
+    "flash_attention",
     "grouped_query_attention",
     "local_mask",
     "merge_heads",
