@@ -175,11 +175,12 @@ def rope_decay(max_distance: int, d: int, base: float = 10000.0) -> RopeDecay:
     theta = rope_frequencies(d, base)  # [d/2]
     distance = np.arange(max_distance + 1, dtype=np.float64)  # [n]
     phase = distance[:, None] * theta[None, :]  # [n, d/2]
-    partial = np.cumsum(np.exp(1j * phase), axis=1)  # [n, d/2]: S_1 .. S_{d/2}
+    cos, sin = np.cos(phase), np.sin(phase)  # [n, d/2] each: e^{i·phase} in two real halves
+    partial = np.hypot(np.cumsum(cos, axis=1), np.cumsum(sin, axis=1))  # [n, d/2]: |S_1| .. |S_{d/2}|
     return RopeDecay(
         distance=distance,
-        relative_bound=np.abs(partial).mean(axis=1),  # [n]
-        equal_vector_score=np.cos(phase).mean(axis=1),  # [n]
+        relative_bound=partial.mean(axis=1),  # [n]
+        equal_vector_score=cos.mean(axis=1),  # [n]
         d=int(theta.size * 2),
         base=_base(base),
     )
@@ -293,8 +294,13 @@ def compare_positions(
 
 def _diagonals(table: np.ndarray, offsets: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Mean and max - min of table over each diagonal offsets == value.  [T, T] -> [2T-1], [2T-1]"""
-    mean = np.array([table[offsets == v].mean() for v in values])  # [2T - 1]
-    spread = np.array([np.ptp(table[offsets == v]) for v in values])  # [2T - 1]
+    index = (offsets - values[0]).ravel()  # [T²] diagonal number 0 .. 2T-2
+    order = np.argsort(index, kind="stable")  # [T²] entries grouped diagonal by diagonal
+    flat = table.ravel()[order]  # [T²]
+    starts = np.searchsorted(index[order], np.arange(values.size))  # [2T - 1] where each diagonal begins
+    counts = np.bincount(index, minlength=values.size)  # [2T - 1]
+    mean = np.add.reduceat(flat, starts) / counts  # [2T - 1]
+    spread = np.maximum.reduceat(flat, starts) - np.minimum.reduceat(flat, starts)  # [2T - 1]
     return mean, spread
 
 
