@@ -23,12 +23,13 @@ import math
 import re
 from collections.abc import Callable, Sequence
 from typing import Any
+from urllib.parse import quote
 
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
 from streamlit.runtime.state import get_session_state
 
-from lab_ui.i18n import current_lang, t
+from lab_ui.i18n import current_lang, literal, t
 
 _PERSIST = "session"
 
@@ -44,7 +45,8 @@ def _notice_bad_value(key: str, raw: Sequence[str]) -> None:
     value = ", ".join(raw)
     if len(value) > 40:
         value = value[:40] + "…"
-    st.toast(t("common.bad_link_value", name=key, value=value), icon="⚠️")
+    # the value is whatever the link held: shown as typed, never as Markdown (an image from another host)
+    st.toast(t("common.bad_link_value", name=key, value=literal(value)), icon="⚠️")
 
 
 def _matches_default(raw: list[str], default: Any) -> bool:
@@ -87,6 +89,10 @@ def write_url_if_unbound(key: str, value: Any) -> None:
 
 
 _INTEGER = re.compile(r"[+-]?[0-9]{1,15}")  # what the app itself writes for a whole number
+# A number as the app writes one, in ASCII digits: Python's float() also reads "1_0" (10) and
+# Arabic-Indic or full-width digits, which no link of the app holds, so a link that has them was
+# made by hand and gets the notice, not a silent reading.
+_DECIMAL = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
 
 
 def _number_text_ok(text: str, integer: bool) -> bool:
@@ -96,10 +102,7 @@ def _number_text_ok(text: str, integer: bool) -> bool:
     the app writes them (so "1e-400", "1.5" or "9e999" fall back instead of being bent into one)."""
     if integer:
         return bool(_INTEGER.fullmatch(text.strip()))
-    try:
-        return math.isfinite(float(text))
-    except ValueError:
-        return False
+    return bool(_DECIMAL.fullmatch(text.strip())) and math.isfinite(float(text))
 
 
 def _drop_unreadable_numbers(key: str, raw: list[str], integer: bool, count: int) -> bool:
@@ -322,12 +325,60 @@ def number_input(label: str, *, key: str, value=None, **kwargs):
     return _bound(st.number_input, key, value, label, value=value, number=number, **kwargs)
 
 
+# The longest link the app writes. HAProxy's buffers take twice this (deploy/haproxy.cfg), and a
+# slide's or a chat's link of this size still pastes whole. Every control but a free text writes a
+# few bytes; a text may take TEXT_LINK_BYTES of it, URL-encoded (a Chinese character is 9 bytes:
+# %E7%8C%AB), and a longer text is cut in the link, with a notice, and kept whole in the session.
+MAX_LINK_BYTES = 8_000
+TEXT_LINK_BYTES = 3_000
+CUT_SUFFIX = "_cut"  # <key>_cut=<characters>: the link's text is the start of a text this long
+
+
+def link_text(text: str, limit: int = TEXT_LINK_BYTES) -> str:
+    """The longest start of `text` whose URL encoding fits `limit` bytes."""
+    if len(quote(text, safe="")) <= limit:
+        return text
+    lo, hi = 0, len(text)
+    while lo < hi:  # the longest prefix that fits, by bisection over characters
+        mid = (lo + hi + 1) // 2
+        lo, hi = (mid, hi) if len(quote(text[:mid], safe="")) <= limit else (lo, mid - 1)
+    return text[:lo]
+
+
+def _one_text(raw: list[str]) -> str:
+    if len(raw) != 1:
+        raise ValueError(raw)
+    return raw[0]
+
+
+def _text(widget: Callable, label: str, value: str, key: str, **kwargs) -> str:
+    """A free text: restored from the link once, the whole text kept in the session, the link
+    holding at most TEXT_LINK_BYTES of it (the rest would make a link the balancer refuses)."""
+    cut_key = key + CUT_SUFFIX
+    opened = key not in st.session_state
+    restore_from_url(key, value, _one_text)
+    if opened and (total := st.query_params.get(cut_key, "")).isdigit():  # the link held a cut text
+        st.session_state[f"_{cut_key}_read"] = (st.session_state[key], int(total))
+    text = widget(label, key=key, persist_state=_PERSIST, **kwargs)
+    shown = link_text(text)
+    publish_to_url(key, shown, value)
+    if shown != text:
+        st.query_params[cut_key] = str(len(text))
+        st.caption(t("common.text_cut_in_link", shown=len(shown), total=len(text)))
+    else:
+        st.query_params.pop(cut_key, None)
+        read, total = st.session_state.get(f"_{cut_key}_read", (None, 0))
+        if text == read and len(text) < total:  # until the student changes the text
+            st.caption(t("common.text_cut_link_opened", shown=len(text), total=total))
+    return text
+
+
 def text_input(label: str, value: str, *, key: str, **kwargs) -> str:
-    return _bound(st.text_input, key, value, label, value, **kwargs)
+    return _text(st.text_input, label, value, key, **kwargs)
 
 
 def text_area(label: str, value: str, *, key: str, **kwargs) -> str:
-    return _bound(st.text_area, key, value, label, value, **kwargs)
+    return _text(st.text_area, label, value, key, **kwargs)
 
 
 def toggle(label: str, value: bool = False, *, key: str, **kwargs) -> bool:

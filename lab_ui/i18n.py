@@ -106,6 +106,19 @@ def current_lang() -> str:
     return lang if lang in LANGS else DEFAULT_LANG
 
 
+_PUNCTUATION = re.compile(r"""([!"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~])""")
+_LINE_BREAKS = re.compile(r"[\r\n\u2028\u2029]+")
+
+
+def literal(text: str) -> str:
+    """Text that came from a link or a text box, made safe to put into Markdown (a catalog text's
+    {placeholder}, st.markdown, a toast, a caption): it is shown as typed, never formatted. Every
+    ASCII punctuation mark is backslash-escaped (CommonMark lets any of them be), so no
+    **bold**, [link](...), ![image](...), <html>, &entity; or $maths$ can form; line breaks become
+    spaces, so a value cannot start a heading, a list or a new paragraph of its own."""
+    return _PUNCTUATION.sub(r"\\\1", _LINE_BREAKS.sub(" ", str(text)))
+
+
 def t(key: str, lang: str | None = None, **values) -> str:
     """The text for `key` in `lang` (default: the session's), with {placeholders} filled in.
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import inspect
 import math
-import re
 from collections.abc import Callable
 from functools import cache
 
@@ -83,11 +82,6 @@ def image_format_picker() -> None:
         format_func=str.upper,
         help=t("common.image_format_help"),
     )
-
-
-def escape_markdown(text: str) -> str:
-    """User text shown through st.markdown must stay text: no **bold**, links, $maths$ or HTML."""
-    return re.sub(r"([\\`*_{}\[\]()#+\-.!|$<>~])", r"\\\1", text)
 
 
 def show_figure(

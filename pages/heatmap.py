@@ -25,7 +25,7 @@ from lab_ui import controls, page, widgets
 from lab_ui.cache import cached
 from lab_ui.figures import heatmap as figures
 from lab_ui.figures.heatmap import position_label
-from lab_ui.i18n import current_lang, t
+from lab_ui.i18n import current_lang, literal, t
 from lab_ui.lecture import is_lecture
 
 MAX_TOKENS = 64  # the most tokens drawn: a 64 x 64 heatmap is still readable on a projector
@@ -203,7 +203,7 @@ def query_section(view, default_q: int) -> None:
             key="heatmap_row",
             alt=t("heatmap.row_alt", query=name),
         )
-        best = widgets.escape_markdown(position_label(row.best + 1, view.tokens[row.best]))
+        best = literal(position_label(row.best + 1, view.tokens[row.best]))
         st.markdown(
             t(
                 "heatmap.row_summary",
@@ -279,7 +279,7 @@ def check_section(tokens: tuple[str, ...]) -> None:
         "up_to",
         key="hm_check",
         format_func=lambda o: t(f"heatmap.check_{o}", k=c.k, T=c.T),
-        explanation=t("heatmap.check_explanation", k=c.k, seen=widgets.escape_markdown(", ".join(seen))),
+        explanation=t("heatmap.check_explanation", k=c.k, seen=literal(", ".join(seen))),
     )
 
 

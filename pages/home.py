@@ -7,7 +7,7 @@ from urllib.parse import urlencode
 import streamlit as st
 
 from lab_ui import course, page, progress
-from lab_ui.i18n import current_lang, t
+from lab_ui.i18n import current_lang, literal, t
 
 frame = page.start("home")
 
@@ -40,8 +40,7 @@ base = (st.context.url or "").split("?", 1)[0].rstrip("/")  # this page is the a
 rejected = progress.rejected()
 with st.expander(t("course.progress_code"), icon=":material/bookmark:", expanded=rejected is not None):
     if rejected is not None:
-        shown = rejected.replace("`", "'")  # shown in a code span: a backtick must not end it
-        st.warning(t("course.rejected_code", code=shown), icon=":material/warning:")
+        st.warning(t("course.rejected_code", code=literal(rejected)), icon=":material/warning:")
     code = progress.code(course.ITEMS)
     if code:
         st.markdown(t("course.progress_code_is", code=code))

@@ -17,7 +17,7 @@ from attention_core.head_stats import head_overlap, head_size, mean_entropy, mul
 from lab_ui import controls, page, widgets
 from lab_ui.cache import cached
 from lab_ui.figures import multi_head as figs
-from lab_ui.i18n import current_lang, t
+from lab_ui.i18n import current_lang, literal, t
 from lab_ui.lecture import is_lecture
 from lab_ui.registry import PAGES
 
@@ -54,7 +54,7 @@ def heads_control(d_model: int, notes: list[str]) -> int:
         notes.append(
             t(
                 f"multi_head.heads_{fit.reason}",
-                value=widgets.escape_markdown(str(wanted)),
+                value=literal(str(wanted)),
                 wanted=wanted,
                 d_model=d_model,
                 fallback=fit.n_heads,

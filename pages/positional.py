@@ -13,7 +13,7 @@ from lab_ui import controls, page, widgets
 from lab_ui.cache import cached
 from lab_ui.figures import positional as figures
 from lab_ui.figures.positional import format_error
-from lab_ui.i18n import current_lang, t
+from lab_ui.i18n import current_lang, literal, t
 from lab_ui.lecture import is_lecture
 
 BASES = [2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000, 100000, 1000000]
@@ -148,7 +148,7 @@ def why_section(d_model: int, base: float) -> None:
     view = cached(core.shuffle_experiment, tuple(tokens), order, word_i - 1, word_j - 1, d_model, base, seed)
     if order == "swap" and view.clamped:
         st.caption(t("positional.swap_clamped", T=len(tokens), i=view.swapped[0] + 1, j=view.swapped[1] + 1))
-    before, after = (widgets.escape_markdown(" ".join(words)) for words in (view.tokens, view.shuffled))
+    before, after = (literal(" ".join(words)) for words in (view.tokens, view.shuffled))
     st.markdown(t("positional.sentences", before=before, after=after))
     if not view.moved:
         st.info(t("positional.nothing_moved"), icon=":material/info:")
@@ -174,7 +174,7 @@ def why_section(d_model: int, base: float) -> None:
         st.markdown(
             t(
                 "positional.same_word",
-                word=widgets.escape_markdown(view.tokens[p]),
+                word=literal(view.tokens[p]),
                 p=p + 1,
                 q=q + 1,
                 plain=format_error(gap_plain),

@@ -13,7 +13,7 @@ from attention_core import steps
 from lab_ui import controls, page, widgets
 from lab_ui.cache import cached
 from lab_ui.figures import qkv as fq
-from lab_ui.i18n import current_lang, t
+from lab_ui.i18n import current_lang, literal, t
 from lab_ui.lecture import is_lecture
 
 DEFAULT_TEXT = "I saw a saw"  # article 001's own example: two "saw"s, one word, two meanings
@@ -152,7 +152,7 @@ with frame.controls(), st.container(border=not is_lecture()):  # a box of its ow
         key="qkv_q",
         default=1,
         help=t("qkv.query_help"),
-        format_func=lambda j: f"{j} · {widgets.escape_markdown(fq.short(tokens[j - 1]))}",
+        format_func=lambda j: f"{j} · {literal(fq.short(tokens[j - 1]))}",
     )
 
 try:

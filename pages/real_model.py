@@ -19,7 +19,7 @@ from lab_ui import controls, page, registry, widgets
 from lab_ui.cache import cached
 from lab_ui.figures import real_model as figs
 from lab_ui.figures.real_model import position_label, position_number
-from lab_ui.i18n import current_lang, t
+from lab_ui.i18n import current_lang, literal, t
 from lab_ui.lecture import is_lecture
 
 MAP_MAX = 64  # word pieces drawn in the large map: a 64 x 64 map is still readable on a projector
@@ -236,7 +236,7 @@ def jobs_found(v: av.ModelView, animal: bool) -> None:
     if weak:
         st.markdown("\n\n".join(weak))
     if (a := v.apart) is not None:
-        token = widgets.escape_markdown(v.tokens[a.first])
+        token = literal(v.tokens[a.first])
         i, j = position_number(a.first), position_number(a.second)  # counted from 1, as the labels are
         job_line(
             t(
@@ -273,7 +273,7 @@ def jobs_found(v: av.ModelView, animal: bool) -> None:
             format_func=lambda p: position_label(p, v.tokens),
         )
     link = cached(av.find_link, v, q, k)
-    name = {p: widgets.escape_markdown(position_label(p, v.tokens)) for p in (q, k, link.top)}
+    name = {p: literal(position_label(p, v.tokens)) for p in (q, k, link.top)}
     job_line(
         t(
             "real_model.found_link",
@@ -295,7 +295,7 @@ def jobs_found(v: av.ModelView, animal: bool) -> None:
 def check_section(v: av.ModelView, layer: int, head: int) -> None:
     frame.heading("check")
     answers = cached(av.check_answers, v, layer, head)
-    ask = widgets.escape_markdown(position_label(answers.ask, v.tokens))
+    ask = literal(position_label(answers.ask, v.tokens))
     if answers.previous is not None:
         prev, options = answers.previous, [str(o) for o in answers.options]
         page.choice_keep_valid("rm_check", ["", *options], "")
@@ -304,10 +304,10 @@ def check_section(v: av.ModelView, layer: int, head: int) -> None:
             options,
             str(answers.best),
             key="rm_check",
-            format_func=lambda o: widgets.escape_markdown(position_label(int(o), v.tokens)),
+            format_func=lambda o: literal(position_label(int(o), v.tokens)),
             explanation=t(
                 "real_model.check_expl",
-                best=widgets.escape_markdown(position_label(answers.best, v.tokens)),
+                best=literal(position_label(answers.best, v.tokens)),
                 weight=f"{answers.best_weight:.3f}",
                 layer=prev.layer + 1,
                 head=prev.head + 1,

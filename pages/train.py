@@ -23,7 +23,7 @@ from attention_core.train_views import word_ceiling
 from lab_ui import controls, layout, live, page, widgets
 from lab_ui.cache import cached
 from lab_ui.figures import train as figures
-from lab_ui.i18n import current_lang, t
+from lab_ui.i18n import current_lang, literal, t
 from lab_ui.lecture import is_lecture
 
 P = "train."
@@ -239,7 +239,7 @@ def tag_section(result) -> None:
         st.markdown(cached(figures.tag_legend, task, lang))  # what PRON, DET, ... mean, before they are shown
         words = widgets.sentence_tokens(t(P + "text"), EXAMPLE, key="tr_text", max_tokens=task.max_len)
         with st.expander(t(P + "vocabulary_box"), icon=":material/menu_book:"):
-            st.markdown(widgets.escape_markdown(" · ".join(task.vocab[2:])))
+            st.markdown(literal(" · ".join(task.vocab[2:])))
     if result is None:
         st.info(t(P + "frames_none"), icon=":material/info:")
         return
@@ -247,7 +247,7 @@ def tag_section(result) -> None:
     with controls_box:
         if pred.unknown:
             once = ", ".join(dict.fromkeys(pred.unknown))  # each word once, in the order typed
-            st.warning(t(P + "unknown_words", words=widgets.escape_markdown(once)), icon="⚠️")
+            st.warning(t(P + "unknown_words", words=literal(once)), icon="⚠️")
         if len(words) > 7:
             st.caption(t(P + "long_sentence", n=len(words)))
     with figure_box:

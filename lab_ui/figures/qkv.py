@@ -20,9 +20,8 @@ import plotly.graph_objects as go
 
 from attention_core.steps import QKVWalkthrough, ScoreCheck, gives_away
 from lab_ui.figures.common import MAX_LABEL_CHARS, QUALITATIVE, heatmap, safe_label, token_ticks
-from lab_ui.i18n import t
+from lab_ui.i18n import literal, t
 from lab_ui.layout import layout_dict
-from lab_ui.widgets import escape_markdown  # a pure function
 
 HIGHLIGHT = "#B34E00"  # a darker Okabe-Ito vermillion: 5.2:1 on white; lab_ui/style.py lightens it on dark
 _PIECES = QUALITATIVE[:7]  # Okabe-Ito without its black, which marks the sum b_i
@@ -643,7 +642,7 @@ def check_md(c: ScoreCheck, lang: str) -> str:
 
 def token_md(tokens: Sequence[str], j: int) -> str:
     """Token j as markdown shows it: shortened to 24 characters, its markup characters escaped."""
-    return escape_markdown(short(tokens[j], 24))
+    return literal(short(tokens[j], 24))
 
 
 def repeated_md(r: QKVWalkthrough, lang: str, output: bool = False) -> str:

@@ -2,8 +2,11 @@
 opens with no error box, and each number control falls back to what it shows without the link (a
 text box keeps the text as typed). The notice itself is tested page by page."""
 
+import re
+
 import pytest
 from app_harness import open_page
+from markdown_it import MarkdownIt
 
 from lab_ui.registry import HOME, PAGES
 
@@ -64,3 +67,29 @@ def test_a_number_given_twice_in_the_link_falls_back_with_a_notice(path, key, de
     assert not at.exception
     assert next(w for w in at.get("number_input") + at.get("slider") if w.key == key).value == default
     assert any(key in toast.value for toast in at.toast), [toast.value for toast in at.toast]
+
+
+HOSTILE = "**PWN**[x](http://evil.example/a) ![i](http://evil.example/i.png) $x^2$ <b>b</b> &amp;"
+
+
+def _formatted(markdown: str) -> list[str]:
+    """What a CommonMark renderer would make of a notice besides plain text and paragraphs."""
+    rendered = MarkdownIt("commonmark").render(markdown)
+    found = re.findall(r"<(a|img|strong|em|code|h\d|ul|ol|blockquote|b)\b", rendered)
+    if re.search(r"(?<!\\)\$", markdown):
+        found.append("$ (Streamlit typesets $...$ as maths)")
+    return found
+
+
+@pytest.mark.parametrize("info", [HOME, *PAGES], ids=[p.ns for p in (HOME, *PAGES)])
+def test_a_hostile_link_value_is_shown_as_literal_text_in_every_notice(info):
+    """/heatmap?hm_d=![x](http://evil.example/i.png) made the browser fetch an outside image: every
+    control's notice now shows the link's value as typed."""
+    plain = open_page(info.path, "en")
+    keys = [k for k, (kind, _) in controls(plain).items() if kind not in ("text_input", "text_area")]
+    at = open_page(info.path, "en", **dict.fromkeys([*keys, "progress"], HOSTILE))
+    assert not at.exception, [e.value for e in at.exception]
+    notices = [toast.value for toast in at.toast] + [w.value for w in at.warning]
+    assert notices, "a hostile link got no notice"
+    for notice in notices:
+        assert _formatted(notice) == [], notice

@@ -12,8 +12,7 @@ from attention_core import multi_head_attention, split_tokens, token_vectors
 from attention_core.head_stats import head_choices, head_overlap, mean_entropy, random_projections
 from attention_core.shipped import load_examples
 from lab_ui.figures.multi_head import LECTURE_HEIGHT_PX
-from lab_ui.i18n import t
-from lab_ui.widgets import escape_markdown
+from lab_ui.i18n import literal, t
 
 PAGE = "pages/multi_head.py"
 EXAMPLES = {e.id: e for e in load_examples()}
@@ -579,7 +578,7 @@ def test_a_number_no_control_can_hold_falls_back_with_a_notice_and_keeps_the_res
     if key in ("mh_text", "mh_mtext"):
         assert at.query_params[key] == value  # text: kept as typed (the own-text box needs the model package)
     elif key == "mh_h":
-        notice = t("multi_head.heads_not_number", value=escape_markdown(value), fallback=2, choices="1, 2, 3, 4, 6, 12")
+        notice = t("multi_head.heads_not_number", value=literal(value), fallback=2, choices="1, 2, 3, 4, 6, 12")
         assert notice in messages(at)
     else:
         assert at.toast, f"no notice for {key}={value}"

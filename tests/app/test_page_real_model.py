@@ -19,9 +19,8 @@ from attention_core.attention_views import (
 )
 from attention_core.shipped import load_examples
 from lab_ui.figures.real_model import grid_block, grid_gap
-from lab_ui.i18n import t
+from lab_ui.i18n import literal, t
 from lab_ui.quiz import shown
-from lab_ui.widgets import escape_markdown
 
 PAGE = "pages/real_model.py"
 EXAMPLES = {e.id: e for e in load_examples()}
@@ -307,7 +306,7 @@ def test_positions_are_counted_from_1_as_on_the_other_pages_and_links_keep_their
     first, second = [i for i, tok in enumerate(ANIMAL.tokens) if tok == "the"][:2]
     said = texts(at)
     assert f"“the” stands at {first + 1} and at {second + 1}" in said  # 2 and 8
-    assert escape_markdown("11 · it → 3 · animal") in said
+    assert literal("11 · it → 3 · animal") in said
     assert head_rows(at)[IT] == "11 · it"
     grid = figures(at)["rm_grid"]["data"][0]
     assert grid["y"][IT] == t("real_model.layer_n", layer=1) + " · query 11: it"
@@ -353,10 +352,10 @@ def test_check_yourself_answers_are_computed():
     best = int(np.argmax(e.attentions[layer, head, ask]))
     assert best == ask - 1  # the previous-token head does its job here
     at.radio(key="rm_check").set_value(str(ask + 1)).run()
-    assert t("common.not_quite_choice", typed=escape_markdown(f"{ask + 2} · {e.tokens[ask + 1]}")) in texts(at)
+    assert t("common.not_quite_choice", typed=literal(f"{ask + 2} · {e.tokens[ask + 1]}")) in texts(at)
     explanation = t(
         "real_model.check_expl",
-        best=escape_markdown(f"{best + 1} · {e.tokens[best]}"),
+        best=literal(f"{best + 1} · {e.tokens[best]}"),
         weight=f"{e.attentions[layer, head, ask, best]:.3f}",
         layer=layer + 1,
         head=head + 1,
@@ -366,7 +365,7 @@ def test_check_yourself_answers_are_computed():
     assert explanation in texts(at)
     at.toggle(key="rm_check_show").set_value(False).run()
     at.radio(key="rm_check").set_value(str(best)).run()
-    assert t("common.correct", answer=escape_markdown(f"{best + 1} · {e.tokens[best]}")) in texts(at)
+    assert t("common.correct", answer=literal(f"{best + 1} · {e.tokens[best]}")) in texts(at)
     assert explanation in texts(at)
     parked = float(e.attentions[4, 5, ask, 0] + e.attentions[4, 5, ask, -1])
     at.number_input(key="rm_num").set_value(round(parked, 3)).run()

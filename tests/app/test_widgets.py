@@ -1,16 +1,21 @@
 """Shared widgets: CSV that a spreadsheet cannot run, markdown escaping, URL texts, and how a
 check-yourself answer is repeated."""
 
+import html
+import re
 from pathlib import Path
+from urllib.parse import quote, urlencode
 
 import pandas as pd
+import pytest
 import streamlit
 from app_harness import open_page
+from markdown_it import MarkdownIt
 
 from lab_ui import layout, widgets
-from lab_ui.controls import _matches_default, _number_text_ok, _url_text
-from lab_ui.i18n import t
-from lab_ui.widgets import csv_safe, escape_markdown
+from lab_ui.controls import MAX_LINK_BYTES, TEXT_LINK_BYTES, _matches_default, _number_text_ok, _url_text, link_text
+from lab_ui.i18n import literal, t
+from lab_ui.widgets import csv_safe
 
 
 def test_csv_cells_that_would_run_as_formulas_become_text():
@@ -38,9 +43,26 @@ def test_a_named_text_index_keeps_its_name_as_the_csvs_first_header():
     assert csv_safe(df.rename_axis(None)).index.name is None
 
 
-def test_markdown_escaping_keeps_user_text_as_text():
-    text = "**bold** [link](javascript:x) $x$ <b>hi</b> # h"
-    assert escape_markdown(text) == r"\*\*bold\*\* \[link\]\(javascript:x\) \$x\$ \<b\>hi\</b\> \# h"
+HOSTILE = [
+    "**bold** [link](javascript:x) $x$ <b>hi</b> # h",
+    "![x](http://evil.example/i.png)",
+    "**PWN**[x](http://evil.example/a)",
+    "$\\frac{1}{2}$ and $$x^2$$",
+    "line one\n\n# heading\n\n> quote\n- item\n1. item\n---",
+    "&lt;b&gt; &amp; &#60;i&#62; `code` ~~gone~~ <https://evil.example> https://evil.example",
+    "a\\*b\\* \\[c\\](d)",
+    "猫 saw 🐱 <img src=x onerror=alert(1)>",
+]
+
+
+@pytest.mark.parametrize("text", HOSTILE)
+def test_literal_text_renders_as_the_text_itself_never_as_markdown(text):
+    """Rendered by a CommonMark parser, literal(text) is one paragraph of the text as typed (line
+    breaks as spaces): no link, image, emphasis, heading, code, HTML or entity forms."""
+    html_out = MarkdownIt("commonmark", {"linkify": False}).enable("strikethrough").render(literal(text))
+    shown = re.sub(r"[\r\n]+", " ", text)
+    assert html_out == f"<p>{html.escape(shown, quote=False)}</p>\n".replace("&quot;", '"')
+    assert "$" not in literal(text).replace("\\$", "")  # Streamlit typesets an unescaped $...$
 
 
 def test_url_texts_match_streamlits_binding():
@@ -148,3 +170,45 @@ def test_a_chosen_options_label_follows_a_language_change():
     box = at.selectbox(key="hm_ex").proto
     assert box.set_value and box.raw_value == t("heatmap.ex_own", lang="zh")
     assert at.selectbox(key="hm_ex").value == "own" and not at.exception
+
+
+@pytest.mark.parametrize("text", ["1_0", "١٢", "１２", "1 000", "0x10", "nan", "inf", "1e5e5", ""])
+def test_a_number_in_a_link_is_read_only_in_the_ascii_digits_the_app_writes(text):
+    """float() reads "1_0" as 10 and Arabic-Indic "١٢" as 12: a link the app never writes gets the
+    notice, not a silent reading."""
+    assert not _number_text_ok(text, integer=False) and not _number_text_ok(text, integer=True)
+
+
+@pytest.mark.parametrize("text", ["12", "-3", "+4", "0.5", ".5", "5.", "1e-3", "2E+4"])
+def test_numbers_the_app_writes_are_read(text):
+    assert _number_text_ok(text, integer=False)
+
+
+def test_a_long_text_is_cut_in_the_link_but_kept_whole_on_the_page():
+    """1,700 Chinese characters made a 15 kB link that HAProxy refused after a reload: the link now
+    keeps a start of the text that fits TEXT_LINK_BYTES, says so, and the page uses the whole text."""
+    text = ("注意力机制让每个词看见句子里的所有词。" * 90)[:1700]
+    at = open_page("pages/heatmap.py", "en", hm_src="random", hm_ex="own")
+    at.text_input(key="hm_text").input(text).run()
+    assert not at.exception
+    kept = at.query_params["hm_text"]
+    assert text.startswith(kept) and len(kept) < len(text)
+    assert len(quote(kept, safe="")) <= TEXT_LINK_BYTES < len(quote(kept + text[len(kept)], safe=""))
+    assert at.query_params["hm_text_cut"] == "1700"
+    assert at.text_input(key="hm_text").value == text  # the page keeps the whole text
+    shown = t("common.text_cut_in_link", lang="en", shown=len(kept), total=len(text))
+    assert shown in [c.value for c in at.caption]
+    # the cut link, opened afresh: the start of the text, and a word that it was cut
+    again = open_page("pages/heatmap.py", "zh", hm_src="random", hm_ex="own", hm_text=kept, hm_text_cut="1700")
+    assert again.text_input(key="hm_text").value == kept
+    told = t("common.text_cut_link_opened", lang="zh", shown=len(kept), total=1700)
+    assert told in [c.value for c in again.caption]
+    assert (
+        len(urlencode(again.query_params.to_dict() if hasattr(again.query_params, "to_dict") else {})) < MAX_LINK_BYTES
+    )
+
+
+def test_link_text_cuts_at_a_whole_character():
+    assert link_text("abc", 3) == "abc" and link_text("abcd", 3) == "abc"
+    assert link_text("猫狗", 9) == "猫" and link_text("猫狗", 8) == ""
+    assert link_text("a b", 5) == "a b"  # a space is %20
