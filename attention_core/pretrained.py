@@ -198,10 +198,12 @@ def embed(ids: np.ndarray, emb: EmbeddingWeights, eps: float, dtype: np.dtype = 
     return embed_record(ids, emb, eps, dtype).output  # [T, d_model]
 
 
-def layer_norm_rows(x: np.ndarray, gamma: np.ndarray, beta: np.ndarray, eps: float) -> np.ndarray:
-    """attention_core.layers.layer_norm in x's own dtype (float32 stays float32).
-    [..., d_model], [d_model], [d_model] -> [..., d_model]"""
-    centred = x - x.mean(axis=-1, keepdims=True)  # [..., d_model]
+def layer_norm_rows(
+    x: np.ndarray, gamma: np.ndarray, beta: np.ndarray, eps: float, out: np.ndarray | None = None
+) -> np.ndarray:
+    """attention_core.layers.layer_norm in x's own dtype (float32 stays float32), written into
+    `out` if given.  [..., d_model], [d_model], [d_model] -> [..., d_model]"""
+    centred = np.subtract(x, x.mean(axis=-1, keepdims=True), out=out)  # [..., d_model]
     var = np.square(centred).mean(axis=-1, keepdims=True)  # [..., 1], the biased variance, as torch
     centred *= 1.0 / np.sqrt(var + eps)
     centred *= gamma
@@ -209,19 +211,34 @@ def layer_norm_rows(x: np.ndarray, gamma: np.ndarray, beta: np.ndarray, eps: flo
     return centred  # [..., d_model]
 
 
-def gelu_in_place(x: np.ndarray) -> np.ndarray:
+def gelu_in_place(x: np.ndarray, chunk: int = 1 << 16) -> np.ndarray:
     """attention_core.layers.gelu (the erf form, A&S 7.1.26) written over x, in x's dtype.  [...] -> [...]
 
-    In place because a fresh [T, d_ff] array per step costs more than the arithmetic: at 256 pieces
-    the allocating form takes 30 ms a block, this one about 2. With z = |x|/√2 and
-    q = ½ (a₁t + ... + a₅t⁵) e^(−z²), erf(z) = 1 − 2q, so Φ(x) = ½ + sign(x) (½ − q).
+    In place, `chunk` numbers at a time, with three scratch rows reused: fresh arrays the size of
+    x cost more than the arithmetic (page faults, and a [T, d_ff] array falls out of the cache
+    between the twenty passes). At 256 pieces the allocating layers.gelu takes 30 ms a block.
     """
-    r = np.abs(x)  # [...]
+    flat = x.reshape(-1) if x.flags.c_contiguous else np.ascontiguousarray(x).reshape(-1)  # [n]
+    scratch = np.empty((3, min(chunk, flat.size)), dtype=flat.dtype)  # [3, chunk]
+    for start in range(0, flat.size, chunk):
+        part = flat[start : start + chunk]  # [m], a view: written in place
+        _gelu_chunk(part, *(row[: part.size] for row in scratch))
+    if flat.base is not x and not np.shares_memory(flat, x):
+        x[...] = flat.reshape(x.shape)
+    return x  # [...]
+
+
+def _gelu_chunk(x: np.ndarray, r: np.ndarray, t: np.ndarray, q: np.ndarray) -> None:
+    """GELU over x in place, with r, t, q as scratch of x's size.  [m] -> [m]
+
+    With z = |x|/√2 and q = ½ (a₁t + ... + a₅t⁵) e^(−z²), erf(z) = 1 − 2q, so Φ(x) = ½ + sign(x) (½ − q).
+    """
+    np.abs(x, out=r)
     np.minimum(r, 6.0 / np.sqrt(0.5), out=r)  # as layers.erf: z stops at 6, where erf is 1, so z² cannot overflow
-    t = r * (_ERF_P * np.sqrt(0.5))  # p z
+    np.multiply(r, _ERF_P * np.sqrt(0.5), out=t)  # p z
     t += 1.0
     np.reciprocal(t, out=t)  # t = 1 / (1 + p z)
-    q = t * (0.5 * _ERF_A5)  # [...], Horner's rule with the ½ folded into the coefficients
+    np.multiply(t, 0.5 * _ERF_A5, out=q)  # Horner's rule with the ½ folded into the coefficients
     for a in (_ERF_A4, _ERF_A3, _ERF_A2, _ERF_A1):
         q += 0.5 * a
         q *= t
@@ -233,26 +250,26 @@ def gelu_in_place(x: np.ndarray) -> np.ndarray:
     np.copysign(q, x, out=q)  # erf is odd
     q += 0.5  # Φ(x), the standard normal CDF
     x *= q
-    return x  # [...]
 
 
 def add_and_norm(
-    x: np.ndarray, update: np.ndarray, gamma: np.ndarray, beta: np.ndarray, eps: float
+    x: np.ndarray, update: np.ndarray, gamma: np.ndarray, beta: np.ndarray, eps: float, out: np.ndarray | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Post-LN residual step: the sum x + update, and LayerNorm of it.  [..., d_model] x2 -> ([...], [...])"""
+    """Post-LN residual step: the sum x + update, and LayerNorm of it (into `out` if given).
+    [..., d_model] x2 -> ([..., d_model], [..., d_model])"""
     residual = x + update  # [..., d_model]
-    return residual, layer_norm_rows(residual, gamma, beta, eps)  # [..., d_model], [..., d_model]
+    return residual, layer_norm_rows(residual, gamma, beta, eps, out)  # [..., d_model], [..., d_model]
 
 
 def feed_forward_record(
-    x: np.ndarray, block: BlockWeights | LeanBlockWeights, keep_hidden: bool
+    x: np.ndarray, block: BlockWeights | LeanBlockWeights, keep_hidden: bool, out: np.ndarray | None = None
 ) -> tuple[np.ndarray | None, np.ndarray, np.ndarray]:
-    """Position-wise: each row alone goes d_model -> d_ff -> d_model.
+    """Position-wise: each row alone goes d_model -> d_ff -> d_model (the output into `out` if given).
     [N, d_model] -> (h W₁ + b₁ [N, d_ff] or None, GELU of it [N, d_ff], output [N, d_model])"""
     hidden = x @ block.w_ff1  # [N, d_ff]
     hidden += block.b_ff1
     activation = gelu_in_place(hidden.copy() if keep_hidden else hidden)  # [N, d_ff]
-    output = activation @ block.w_ff2  # [N, d_model]
+    output = np.matmul(activation, block.w_ff2, out=out)  # [N, d_model]
     output += block.b_ff2
     return (hidden if keep_hidden else None), activation, output
 
@@ -339,15 +356,16 @@ def stream_block(
     eps: float,
     ablate_heads: np.ndarray | int | None = None,
     mode: str = "zero",
-    out: np.ndarray | None = None,
+    out: StreamStep | None = None,
 ) -> StreamStep:
     """One BERT layer keeping only the maps and the residual stream.  [..., T, d_model] -> StreamStep
 
     The same arithmetic as encoder_block (softmax(Q Kᵀ/√d_head) V per head, concat, W_o, then
     add_and_norm and feed_forward_record), in x's dtype. ablate_heads (an int, or one per leading
     index of x; -1 for none) switches that head off: mode "zero" sets its output to 0, "uniform"
-    its weights to 1/T over every key (no key is masked in one text). out, if given, is a
-    C-contiguous array [..., h, T, T] of x's dtype the weights are written into (encode's result).
+    its weights to 1/T over every key (no key is masked in one text). out, if given, holds
+    C-contiguous arrays of x's dtype and of the result's shapes to write into (encode's result,
+    which then needs no copy at the end).
     """
     *lead, T, d_model = x.shape
     d_head = d_model // n_heads
@@ -357,8 +375,12 @@ def stream_block(
     qkv += block.b_qkv
     qkv = np.ascontiguousarray(qkv.reshape(B, T, 3, n_heads, d_head).transpose(2, 0, 3, 1, 4))  # [3, B, h, T, d_head]
     q, k, v = qkv  # [B, h, T, d_head] each; q is already scaled by 1/√d_head
-    weights = np.matmul(q, k.transpose(0, 1, 3, 2), out=None if out is None else out.reshape(B, n_heads, T, T))
-    weights -= weights.max(axis=-1, keepdims=True)  # [B, h, T, T]; the core's softmax, with no -inf to handle
+    weights = np.matmul(q, k.transpose(0, 1, 3, 2), out=_rows(out, "weights", (B, n_heads, T, T)))  # [B, h, T, T]
+    # The softmax, in place. It is unchanged by a shift of a row: the core's softmax subtracts the
+    # row's max, which is needed only where exp could overflow or a whole row round to 0.
+    peak = weights.max(axis=-1, keepdims=True)  # [B, h, T, 1]
+    if peak.max() > 60.0 or peak.min() < -60.0:
+        weights -= peak
     np.exp(weights, out=weights)
     weights *= 1.0 / weights.sum(axis=-1, keepdims=True)
     which = _ablated(ablate_heads, B, n_heads)  # (variant indices, head indices)
@@ -368,19 +390,30 @@ def stream_block(
     if mode == "zero" and which is not None:
         heads[which] = 0.0
     concat = heads.transpose(0, 2, 1, 3).reshape(B * T, d_model)  # [B·T, d_model]
-    a = concat @ block.w_o  # [B·T, d_model]
+    stream = (B * T, d_model)
+    a = np.matmul(concat, block.w_o, out=_rows(out, "attention_output", stream))  # [B·T, d_model]
     a += block.b_o
-    _, h = add_and_norm(rows, a, block.ln1_gamma, block.ln1_beta, eps)  # [B·T, d_model]
-    _, _, f = feed_forward_record(h, block, keep_hidden=False)  # [B·T, d_model]
-    _, out = add_and_norm(h, f, block.ln2_gamma, block.ln2_beta, eps)  # [B·T, d_model]
+    _, h = add_and_norm(rows, a, block.ln1_gamma, block.ln1_beta, eps, _rows(out, "attention_norm", stream))
+    _, _, f = feed_forward_record(h, block, keep_hidden=False, out=_rows(out, "ff_output", stream))  # [B·T, d_model]
+    _, y = add_and_norm(h, f, block.ln2_gamma, block.ln2_beta, eps, _rows(out, "output", stream))  # [B·T, d_model]
     shape = (*lead, T, d_model)
     return StreamStep(
         weights=weights.reshape(*lead, n_heads, T, T),  # [..., h, T, T]
         attention_output=a.reshape(shape),
         attention_norm=h.reshape(shape),
         ff_output=f.reshape(shape),
-        output=out.reshape(shape),
+        output=y.reshape(shape),
     )
+
+
+def _rows(out: StreamStep | None, name: str, shape: tuple[int, ...]) -> np.ndarray | None:
+    """out.<name> reshaped to `shape` without a copy (it must be C-contiguous), or None."""
+    if out is None:
+        return None
+    target = getattr(out, name)
+    if not target.flags.c_contiguous:
+        raise ValueError(f"out.{name} must be C-contiguous to be written in place.")
+    return target.reshape(shape)
 
 
 def _ablated(ablate_heads: np.ndarray | int | None, B: int, n_heads: int) -> tuple[np.ndarray, np.ndarray] | None:
@@ -488,29 +521,39 @@ class MiniLMEncoder:
                 ffns.append(rec.ff_output)
                 records.append(rec)
         else:
-            stacked = np.empty((c.n_layers, c.n_heads, len(ids), len(ids)), dtype=dtype)  # no copy at the end
+            L, T, d = c.n_layers, len(ids), c.d_model
+            # Each block writes straight into the result's arrays, so nothing is stacked at the end.
+            hidden_states = np.empty((L + 1, T, d), dtype=dtype)  # [n_layers + 1, T, d_model]
+            hidden_states[0] = x
+            buffers = StreamStep(
+                weights=np.empty((L, c.n_heads, T, T), dtype=dtype),  # [n_layers, n_heads, T, T]
+                attention_output=np.empty((L, T, d), dtype=dtype),  # [n_layers, T, d_model]
+                attention_norm=np.empty((L, T, d), dtype=dtype),
+                ff_output=np.empty((L, T, d), dtype=dtype),
+                output=hidden_states[1:],
+            )
             for i, block in enumerate(self.lean_blocks(dtype)):
                 off = ablation.head if ablation is not None and ablation.layer == i else None
                 mode = ablation.mode if ablation else "zero"
-                step = stream_block(x, block, c.n_heads, c.eps, off, mode, out=stacked[i])
-                x = step.output  # [T, d_model]
-                hidden.append(x)
-                maps.append(step.weights)
-                updates.append(step.attention_output)
-                mids.append(step.attention_norm)
-                ffns.append(step.ff_output)
+                into = StreamStep(*(getattr(buffers, f.name)[i] for f in dataclasses.fields(StreamStep)))
+                x = stream_block(x, block, c.n_heads, c.eps, off, mode, out=into).output  # [T, d_model]
+        stacks = (
+            (np.stack(maps), np.stack(hidden), np.stack(updates), np.stack(mids), np.stack(ffns))
+            if keep == "all"
+            else (buffers.weights, hidden_states, buffers.attention_output, buffers.attention_norm, buffers.ff_output)
+        )
         return EncodeResult(
             tokens=tokens,
             ids=ids,
-            attentions=np.stack(maps) if keep == "all" else stacked,  # [n_layers, n_heads, T, T]
-            hidden_states=np.stack(hidden),  # [n_layers + 1, T, d_model]
+            attentions=stacks[0],  # [n_layers, n_heads, T, T]
+            hidden_states=stacks[1],  # [n_layers + 1, T, d_model]
             sentence_embedding=l2_normalise(mean_pool(x)),  # [d_model]
             layers=tuple(rec.attention for rec in records),
             truncated=total > len(tokens),
             total_tokens=total,
-            attention_updates=np.stack(updates),  # [n_layers, T, d_model]
-            mid_states=np.stack(mids),  # [n_layers, T, d_model]
-            ffn_updates=np.stack(ffns),  # [n_layers, T, d_model]
+            attention_updates=stacks[2],  # [n_layers, T, d_model]
+            mid_states=stacks[3],  # [n_layers, T, d_model]
+            ffn_updates=stacks[4],  # [n_layers, T, d_model]
             embedding=emb if keep == "all" else None,
             blocks=tuple(records),
             keep=keep,
