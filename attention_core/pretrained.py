@@ -218,12 +218,13 @@ def gelu_in_place(x: np.ndarray, chunk: int = 1 << 16) -> np.ndarray:
     x cost more than the arithmetic (page faults, and a [T, d_ff] array falls out of the cache
     between the twenty passes). At 256 pieces the allocating layers.gelu takes 30 ms a block.
     """
-    flat = x.reshape(-1) if x.flags.c_contiguous else np.ascontiguousarray(x).reshape(-1)  # [n]
+    in_place = x.flags.c_contiguous
+    flat = (x if in_place else np.ascontiguousarray(x)).reshape(-1)  # [n], a view of x when in_place
     scratch = np.empty((3, min(chunk, flat.size)), dtype=flat.dtype)  # [3, chunk]
     for start in range(0, flat.size, chunk):
         part = flat[start : start + chunk]  # [m], a view: written in place
         _gelu_chunk(part, *(row[: part.size] for row in scratch))
-    if flat.base is not x and not np.shares_memory(flat, x):
+    if not in_place:
         x[...] = flat.reshape(x.shape)
     return x  # [...]
 
@@ -384,6 +385,8 @@ def stream_block(
     np.exp(weights, out=weights)
     weights *= 1.0 / weights.sum(axis=-1, keepdims=True)
     which = _ablated(ablate_heads, B, n_heads)  # (variant indices, head indices)
+    if which is not None and mode not in ABLATIONS:
+        raise ValueError(f"mode={mode!r} is not one of {', '.join(ABLATIONS)}.")
     if mode == "uniform" and which is not None:
         weights[which] = 1.0 / T
     heads = weights @ v  # [B, h, T, d_head]

@@ -93,6 +93,12 @@ def test_the_encoders_own_layer_norm_and_gelu_are_the_cores_in_any_dtype():
         g32 = pretrained.gelu_in_place(x32.copy())
     assert g32.dtype == np.float32
     np.testing.assert_allclose(g32, gelu(x32), rtol=1e-5, atol=1e-5)
+    strided = x.copy()[:, :, ::2]  # not contiguous: written back in place all the same
+    expected = gelu(strided)
+    assert pretrained.gelu_in_place(strided) is strided
+    np.testing.assert_allclose(strided, expected, rtol=1e-14, atol=1e-14)
+    many = rng.normal(size=(3, 70_001))  # more than one chunk, the last one short
+    np.testing.assert_allclose(pretrained.gelu_in_place(many.copy(), chunk=1 << 15), gelu(many), atol=1e-14)
     n32 = pretrained.layer_norm_rows(x32[1:], gamma.astype(np.float32), beta.astype(np.float32), 1e-12)
     assert n32.dtype == np.float32
     np.testing.assert_allclose(n32, layer_norm(x[1:], gamma, beta), atol=1e-5)

@@ -421,6 +421,12 @@ def test_ablation_checks_its_arguments(minilm):
         minilm.encode(SENTENCE, ablation=HeadAblation(0, 0))
     with pytest.raises(ValueError, match="mode"):
         minilm.encode(SENTENCE, keep="stream", ablation=HeadAblation(0, 0, "half"))
+    x = minilm.encode(SENTENCE, keep="stream").hidden_states[0]
+    block = minilm.lean_blocks(np.float64)[0]
+    with pytest.raises(ValueError, match="mode"):
+        stream_block(x, block, 12, minilm.config.eps, ablate_heads=3, mode="half")
+    with pytest.raises(ValueError, match=r"0\.\.11 \(or -1 for none\)"):
+        stream_block(x, block, 12, minilm.config.eps, ablate_heads=12)
 
 
 # --- bad input: clear fields, never an exception -----------------------------------------------------
