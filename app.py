@@ -5,7 +5,7 @@ import streamlit as st
 from lab_ui import course, progress
 from lab_ui.i18n import reload_if_changed, t
 from lab_ui.language import choose_language, language_picker
-from lab_ui.lecture import high_contrast_toggle, lecture_requested, lecture_toggle
+from lab_ui.lecture import high_contrast_toggle, lecture_requested, lecture_toggle, whole_page_toggle
 from lab_ui.reconnect import rerun_on_reconnect
 from lab_ui.registry import HOME, PAGES
 from lab_ui.share import share_link
@@ -30,7 +30,7 @@ progress.restore(course.ITEMS)  # the student's progress code from the link, kep
 
 def _page(info):
     return st.Page(
-        info.path, title=t(f"{info.ns}.nav"), icon=info.icon, url_path=info.url_path or None, default=info is HOME
+        info.path, title=t(info.text["nav"]), icon=info.icon, url_path=info.url_path or None, default=info is HOME
     )
 
 
@@ -43,6 +43,7 @@ with st.sidebar:
     language_picker(lang)
     lecture = lecture_toggle()
     high_contrast = high_contrast_toggle()
+    whole_page_toggle()
     image_format_picker()
     rerun_on_reconnect()  # draws nothing; in the sidebar so that not even an empty block joins the page
 apply_style(lecture, high_contrast)

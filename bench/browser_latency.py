@@ -184,6 +184,17 @@ class Target:
         self.page.wait_for_timeout(300)  # let the page settle (URL update, fonts) before the next step
 
 
+def step_queries(url_path: str, first_only: bool = False) -> list[tuple[str, str]]:
+    """(a target's name, the query that opens each step of the page): "heatmap 2 query", "&hm_step=2"."""
+    from lab_ui.registry import PAGES
+
+    info = next((p for p in PAGES if p.url_path == url_path), None)
+    if info is None or not info.steps:
+        return [(url_path, "")]
+    steps = list(info.steps)[:1] if first_only else list(info.steps)
+    return [(f"{url_path} {i} {name}", f"&{info.step_key}={i}") for i, name in enumerate(steps, start=1)]
+
+
 def slider_count(context, url: str) -> int:
     page = context.new_page()
     page.goto(url)
@@ -231,12 +242,15 @@ def measure(
         floor = Target("bare slider (floor)", bare.url, context)
         targets = [floor]
         for name in pages:
-            url = f"{app.url}/{name}?lang=en"
-            n = 1 if first_only else max(1, slider_count(context, url))
-            for index in range(n):
-                targets.append(Target(name, url, context, index))
-                if against:  # the same slider of the other checkout, in the next tab
-                    targets.append(Target(f"[against] {name}", f"{other.url}/{name}?lang=en", context, index))
+            for label, query in step_queries(name, first_only):  # one step on the screen at a time
+                url = f"{app.url}/{name}?lang=en{query}"
+                n = 1 if first_only else slider_count(context, url)
+                for index in range(n):
+                    targets.append(Target(label, url, context, index))
+                    if against:  # the same slider of the other checkout, in the next tab
+                        targets.append(
+                            Target(f"[against] {label}", f"{other.url}/{name}?lang=en{query}", context, index)
+                        )
         take_turns(targets, rounds, steps, warmup, timeout_ms)
         browser.close()
 

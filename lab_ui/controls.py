@@ -383,3 +383,10 @@ def text_area(label: str, value: str, *, key: str, **kwargs) -> str:
 
 def toggle(label: str, value: bool = False, *, key: str, **kwargs) -> bool:
     return _bound(st.toggle, key, value, label, value, **kwargs)
+
+
+def keep_valid(key: str, options: Sequence, default: Any) -> None:
+    """A choice whose options just changed (a shorter sentence, another model) must not hold a value
+    that is no longer offered; called before it is drawn."""
+    if key in st.session_state and st.session_state[key] not in options:
+        st.session_state[key] = default

@@ -1,11 +1,10 @@
-"""The course: the pages in teaching order (lab_ui.registry), what each should leave a student able
-to do, how long it takes, what counts as progress, the end of every concept page (its quiz and
-the way on), and the lecture plan an instructor copies into slides.
+"""The course: the pages in teaching order (lab_ui.registry, whose manifests say what each leaves a
+student able to do, how long it takes and what counts as its progress), a page's status, the way on
+at the end of every concept page, and the lecture plan an instructor copies into slides.
 
 Progress items (lab_ui.progress keeps them in the address as a code): a page visited, a
-check-yourself answered right (the check's widget key), a quiz question answered right. ITEMS is
-their order in the code: append only, never reorder or remove, or saved codes would mean
-something else (tests/app/test_course.py checks that every item the pages use is listed).
+check-yourself answered right (the check's widget key), a quiz question answered right, in the
+order of lab_ui.registry.LEDGER (append only).
 """
 
 from __future__ import annotations
@@ -16,45 +15,11 @@ import streamlit as st
 
 from lab_ui import progress
 from lab_ui.i18n import t
-from lab_ui.registry import HOME, PAGES, PageInfo
+from lab_ui.registry import HOME, LEDGER, PAGES, PageInfo, info
+from lab_ui.state import labels
 
-# The check-yourself boxes of each page, by widget key (lab_ui.widgets.check_number/check_choice).
-# The checks of the first saved codes, frozen: ITEMS below is built from them in this order.
-_CHECKS_V1: dict[str, tuple[str, ...]] = {
-    "one_hot": ("oh_q_cos", "oh_q_frames"),
-    "before_self_attention": ("ed_check_shape", "ed_check_ceiling"),
-    "qkv": ("qkv_check",),
-    "heatmap": ("hm_check",),
-    "multi_head": ("mh_check", "mh_choice"),
-    "positional": ("pe_q_swap", "pe_q_value", "pe_q_offset"),
-    "rnn_cnn": ("rc_check_cheaper", "rc_check_products"),
-    "scaling": ("sc_check",),
-    "real_model": ("rm_check", "rm_num"),
-}
-CHECKS: dict[str, tuple[str, ...]] = {**_CHECKS_V1, "train": ("tr_check_ceiling", "tr_check_order")}
-QUIZ_SIZE = 4  # questions at the end of each concept page (lab_ui.quiz_bank has them)
-
-# Append only (see the module's docstring): a saved code's n-th bit is the n-th item here.
-# A page added later appends its own items at the end (the frozen _CHECKS_V1 keeps the order of
-# the first part): "page:<ns>", its checks, then its quiz questions.
-ITEMS: tuple[str, ...] = (
-    "page:one_hot",
-    "page:before_self_attention",
-    "page:qkv",
-    "page:heatmap",
-    "page:multi_head",
-    "page:positional",
-    "page:rnn_cnn",
-    "page:scaling",
-    "page:real_model",
-    "page:quiz",
-    *(key for keys in _CHECKS_V1.values() for key in keys),
-    *(f"quiz:{ns}:{i}" for ns in _CHECKS_V1 for i in range(1, QUIZ_SIZE + 1)),
-    # the live-training page (issue 14)
-    "page:train",
-    *CHECKS["train"],
-    *(f"quiz:train:{i}" for i in range(1, QUIZ_SIZE + 1)),
-)
+STATUS = labels("course.status_", "new", "visited", "done")
+ITEMS: tuple[str, ...] = LEDGER  # the progress code's items, in the order of its bits
 
 
 def course_pages() -> tuple[PageInfo, ...]:
@@ -68,9 +33,8 @@ def concept_pages() -> tuple[PageInfo, ...]:
 
 
 def page_items(ns: str) -> tuple[str, ...]:
-    """What a page's progress is made of: its checks and its quiz questions that ITEMS lists."""
-    candidates = (*CHECKS.get(ns, ()), *(f"quiz:{ns}:{i}" for i in range(1, QUIZ_SIZE + 1)))
-    return tuple(item for item in candidates if item in ITEMS)
+    """What a page's progress is made of: its checks and its quiz questions."""
+    return info(ns).items[1:]
 
 
 def status(ns: str) -> tuple[str, int, int]:
@@ -89,7 +53,7 @@ def status_text(ns: str) -> str:
     state, passed, total = status(ns)
     if state == "visited" and not total:
         return t("course.status_seen")
-    return t(f"course.status_{state}", passed=passed, total=total)
+    return STATUS.text(state, passed=passed, total=total)
 
 
 def visit(ns: str) -> None:
@@ -117,12 +81,12 @@ def previous_next(ns: str) -> None:
     before, after = neighbours(ns)
     left, right = st.columns(2)
     if before is not None:
-        label = t("course.previous", page=t(f"{before.ns}.nav"))
+        label = t("course.previous", page=t(before.text["nav"]))
         left.page_link(before.path, label=label, icon=":material/arrow_back:")
     else:
         left.page_link(HOME.path, label=t("course.to_start"), icon=":material/home:")
     if after is not None:
-        label = t("course.next", page=t(f"{after.ns}.nav"))
+        label = t("course.next", page=t(after.text["nav"]))
         right.page_link(after.path, label=label, icon=":material/arrow_forward:")
     else:  # the end of the course (the final quiz): back to the start page and its progress
         right.page_link(HOME.path, label=t("course.to_start"), icon=":material/home:")
@@ -141,9 +105,8 @@ def lecture_links(base_url: str, lang: str) -> list[tuple[str, int, str, str]]:
     """(page title, step number, step title, link) for every lecture step of every page, in course
     order."""
     rows = []
-    for info in concept_pages():
-        for i, name in enumerate(info.sections, start=1):
-            query = urlencode({"lang": lang, "lecture": 1, info.step_key: i})
-            link = f"{base_url}/{info.url_path}?{query}"
-            rows.append((t(f"{info.ns}.title"), i, t(f"{info.ns}.section_{name}"), link))
+    for page in concept_pages():
+        for i, title in enumerate(page.steps.values(), start=1):
+            query = urlencode({"lang": lang, "lecture": 1, page.step_key: i})
+            rows.append((t(page.text["title"]), i, t(title), f"{base_url}/{page.url_path}?{query}"))
     return rows

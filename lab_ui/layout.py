@@ -295,9 +295,11 @@ def fixed_margins(spec: dict) -> dict:
         if keep_square and (axis.get("scaleanchor") or letter + name[5:] in square):
             continue
         tick = (axis.get("tickfont") or {}).get("size") or font or TICK_PX
-        may_slant = axis.get("ticktext") is not None and axis.get("tickangle") is None
-        if letter == "x" and (axis.get("tickangle") or (may_slant and not _level_on_a_phone(layout, name, tick))):
-            continue  # slanted words, or words Plotly may slant on a narrow screen: automargin finds their room
+        angle = axis.get("tickangle")
+        slanted = letter == "x" and isinstance(angle, int | float) and not isinstance(angle, bool) and angle % 180 != 0
+        may_slant = axis.get("ticktext") is not None and angle is None
+        if letter == "x" and may_slant and not _level_on_a_phone(layout, name, tick):
+            continue  # words Plotly may slant on a narrow screen, at an angle of its own: automargin finds the room
         labels = _axis_labels(layout, name, traces)
         if labels is None:
             continue
@@ -310,9 +312,13 @@ def fixed_margins(spec: dict) -> dict:
                 widest = max((text_px(s, tick) for s in labels), default=0)
                 need = PLOT_PAD + widest + (Y_TITLE_STANDOFF + 1.4 * title * lines if lines else 0) + _Y_SLACK * tick
                 margin["l"] = max(margin.get("l") or 0, math.ceil(need))
-            else:  # level labels only (slanted ones were left to automargin above), as tall as their lines
+            else:  # labels as tall as their lines, or, slanted at a fixed angle, as their slanted width
                 lines_of_labels = max((str(s).count("<br>") + 1 for s in labels), default=1)
                 tall = 1.45 * tick * lines_of_labels if labels else 0
+                if slanted and labels:
+                    theta = math.radians(angle)
+                    widest = max(text_px(s, tick) for s in labels)
+                    tall = widest * abs(math.sin(theta)) + 1.45 * tick * abs(math.cos(theta))
                 need = PLOT_PAD + tall + (X_TITLE_STANDOFF + 1.4 * title * lines if lines else 0) + _X_SLACK * tick
                 need += legend_room
                 margin["b"] = max(margin.get("b") or 0, math.ceil(need))

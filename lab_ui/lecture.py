@@ -10,6 +10,7 @@ from lab_ui import controls
 from lab_ui.i18n import t
 
 KEY = "lecture"
+WHOLE_KEY = "whole"
 CONTRAST_KEY = "contrast"
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
 
@@ -47,3 +48,18 @@ def lecture_requested() -> bool:
 
 def is_lecture() -> bool:
     return bool(st.session_state.get(KEY, False))
+
+
+def whole_page_toggle() -> bool:
+    """The sidebar switch that shows every step of a page at once (to read through or print);
+    kept in the link as whole=1. Not in lecture mode, which shows one step on a projector."""
+    controls.restore_from_url(WHOLE_KEY, False, _parse_flag)
+    if is_lecture():
+        return False
+    on = st.toggle(t("common.whole_page"), key=WHOLE_KEY, help=t("common.whole_page_help"), persist_state="session")
+    controls.publish_to_url(WHOLE_KEY, on, False, serialize=lambda v: "1")
+    return on
+
+
+def is_whole_page() -> bool:
+    return bool(st.session_state.get(WHOLE_KEY, False))

@@ -1,27 +1,39 @@
-"""The frame of a concept page: title and introduction, presets, the page-level controls, and the
-numbered sections, which are also the lecture's steps.
+"""A concept page is a declared stepper: a short script of steps, one idea each, one step on the
+screen at a time, in every mode. A page script reads:
 
-    frame = page.start("heatmap", presets=PRESETS)  # sections: lab_ui/registry.py
-    with frame.controls():
-        text = ...                             # page-level controls: every section depends on them
-    view = cached(core_function, text, ...)    # one core call
-    if frame.shows("map"):
-        map_section(frame, view)               # an @st.fragment: its own controls rerun it alone
+    class Controls(state.Table): ...              # its state, declared once (lab_ui.state)
+    PAGE = page.Page("heatmap", Controls, presets=(...))
 
-Normally every section is shown, each under a numbered heading ("2 · One query"). In lecture mode
-(?lecture=1) the page shows one section at a time, with previous / next buttons, and the section's
-number rides in the link as `<prefix>_step` so a slide can link to it; the row under the title then
-holds those buttons and the introduction, the presets and the page-level controls as three small
-popovers, so the section's figure has the projector's first screen.
+    @PAGE.step("map")                             # its steps, in the manifest's order (lab_ui/registry.py)
+    def map_step(p: page.Parts, s: Settings) -> None:
+        p.prose(t("heatmap.map_body"))
+        view = cached(core_function, s.text, s.d)  # one core call
+        with p.figure:
+            widgets.show_figure(cached(figures.weights_heatmap, view, lang), key=..., alt=...)
+        p.table(t("heatmap.table_box"), figures.weights_table, view, lang, key=..., filename=...)
+        p.formula(LATEX, core_function)
 
-Catalog keys a page with sections has: `<ns>.section_<name>` (the heading, plain words, no maths).
+    if __name__ == "__main__":                    # Streamlit runs the script as __main__; tests import it
+        PAGE.start().show(settings)               # settings(): draws the page-level controls, returns
+                                                  # their values (plain), which every step receives
+
+The settings and the step on the screen are one st.fragment, and the step a fragment inside it: a
+page-level control reruns the settings and that one step (not the title, the sidebar, the other
+steps), a control of the step's own reruns the step alone.
+A step receives the page-level values as arguments (plain values: a fragment keeps its arguments
+for its own reruns, and a computed result held there would outlive the session; it asks the cache
+instead). The step bar (previous / next, "step i of n", the page's contents) sits under the title;
+the step is `<prefix>_step` in the link; the page's settings stand beside the step. Lecture mode
+(?lecture=1) is the same stepper with a projector's styling: the figure first, the words folded, the
+settings in a popover. The whole page
+at once (?whole=1, the sidebar's switch) shows every step in order, for reading through or printing.
 """
 
 from __future__ import annotations
 
 import contextlib
 import html
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import streamlit as st
@@ -29,161 +41,239 @@ import streamlit as st
 from lab_ui import controls, course, quiz, registry, widgets
 from lab_ui.i18n import t
 from lab_ui.layout import LECTURE_TEXT_PX, text_px
-from lab_ui.lecture import is_lecture
-from lab_ui.quiz_bank import BANK
+from lab_ui.lecture import is_lecture, is_whole_page
 from lab_ui.shell import require_app_shell
+from lab_ui.state import Preset, Table
 
 # The widest step title kept whole in lecture mode: the step bar's label column is about 370 px on a
 # 1280 px projector; a title wider than this would take a line and more of its own.
 STEP_TITLE_WHOLE_PX = 300
+# A step's parts in reading order on a screen, and on a projector: there the figure first, so the
+# first screen holds it, and the words (which the lecturer says) folded at the end.
+SCREEN_ORDER = ("words", "controls", "figure", "reading", "numbers", "code", "check")
+PROJECTOR_ORDER = ("figure", "reading", "controls", "check", "numbers", "code", "words")
+# The page-level controls' column and the steps' on a screen (lecture mode: a popover, the full width).
+SETTINGS_COLUMNS = (1, 2.3)
+
+
+@dataclass(frozen=True)
+class Parts:
+    """The places of one step, in the order of SCREEN_ORDER (PROJECTOR_ORDER in lecture mode),
+    whatever order the step fills them in: its words, its own controls, its figure, the reading
+    of the figure in words and numbers, the numbers behind it (a folded table), the formula beside
+    the code that computes it, and the check-yourself."""
+
+    words: object
+    controls: object
+    figure: object
+    reading: object
+    numbers: object
+    code: object
+    check: object
+    box_key: str  # the prefix of its numbers boxes' keys: "<prefix>_<step>"
+
+    @classmethod
+    def make(cls, box_key: str) -> Parts:
+        order = PROJECTOR_ORDER if is_lecture() else SCREEN_ORDER
+        boxes = {name: st.container() for name in order}
+        return cls(**boxes, box_key=box_key)
+
+    def prose(self, text: str) -> None:
+        """The step's words (in lecture mode folded into one line: the lecturer says them)."""
+        with self.words:
+            prose(text)
+
+    def table(self, label: str, build: Callable, *args, box: str = "table", **show) -> None:
+        """widgets.show_table(build(*args), **show) in a folded box, built only while it is open."""
+        with self.numbers:
+            folded_table(label, f"{self.box_key}_{box}", build, *args, **show)
+
+    def formula(self, latex: str, *funcs: Callable, box: str = "formula") -> None:
+        """The formula beside the core code that computes it, read from the core itself, in a folded
+        box filled only while it is open: typesetting and highlighting them on every step of a
+        slider cost more than the figure's own redraw, and a student opens them to read."""
+        with self.code:
+            if opened := numbers_box(f"{self.box_key}_{box}", t("common.formula_and_code"), icon=":material/function:"):
+                with opened:
+                    widgets.formula_and_code(latex, *funcs)
+
+
+class Page:
+    """A page's declaration: its manifest (lab_ui/registry.py), its controls and presets, its steps.
+    Checked when the module loads: every control's step and every step's function exist, and every
+    preset fits the controls it sets."""
+
+    def __init__(
+        self,
+        ns: str,
+        table: type[Table],
+        presets: Sequence[Preset] | Callable[[], Sequence[Preset]] = (),
+    ):
+        self.info = registry.info(ns)
+        self.table = table
+        self._presets = presets
+        self._steps: dict[str, Callable] = {}
+        if table.prefix not in ("", self.info.prefix):
+            raise ValueError(f"{ns}: its controls' prefix {table.prefix!r} is not the manifest's {self.info.prefix!r}")
+        for control in table.entries():
+            if control.on is not None and control.on not in self.info.steps:
+                raise ValueError(f"{control.key} belongs to step {control.on!r}, which {ns} does not have")
+        for preset in self.presets():
+            preset.check(table)
+
+    @property
+    def ns(self) -> str:
+        return self.info.ns
+
+    def presets(self) -> Sequence[Preset]:
+        """The presets, in the page's language (a preset may set a text in it)."""
+        return self._presets() if callable(self._presets) else self._presets
+
+    def step(self, name: str) -> Callable[[Callable], Callable]:
+        """Register the function that draws step `name`: fn(parts, *page-level values)."""
+        if name not in self.info.steps:
+            raise ValueError(f"{self.ns} has no step {name!r}; its manifest lists {list(self.info.steps)}")
+
+        def register(fn: Callable) -> Callable:
+            self._steps[name] = fn
+            return fn
+
+        return register
+
+    def check(self) -> None:
+        """Every step of the manifest has its function (called when the page starts, and by the tests)."""
+        missing = [name for name in self.info.steps if name not in self._steps]
+        if missing:
+            raise ValueError(f"{self.ns}: no function for the steps {missing} (@PAGE.step)")
+
+    def start(self) -> Frame:
+        """Draw the top of the page (title, introduction; in lecture mode the title row's step bar
+        and popovers) and return this run's frame."""
+        self.check()
+        require_app_shell()
+        course.visit(self.ns)
+        info = self.info
+        step = restore_step(info.step_key, len(info.steps))
+        lecture = is_lecture()
+        frame = Frame(self, step, is_whole_page() and not lecture)
+        st.title(t(info.text["title"]))
+        if lecture:
+            bar = st.columns([1.1, 2.6, 1, 3.6], vertical_alignment="center")
+            toolbar = bar[3].container(horizontal=True, horizontal_alignment="right", gap="small")
+            with toolbar.popover(t("common.introduction"), icon=":material/subject:"):
+                st.markdown(t(info.text["intro"]))
+            if self.presets():
+                with toolbar.popover(t("common.presets_button"), icon=":material/bookmarks:"):
+                    self._preset_buttons(width="stretch")
+            _lecture_step_bar(frame, *bar[:3])
+        elif step == 1 or frame.whole:
+            st.markdown(t(info.text["intro"]))
+        else:  # read on step 1; a link to a later step still has it a click away
+            with st.expander(t("common.introduction"), icon=":material/subject:"):
+                st.markdown(t(info.text["intro"]))
+        return frame
+
+    def _preset_buttons(self, **button) -> None:
+        for preset in self.presets():
+            key = preset.name.replace(".", "_")  # heatmap.preset_causal -> heatmap_preset_causal
+            st.button(t(preset.name), key=key, on_click=preset.apply, **button)
 
 
 @dataclass(frozen=True)
 class Frame:
-    ns: str  # the page's catalog namespace, e.g. "heatmap"
-    sections: tuple[str, ...]  # section names in page order; section i (1-based) is lecture step i
-    step: int  # the lecture step shown (1-based); every section is shown outside lecture mode
-    toolbar: object | None  # lecture mode: the title row's container that holds the popovers
+    """One run of a page: which step is on the screen."""
 
-    def shows(self, name: str) -> bool:
-        """Is this section drawn in this run? Always, except in lecture mode (one at a time)."""
-        return not is_lecture() or self.number(name) == self.step
+    page: Page
+    step: int  # the step on the screen, 1-based
+    whole: bool  # every step at once (?whole=1)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return self.page.info.step_names
 
     def number(self, name: str) -> int:
-        return self.sections.index(name) + 1
+        return self.names.index(name) + 1
 
-    def heading(self, name: str) -> None:
-        """The section's numbered heading. In lecture mode the step bar names the section."""
-        if not is_lecture():
-            st.subheader(f"{self.number(name)} · {t(f'{self.ns}.section_{name}')}", anchor=f"{self.ns}-{name}")
+    def shows(self, name: str) -> bool:
+        """Is this step drawn in this run?"""
+        return self.whole or self.number(name) == self.step
+
+    def show(self, settings: Callable, *args) -> None:
+        """The page's settings and the step on the screen (every step in whole-page mode), then
+        the page's end. settings(*args) draws the page-level controls and returns their values
+        (plain values), which every step receives.
+
+        The settings and the steps are one fragment, each step a fragment inside it: a page-level
+        control reruns the settings and the step on the screen, not the page around them (title,
+        sidebar, navigation), and a step's own control reruns that step alone."""
+        st.fragment(self._body)(settings, *args)
+        if not is_lecture() and (self.whole or self.step == len(self.names)):
+            self.end()
+
+    def _body(self, settings: Callable, *args) -> None:
+        info = self.page.info
+        if st.session_state.get(info.step_key, self.step) != self.step:
+            st.rerun()  # the step bar turned the page: the whole page follows, not this fragment alone
+        if is_lecture():  # the settings in a popover over the figure, which has the projector's screen
+            with st.container(horizontal=True, horizontal_alignment="right"):
+                box = st.popover(t("common.controls"), icon=":material/tune:")
+            with box:
+                values = settings(*args)
+            self._steps(values)
+            return
+        # The page-level controls beside the step, so that moving one shows what it changed on the
+        # same screen; a phone stacks the two, the settings first (folded with one click).
+        side, main = st.columns(SETTINGS_COLUMNS, gap="medium")
+        with side:
+            if self.page.presets():
+                with st.popover(t("common.presets_button"), icon=":material/bookmarks:", width="stretch"):
+                    st.caption(t("common.presets"))
+                    self.page._preset_buttons(width="stretch")
+            with st.expander(t("common.settings"), expanded=True, icon=":material/tune:"):
+                values = settings(*args)
+        with main:
+            if not self.whole:
+                _step_bar(self)
+            self._steps(values)
+            if not self.whole:
+                _bottom_bar(self)
+
+    def _steps(self, values) -> None:
+        info = self.page.info
+        for name in self.names:
+            if not self.shows(name):
+                continue
+            draw, heading = self.page._steps[name], f"{self.number(name)} · {t(info.steps[name])}"
+
+            def step(values, draw=draw, heading=heading, name=name) -> None:
+                if not is_lecture():  # in lecture mode the step bar names the step
+                    st.subheader(heading, anchor=f"{info.ns}-{name}")
+                draw(Parts.make(f"{info.prefix}_{name}"), values)
+
+            st.fragment(step)(values)
 
     def end(self) -> None:
-        """The bottom of a concept page: its quiz, then the previous and next page of the course.
-        Left out in lecture mode, where the screen belongs to the step's figure."""
-        if is_lecture():
-            return
-        questions = BANK.get(self.ns, [])
+        """The bottom of a concept page: its quiz, then the previous and next page of the course."""
+        questions = list(self.page.info.quiz)
         if questions:
-            st.fragment(quiz.page_quiz)(self.ns, questions)  # an answer reruns the quiz alone
-        course.previous_next(self.ns)
-
-    def controls(self):
-        """Where the page-level controls go: in place, or a popover in lecture mode's title row."""
-        if self.toolbar is None:
-            return st.container()
-        return self.toolbar.popover(t("common.controls"), icon=":material/tune:")
+            st.fragment(quiz.page_quiz)(self.page.ns, questions)  # an answer reruns the quiz alone
+        course.previous_next(self.page.ns)
 
 
-def start(ns: str, *, presets: dict[str, dict] | None = None) -> Frame:
-    """Draw the top of the page and return its frame. The sections (lecture steps) and the step's
-    link parameter come from the page's entry in lab_ui/registry.py, which the home page's
-    lecture plan reads too. presets: {preset id: {control key: value}}, named `<ns>.preset_<id>`."""
-    require_app_shell()
-    course.visit(ns)
-    entry = registry.info(ns)
-    sections, step_key = entry.sections, entry.step_key
-    if sections:
-        step = _restore_step(step_key, len(sections))
-    else:  # no lecture steps (home, the final quiz); a bookmark may still carry an old home_step=0
-        step = 0
-        st.query_params.pop(step_key, None)
-    if not is_lecture():
-        st.title(t(f"{ns}.title"))
-        st.markdown(t(f"{ns}.intro"))
-        if presets:
-            _preset_buttons(ns, presets)
-        return Frame(ns, sections, step, None)
-    st.title(t(f"{ns}.title"))
-    prev_col, label_col, next_col, toolbar = st.columns([1.1, 2.6, 1, 3.6], vertical_alignment="center")
-    toolbar = toolbar.container(horizontal=True, horizontal_alignment="right", gap="small")
-    with toolbar.popover(t("common.introduction"), icon=":material/subject:"):
-        st.markdown(t(f"{ns}.intro"))
-    if presets:
-        with toolbar.popover(t("common.presets_button"), icon=":material/bookmarks:"):
-            for preset_id, values in presets.items():
-                st.button(
-                    t(f"{ns}.preset_{preset_id}"),
-                    key=f"{ns}_preset_{preset_id}",
-                    on_click=apply_preset,
-                    args=(values,),
-                    width="stretch",
-                )
-    frame = Frame(ns, sections, step, toolbar)
-    if sections:
-        _step_bar(frame, step_key, prev_col, label_col, next_col)
-    return frame
+def go_to_step(key: str, step: int) -> None:
+    """A button's callback: turn to `step` (the page reruns, the link follows)."""
+    st.session_state[key] = step
 
 
-def apply_preset(values: dict) -> None:
-    """Set several controls at once; the values land in the URL like any other change, so a preset
-    view is a link too (a control not on the page in this run is written into the URL here)."""
-    for control_key, value in values.items():
-        st.session_state[control_key] = value
-        controls.write_url_if_unbound(control_key, value)
+def restore_step(key: str, n: int) -> int:
+    """The step on the screen, 1..n: from the session, else the link, else 1 (with a notice for a
+    link's step that the page does not have)."""
+    if n == 0:  # a page that is not a stepper; a bookmark may still carry an old home_step=0
+        st.query_params.pop(key, None)
+        return 0
 
-
-def prose(text: str) -> None:
-    """A section's words. In lecture mode they fold into one line above the figure: the lecturer
-    says them, the hall looks at the figure."""
-    if is_lecture():
-        with st.expander(t("common.section_text"), icon=":material/subject:"):
-            st.markdown(text)
-    else:
-        st.markdown(text)
-
-
-def parts(n: int) -> tuple:
-    """Places (containers) for a section's n parts in reading order, e.g. its words, its controls,
-    its figure: on a screen they stand in that order, whatever order the code fills them in; in
-    lecture mode in reverse, the figure first, so that a projector's first screen holds it, and
-    the words (folded by prose()) last."""
-    boxes = [st.container() for _ in range(n)]
-    return tuple(reversed(boxes)) if is_lecture() else tuple(boxes)
-
-
-def opening(text: str) -> tuple:
-    """A section's words, then places for its own controls and its figure (parts(3)): on a
-    projector the figure first, then the controls, then the folded words. -> (controls, figure)"""
-    words, controls_box, figure_box = parts(3)
-    with words:
-        prose(text)
-    return controls_box, figure_box
-
-
-def numbers_box(key: str, label: str):
-    """The numbers behind a figure, in a closed box that is filled only while it is open (opening
-    it reruns the section): most visits never open it, and a table costs a rerun more than a
-    figure does. -> the open box to draw the table in, or None."""
-    box = st.expander(label, key=key, on_change="rerun", icon=":material/table:")
-    return box if box.open else None
-
-
-def folded_table(label: str, box_key: str, build, *args, **show) -> None:
-    """widgets.show_table(build(*args), **show) in a numbers_box: built only while it is open."""
-    if box := numbers_box(box_key, label):
-        with box:
-            widgets.show_table(build(*args), **show)
-
-
-@contextlib.contextmanager
-def section_controls():
-    """A section's own controls, in one row of columns: fewer rows above the figure."""
-    with st.container(horizontal=True, gap="medium"):
-        yield
-
-
-def _preset_buttons(ns: str, presets: dict[str, dict]) -> None:
-    st.caption(t("common.presets"))
-    with st.container(horizontal=True):
-        for preset_id, values in presets.items():
-            st.button(
-                t(f"{ns}.preset_{preset_id}"), key=f"{ns}_preset_{preset_id}", on_click=apply_preset, args=(values,)
-            )
-
-
-def _restore_step(key: str, n: int) -> int:
     def parse(raw: list[str]) -> int:
-        step = int(raw[0]) if len(raw) == 1 and raw[0].isdigit() else 0
+        step = int(raw[0]) if len(raw) == 1 and raw[0].isascii() and raw[0].isdigit() else 0
         if not 1 <= step <= n:
             raise ValueError(raw)
         return step
@@ -195,23 +285,74 @@ def _restore_step(key: str, n: int) -> int:
     return step
 
 
-def _step_bar(frame: Frame, key: str, prev_col, label_col, next_col) -> None:
-    """Previous / next and "Step i of n · title", in the row under the title (lecture mode)."""
-    n, step = len(frame.sections), frame.step
+def _step_bar(frame: Frame) -> None:
+    """Under the title: previous, "Step i of n", the page's contents, next."""
+    info, step, n = frame.page.info, frame.step, len(frame.names)
+    key = info.step_key
+    with st.container(horizontal=True, vertical_alignment="center", gap="small", key="step_bar"):
+        st.button(
+            t("common.previous_step"),
+            key=f"{key}_prev",
+            disabled=step == 1,
+            on_click=go_to_step,
+            args=(key, step - 1),
+            icon=":material/arrow_back:",
+        )
+        with st.popover(t("common.step_of", i=step, n=n), icon=":material/toc:"):
+            for i, title in enumerate(info.steps.values(), start=1):
+                st.button(
+                    f"{i} · {t(title)}",
+                    key=f"{key}_go_{i}",
+                    on_click=go_to_step,
+                    args=(key, i),
+                    type="primary" if i == step else "tertiary",
+                    width="stretch",
+                )
+        st.button(
+            t("common.next_step"),
+            key=f"{key}_next",
+            disabled=step == n,
+            on_click=go_to_step,
+            args=(key, step + 1),
+            icon=":material/arrow_forward:",
+            type="primary",
+        )
 
-    def go(to: int) -> None:
-        st.session_state[key] = to
 
+def _bottom_bar(frame: Frame) -> None:
+    """At the end of a step: the way to the step before and the step after, by name."""
+    info, step, n = frame.page.info, frame.step, len(frame.names)
+    titles, key = list(info.steps.values()), info.step_key
+    with st.container(horizontal=True, horizontal_alignment="distribute", key="step_bar_bottom"):
+        if step > 1:
+            label, back = f"{step - 1} · {t(titles[step - 2])}", ":material/arrow_back:"
+            st.button(label, key=f"{key}_prev_b", on_click=go_to_step, args=(key, step - 1), icon=back)
+        if step < n:
+            st.button(
+                f"{step + 1} · {t(titles[step])}",
+                key=f"{key}_next_b",
+                on_click=go_to_step,
+                args=(key, step + 1),
+                icon=":material/arrow_forward:",
+                icon_position="right",
+                type="primary",
+            )
+
+
+def _lecture_step_bar(frame: Frame, prev_col, label_col, next_col) -> None:
+    """Lecture mode's row under the title: previous / next and "Step i of n · title"."""
+    info, step, n = frame.page.info, frame.step, len(frame.names)
+    key = info.step_key
     prev_col.button(
         t("common.previous_step"),
         key=f"{key}_prev",
         disabled=step == 1,
-        on_click=go,
-        args=(step - 1,),
+        on_click=go_to_step,
+        args=(key, step - 1),
         icon=":material/arrow_back:",
         width="stretch",
     )
-    title = html.escape(t(f"{frame.ns}.section_{frame.sections[step - 1]}"))
+    title = html.escape(t(info.steps[frame.names[step - 1]]))
     # A short title stays whole, on the next line if it must (lab_ui.style): broken at a space, a line
     # ended on its first word ("· 把" over "Q、K、V 切成几个头"). A long one runs on and wraps.
     if text_px(title, LECTURE_TEXT_PX) <= STEP_TITLE_WHOLE_PX:
@@ -224,15 +365,53 @@ def _step_bar(frame: Frame, key: str, prev_col, label_col, next_col) -> None:
         t("common.next_step"),
         key=f"{key}_next",
         disabled=step == n,
-        on_click=go,
-        args=(step + 1,),
+        on_click=go_to_step,
+        args=(key, step + 1),
         icon=":material/arrow_forward:",
         width="stretch",
     )
 
 
+# --- pieces a step uses ---------------------------------------------------------------------------
+
+
+def prose(text: str) -> None:
+    """Words of a step. In lecture mode they fold into one line: the lecturer says them, the hall
+    looks at the figure."""
+    if is_lecture():
+        with st.expander(t("common.section_text"), icon=":material/subject:"):
+            st.markdown(text)
+    else:
+        st.markdown(text)
+
+
+def numbers_box(key: str, label: str, icon: str = ":material/table:"):
+    """The numbers behind a figure, in a closed box that is filled only while it is open (opening
+    it reruns the step): most visits never open it, and a table costs a rerun more than a figure
+    does. -> the open box to draw the table in, or None."""
+    box = st.expander(label, key=key, on_change="rerun", icon=icon)
+    return box if box.open else None
+
+
+def folded_table(label: str, box_key: str, build, *args, **show) -> None:
+    """widgets.show_table(build(*args), **show) in a numbers_box: built only while it is open."""
+    if box := numbers_box(box_key, label):
+        with box:
+            widgets.show_table(build(*args), **show)
+
+
+@contextlib.contextmanager
+def section_controls():
+    """A step's own controls, in one row that wraps: fewer rows above the figure."""
+    with st.container(horizontal=True, gap="medium"):
+        yield
+
+
 def choice_keep_valid(key: str, options: Sequence, default) -> None:
     """A control whose options just changed (a shorter sentence, another model) must not hold a
     value that is no longer offered; call before drawing it."""
-    if key in st.session_state and st.session_state[key] not in options:
-        st.session_state[key] = default
+    controls.keep_valid(key, options, default)
+
+
+# TEMPORARY, while pages move to Page (lab_ui/legacy_page.py): the old frame's names.
+from lab_ui.legacy_page import LegacyFrame, apply_preset, opening, parts, start  # noqa: E402, F401

@@ -1,9 +1,9 @@
 """Quiz questions: how one is asked, how a typed answer is read and graded, and the quiz at the end
-of every concept page. The questions themselves are in lab_ui.quiz_bank, their words in
-lab_ui/locales/quiz.toml.
+of every concept page. The questions are in each page's manifest (lab_ui/registry.py), their
+tasks in lab_ui.quiz_bank, their words in the page's catalog (<ns>.quiz_<n>).
 
-A question is graded the moment it is answered, with an explanation and a link to the section that
-teaches it (on the page itself, a link that scrolls to that section's heading). Answers are kept
+A question is graded the moment it is answered, with an explanation and a link to the step that
+teaches it (on the page itself, a button that turns to that step). Answers are kept
 for the session, so a student who follows a link to reread and comes back finds them as left.
 A typed number is read leniently (full-width digits, a thousands comma, a fraction such as 1/4)
 and anything else (empty, words, another script, a number too large to mean anything) is graded
@@ -15,50 +15,17 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import streamlit as st
 
 from lab_ui import course
 from lab_ui.i18n import t
+from lab_ui.quiz_bank import Question, Task
 from lab_ui.registry import PAGES
 
 MAX_ABS = 1e15  # a typed number beyond this is not an answer to any question here
-
-
-@dataclass(frozen=True)
-class Task:
-    """One question as asked: the values its words show, and its answer."""
-
-    values: dict = field(default_factory=dict)  # {placeholder: text} for the question's words
-    answer: float | str = 0.0  # a number, or the id of the right option
-    tolerance: float = 0.0  # absolute: |typed - answer| <= tolerance is right ...
-    relative: float = 0.0  # ... or <= relative * |answer|, whichever allows more
-    options: tuple[str, ...] = ()  # option ids, in the order shown (choice questions)
-
-
-@dataclass(frozen=True)
-class Question:
-    id: str  # "quiz:<ns>:<n>", a progress item (lab_ui.course.ITEMS)
-    ns: str  # the page whose quiz asks it
-    section: str | None  # the section that teaches it, on that page (or on `taught_on`)
-    make: Callable[[np.random.Generator], Task]  # the task for an attempt's random numbers
-    taught_on: str | None = None  # the page that teaches it, when it is not `ns`
-
-    @property
-    def teacher(self) -> str:
-        """The page whose section teaches the question."""
-        return self.taught_on or self.ns
-
-    @property
-    def text_key(self) -> str:
-        _, ns, n = self.id.split(":")
-        return f"quiz.{ns}_{n}"
-
-    def is_choice(self, task: Task) -> bool:
-        return bool(task.options)
 
 
 @dataclass(frozen=True)
@@ -126,21 +93,21 @@ def ask(question: Question, task: Task, *, key: str, label: str = "", here: str 
     label: what stands before the question in bold (e.g. "Question 3 of 14"); here: the page
     this is drawn on (its own sections are linked by their anchors). The answer is kept for the
     session (persist_state), so leaving the page to reread and coming back keeps it."""
-    text = words(question.text_key, **task.values)
+    text = words(question.text, **task.values)
     with st.container(border=True):
         st.markdown(f"**{label}** · {text}" if label else text)
-        if question.is_choice(task):
+        if task.options:
             picked = st.radio(
                 t("quiz.your_answer"),
                 ["", *task.options],
                 key=key,
                 persist_state="session",
-                format_func=lambda o: words(f"{question.text_key}_{o}") if o else "—",
+                format_func=lambda o: words(question.option(o)) if o else "—",
             )
             if not picked:
                 return None
             right = picked == task.answer
-            verdict = words(f"{question.text_key}_{task.answer}")
+            verdict = words(question.option(task.answer))
         else:
             typed = st.text_input(
                 t("quiz.your_answer"), key=key, placeholder=t("quiz.type_number"), persist_state="session"
@@ -156,49 +123,65 @@ def ask(question: Question, task: Task, *, key: str, label: str = "", here: str 
             st.success(t("quiz.right", answer=verdict))
         else:
             st.error(t("quiz.wrong", answer=verdict))
-        st.info(t(f"{question.text_key}_why", **task.values, answer=verdict))
+        st.info(t(question.why, **task.values, answer=verdict))
         reread(question, here=here)
     return right
 
 
 def where(question: Question) -> str:
-    """The page and section that teach a question, as a link's words: "Attention heatmaps · 3 Speech"."""
-    ns = question.teacher
-    info = next((p for p in PAGES if p.ns == ns), None)
-    if info is None or question.section not in info.sections:
-        return t(f"{ns}.nav")
-    number = info.sections.index(question.section) + 1
-    return f"{t(f'{ns}.nav')} · {number} {t(f'{ns}.section_{question.section}')}"
-
-
-def anchor(question: Question) -> str:
-    """The id of the heading of the section that teaches it (lab_ui.page.Frame.heading)."""
-    return f"{question.teacher}-{question.section}"
+    """The page and step that teach a question, as a link's words: "Attention heatmaps · 3 Speech"."""
+    info = next((p for p in PAGES if p.ns == question.teacher), None)
+    if info is None:
+        return ""
+    if question.section not in info.steps:
+        return t(info.text["nav"])
+    number = info.step_names.index(question.section) + 1
+    return f"{t(info.text['nav'])} · {number} {t(info.steps[question.section])}"
 
 
 def reread(question: Question, *, here: str | None = None) -> None:
-    """A link to the section that teaches the question: on the page that teaches it, a link that
-    scrolls to the section's heading; from another page, a link to that page (in the same tab and
-    session, so progress and the answers given so far are kept), naming the section."""
+    """A link to the step that teaches the question, in the same tab and session (progress and the
+    answers given so far are kept): on the page itself a button that turns to that step, from
+    another page a link that opens it there."""
     info = next((p for p in PAGES if p.ns == question.teacher), None)
     if info is None:
         return
     label = t("quiz.reread", where=where(question))
-    if here == info.ns and question.section in info.sections:
-        words = label.replace("[", "\\[").replace("]", "\\]")  # "[CLS]" in a title must not end the link
-        st.markdown(f":material/menu_book: [{words}](#{anchor(question)})")
+    step = info.step_names.index(question.section) + 1 if question.section in info.steps else 1
+    if here == info.ns:
+        # a callback: it runs before the script, whatever reruns come first (lab_ui/shell.py)
+        st.button(
+            label,
+            key=f"reread_{question.id}",
+            icon=":material/menu_book:",
+            type="tertiary",
+            on_click=_turn_to,
+            args=(info.step_key, step),
+        )
     else:
-        st.page_link(info.path, label=label, icon=":material/menu_book:")
+        st.page_link(info.path, label=label, icon=":material/menu_book:", query_params={info.step_key: step})
+
+
+_TURNED = "_quiz_turned_the_page"
+
+
+def _turn_to(step_key: str, step: int) -> None:
+    st.session_state[step_key] = step
+    st.session_state[_TURNED] = True
 
 
 def page_quiz(ns: str, questions: list[Question]) -> None:
-    """The questions at the end of a concept page; a right answer counts toward progress."""
+    """The questions at the end of a concept page; a right answer counts toward progress. A
+    "reread" button turns the page to another step: the whole page must follow, not this
+    fragment alone."""
+    if st.session_state.pop(_TURNED, False):
+        st.rerun()
     st.subheader(t("quiz.page_title"))
     st.caption(t("quiz.page_caption", n=len(questions)))
     for i, question in enumerate(questions, start=1):
         task = page_task(question)
         label = t("quiz.question_n", i=i, n=len(questions))
-        answered = ask(question, task, key=f"qz_{ns}_{_number(question)}", label=label, here=ns)
+        answered = ask(question, task, key=f"qz_{ns}_{question.number}", label=label, here=ns)
         if answered is not None:
             course.record(question.id, answered)
 
@@ -208,7 +191,3 @@ def page_task(question: Question) -> Task:
     visit, from a generator of its own (one per question, so that no two pages' question n put
     the right option in the same place); the final quiz draws new ones for each attempt."""
     return question.make(np.random.default_rng([0, course.ITEMS.index(question.id)]))
-
-
-def _number(question: Question) -> int:
-    return int(question.id.rsplit(":", 1)[1])

@@ -1,12 +1,15 @@
-"""The quiz questions, QUIZ_SIZE per concept page, on that page's objectives. A numeric question
-draws its numbers from the attempt's random generator and has the core compute the answer, so a
-final-quiz attempt asks numbers nobody could memorise; its words (with {placeholders}), options
-and explanation are in lab_ui/locales/quiz.toml under quiz.<ns>_<n>.
+"""What a quiz question is, and the tasks of the pages' questions. Each page's manifest
+(lab_ui/registry.py) lists its questions: the catalog key of its words, the step that teaches it
+and the task, which draws its numbers from the attempt's random generator and has the core
+compute the answer, so a final-quiz attempt asks numbers nobody could memorise. Its words (with
+{placeholders}) are `<ns>.quiz_<n>` in the page's catalog, its options `<ns>.quiz_<n>_<option>`,
+its explanation `<ns>.quiz_<n>_why`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from functools import cache
 
 import numpy as np
@@ -19,10 +22,60 @@ from attention_core.sequence_costs import layer_costs, sequential_steps
 from attention_core.sequences import frame_count
 from attention_core.train import Config, init_params, saw_task
 from attention_core.train_views import per_word_ceiling
-from lab_ui.quiz import Question, Task
 
 
-def _choice(answer: str, *others: str) -> Callable[[np.random.Generator], Task]:
+@dataclass(frozen=True)
+class Task:
+    """One question as asked: the values its words show, and its answer."""
+
+    values: dict = field(default_factory=dict)  # {placeholder: text} for the question's words
+    answer: float | str = 0.0  # a number, or the id of the right option
+    tolerance: float = 0.0  # absolute: |typed - answer| <= tolerance is right ...
+    relative: float = 0.0  # ... or <= relative * |answer|, whichever allows more
+    options: tuple[str, ...] = ()  # option ids, in the order shown (choice questions)
+
+
+@dataclass(frozen=True)
+class Question:
+    text: str  # catalog key of its words, "<ns>.quiz_<n>": the page ns asks it as question n
+    section: str | None  # the step that teaches it, on that page (or on `taught_on`)
+    make: Callable[[np.random.Generator], Task]  # the task for an attempt's random numbers
+    taught_on: str | None = None  # the page that teaches it, when it is not the one that asks it
+
+    @property
+    def ns(self) -> str:
+        """The page whose quiz asks it."""
+        return self.text.split(".", 1)[0]
+
+    @property
+    def number(self) -> int:
+        return int(self.text.rsplit("_", 1)[1])
+
+    @property
+    def id(self) -> str:
+        """Its progress item, "quiz:<ns>:<n>" (lab_ui.registry.LEDGER)."""
+        return f"quiz:{self.ns}:{self.number}"
+
+    @property
+    def why(self) -> str:
+        return self.text + "_why"
+
+    def option(self, option: str) -> str:
+        """The catalog key of an option's words."""
+        return f"{self.text}_{option}"
+
+    @property
+    def teacher(self) -> str:
+        """The page whose step teaches the question."""
+        return self.taught_on or self.ns
+
+    def catalog_keys(self) -> tuple[str, ...]:
+        """Every catalog key it uses (tests/app/test_catalogs.py reads them)."""
+        options = self.make(np.random.default_rng(0)).options
+        return (self.text, self.why, *(self.option(o) for o in options))
+
+
+def choice(answer: str, *others: str) -> Callable[[np.random.Generator], Task]:
     """A multiple-choice task: the options in an order the question's generator shuffles, so the
     right one has no favourite place (sorted ids put it last in half the questions). A page's own
     quiz has a fixed generator, so its order stays put between visits; each final-quiz attempt
@@ -182,73 +235,3 @@ def window_inputs(rng: np.random.Generator) -> Task:
 
 
 _saw_task = cache(saw_task)  # its vocabulary and tags size the weights; built once
-
-
-BANK: dict[str, list[Question]] = {
-    "one_hot": [
-        Question("quiz:one_hot:1", "one_hot", "similarity", one_hot_dot),
-        Question("quiz:one_hot:2", "one_hot", "similarity", _choice("meaning", "size", "order")),
-        Question("quiz:one_hot:3", "one_hot", "sizes", embedding_table_size),
-        Question("quiz:one_hot:4", "one_hot", "sequences", sound_vectors),
-    ],
-    "before_self_attention": [
-        Question("quiz:before_self_attention:1", "before_self_attention", "bottleneck", _choice("one", "each", "none")),
-        Question("quiz:before_self_attention:2", "before_self_attention", "shapes", cross_shape),
-        Question(
-            "quiz:before_self_attention:3", "before_self_attention", "shapes", _choice("target", "source", "both")
-        ),
-        Question("quiz:before_self_attention:4", "before_self_attention", "maps", _choice("same", "reversed", "none")),
-    ],
-    "qkv": [
-        Question("quiz:qkv:1", "qkv", "scores", dot_score),
-        Question("quiz:qkv:2", "qkv", "softmax", softmax_weight),
-        Question("quiz:qkv:3", "qkv", "scores", _choice("vector", "number", "matrix")),
-        Question("quiz:qkv:4", "qkv", "output", _choice("v", "q", "k")),
-    ],
-    "heatmap": [
-        Question("quiz:heatmap:1", "heatmap", "map", row_sum),
-        Question("quiz:heatmap:2", "heatmap", "map", _choice("upto", "all", "self")),
-        Question("quiz:heatmap:3", "heatmap", "speech", window_keys),
-        Question("quiz:heatmap:4", "heatmap", "map", _choice("flat", "sharp", "same")),
-    ],
-    "multi_head": [
-        Question("quiz:multi_head:1", "multi_head", "split", d_head),
-        Question("quiz:multi_head:2", "multi_head", "cost", projection_parameters),
-        Question("quiz:multi_head:3", "multi_head", "maps", _choice("own", "shared", "average")),
-        Question(
-            "quiz:multi_head:4", "multi_head", "softmax", _choice("flatter", "sharper", "same"), taught_on="scaling"
-        ),
-    ],
-    "positional": [
-        Question("quiz:positional:1", "positional", "why", _choice("shuffled", "same", "different")),
-        Question("quiz:positional:2", "positional", "sinusoids", pe_value),
-        Question("quiz:positional:3", "positional", "similarity", _choice("offset", "sum", "both")),
-        Question("quiz:positional:4", "positional", "sinusoids", fastest_period),
-    ],
-    "rnn_cnn": [
-        Question("quiz:rnn_cnn:1", "rnn_cnn", "see", _choice("left", "all", "window")),
-        Question("quiz:rnn_cnn:2", "rnn_cnn", "parallel", rnn_steps),
-        Question("quiz:rnn_cnn:3", "rnn_cnn", "cost", attention_products),
-        Question("quiz:rnn_cnn:4", "rnn_cnn", "cost", _choice("shorter", "longer", "never")),
-    ],
-    "scaling": [
-        Question("quiz:scaling:1", "scaling", "spread", score_variance),
-        Question("quiz:scaling:2", "scaling", "spread", scale_value),
-        Question("quiz:scaling:3", "scaling", "softmax", _choice("peaked", "flat", "unchanged")),
-        Question("quiz:scaling:4", "scaling", "softmax", _choice("too_small", "right", "too_large")),
-    ],
-    "real_model": [
-        Question("quiz:real_model:1", "real_model", "grid", model_maps),
-        Question("quiz:real_model:2", "real_model", "sink", _choice("park", "meaning", "error")),
-        Question(
-            "quiz:real_model:3", "real_model", "learned", _choice("learned", "sinusoid", "none"), taught_on="positional"
-        ),
-        Question("quiz:real_model:4", "real_model", "head", _choice("one", "zero", "varies")),
-    ],
-    "train": [
-        Question("quiz:train:1", "train", "compare", word_model_ceiling),
-        Question("quiz:train:2", "train", "order", _choice("same", "swapped", "random")),
-        Question("quiz:train:3", "train", "compare", window_inputs),
-        Question("quiz:train:4", "train", "scale", _choice("slower", "faster", "never")),
-    ],
-}

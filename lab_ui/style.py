@@ -24,6 +24,9 @@ _BASE = """
                  scrollbar-width: thin; scrollbar-color: rgba(128, 128, 128, 0.7) transparent; }
 /* Code: Streamlit's syntax colours fall to 2.2:1 (green on grey); GitHub's accessible palettes
    instead. The app's theme follows the system's, so the media query picks the matching one. */
+/* A row of option buttons (segmented control) wraps to a second line in a narrow column (the page's
+   settings beside its steps, a phone) instead of hiding its last options behind a scroll. */
+[data-testid="stButtonGroup"] [role="radiogroup"] { flex-wrap: wrap; row-gap: 0.25rem; }
 /* The copy-link box (lab_ui.share): the address wraps anywhere, the button sits under it. */
 .lab-link-box code { display: block; white-space: pre-wrap; word-break: break-all; font-size: 0.85rem;
                      padding: 0.5rem; border-radius: 0.5rem; background: rgba(128, 128, 128, 0.12); }

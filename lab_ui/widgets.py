@@ -20,6 +20,7 @@ from lab_ui.cache import cached, is_cached_result
 from lab_ui.i18n import current_lang, t
 from lab_ui.lecture import is_lecture
 from lab_ui.quiz import shown
+from lab_ui.state import labels
 
 IMAGE_FORMATS = ("png", "svg")
 IMAGE_FORMAT_KEY = "img"
@@ -32,7 +33,8 @@ MODEBAR_REMOVED = ["lasso2d", "select2d", "pan2d", "zoomIn2d", "zoomOut2d", "aut
 
 # Plotly's own texts that a student can meet (the kept buttons' tooltips, the messages of a zoom
 # or a download), by their catalog keys; the catalog's English is Plotly's wording.
-PLOTLY_TEXTS = (
+PLOTLY_TEXTS = labels(
+    "common.",
     "plotly_download_png",
     "plotly_download",
     "plotly_zoom",
@@ -52,7 +54,7 @@ def plotly_locale(lang: str) -> dict:
     English text up in the locale's dictionary). English is Plotly's own, so nothing."""
     if lang == "en":
         return {}
-    dictionary = {t(f"common.{key}", lang="en"): t(f"common.{key}", lang=lang) for key in PLOTLY_TEXTS}
+    dictionary = {t(key, lang="en"): t(key, lang=lang) for key in PLOTLY_TEXTS.values()}
     return {"locale": lang, "locales": {lang: {"dictionary": dictionary}}}
 
 

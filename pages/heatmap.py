@@ -1,17 +1,17 @@
 """Attention heatmaps: every query's weights over every key as one picture; a real model's heads or
 random weights, masks, softmax or ReLU, temperature, and why speech models look only at a window.
 
-Sections (lecture steps, hm_step): map, query, speech, check. What makes the weights (source,
-sentence, d and seed or layer and head, τ, mask, window, normalisation) is page-level: the query
-section shows a row of the same weights. The query picker (hm_q) and the speech section's seconds
-and window (hm_sec, hm_sw) are their fragments' own.
+Steps (hm_step): map, query, speech, check. What makes the weights (source, sentence, d and seed or
+layer and head, τ, mask, window, normalisation) is page-level; the query picker (hm_q) and the
+speech step's seconds and window (hm_sec, hm_sw) are their steps' own.
 
 Links. The page opens on the real model: random weights, the old default, invite reading meaning
 into noise. Old links left hm_src out (it was the default), so a link with hm_ parameters and no
-hm_src still opens with random weights; the page now always writes hm_src. An old hm_src=model link
-without hm_layer / hm_head (layer 1, head 1) now opens at the default head, where "it" looks most
-at "animal". A link's hm_text without hm_ex means that text, for either source.
+hm_src still opens with random weights; the page always writes hm_src. A link's hm_text without
+hm_ex means that text, for either source.
 """
+
+from dataclasses import dataclass
 
 import streamlit as st
 
@@ -21,7 +21,7 @@ from attention_core.normalisation import attend, relu_weights, reweight
 from attention_core.pretrained import INSTALL_COMMAND, minilm_available
 from attention_core.shipped import load_examples
 from attention_core.speech import frame_count, speech_cost, window_entries
-from lab_ui import controls, page, widgets
+from lab_ui import page, state, widgets
 from lab_ui.cache import cached
 from lab_ui.figures import heatmap as figures
 from lab_ui.figures.heatmap import position_label
@@ -35,184 +35,215 @@ EXAMPLES = {e.id: e for e in load_examples()}
 ANIMAL = "animal_tired"
 N_LAYERS, N_HEADS = EXAMPLES[ANIMAL].attentions.shape[:2]
 A_LAYER, A_HEAD, A_IT = hv.strongest_link(EXAMPLES[ANIMAL].attentions, EXAMPLES[ANIMAL].tokens, "it", "animal")
+SOURCES = state.labels("heatmap.source_", "model", "random")
+SENTENCES = state.labels(
+    "heatmap.ex_",
+    "own",
+    "animal_tired",
+    "animal_wide",
+    "saw_saw",
+    "cat_mat",
+    "bank_river",
+    "keys_cabinet",
+    "cat_river_zh",
+    "attention_need",
+)
+MASKS = state.labels("heatmap.mask_", "none", "causal", "local")
+NORMS = state.labels("heatmap.norm_", "softmax", "relu")
+ANSWERS = state.labels("heatmap.check_", "only_self", "up_to", "from_on", "all")
+assert set(SENTENCES) == {OWN, *EXAMPLES} and set(SOURCES) == set(hv.SOURCES) and tuple(MASKS) == hv.MASKS
 
 
-def presets() -> dict[str, dict]:
-    base = {"hm_mask": "none", "hm_norm": "softmax", "hm_tau": 1}
-    model = {**base, "hm_src": "model", "hm_layer": A_LAYER, "hm_head": A_HEAD}
-    return {
-        "article": {**base, "hm_src": "random", "hm_ex": OWN, "hm_text": "I saw a saw", "hm_d": 4, "hm_q": 2},
-        "long": {**base, "hm_src": "random", "hm_ex": OWN, "hm_text": t("heatmap.long_text"), "hm_q": 3},
-        "causal": {**model, "hm_ex": ANIMAL, "hm_mask": "causal", "hm_q": 3},
-        "local": {**model, "hm_ex": "bank_river", "hm_mask": "local", "hm_win": 2, "hm_q": 6},  # 15 tokens
-        "animal": {**model, "hm_ex": ANIMAL, "hm_q": A_IT + 1},
-    }
+class Controls(state.Table):
+    """Every control of the page: its link parameter, default, range and step."""
 
-
-def named(prefix: str):  # a choice's label: the mask's option "causal" reads t("heatmap.mask_causal")
-    return lambda option: t(f"heatmap.{prefix}_{option}")
-
-
-def weight_controls(has_model: bool) -> dict:
-    """The page-level settings: where the weights come from and how each row is normalised."""
-    params = st.query_params  # old links, and a link's text (the module's docstring):
-    old_link = "hm_src" not in params and any(k.startswith("hm_") and k != "hm_step" for k in params)
-    if old_link and "hm_src" not in st.session_state:
-        st.session_state["hm_src"] = "random"
-    if "hm_ex" not in st.session_state and "hm_ex" not in params and "hm_text" in params:
-        st.session_state["hm_ex"] = OWN
-    source = controls.segmented(
-        t("heatmap.source"),
-        hv.SOURCES,
-        key="hm_src",
-        default="model",
-        help=t("heatmap.source_help"),
-        format_func=named("source"),
+    source = state.choice("hm_src", "heatmap.source", SOURCES, help="heatmap.source_help")
+    sentence = state.selectbox("hm_ex", "heatmap.sentence", SENTENCES, default=ANIMAL)
+    text = state.text("hm_text", "heatmap.text", "heatmap.default_text", default_text=True, help="heatmap.text_help")
+    d = state.slider("hm_d", "heatmap.d", 1, 64, 8, help="heatmap.d_help")
+    seed = state.seed("hm_seed")
+    layer = state.slider("hm_layer", "heatmap.layer", 1, N_LAYERS, A_LAYER, help="heatmap.layer_help")
+    head = state.slider("hm_head", "heatmap.head", 1, N_HEADS, A_HEAD, help="heatmap.head_help")
+    tau = state.select_slider("hm_tau", "heatmap.tau", TAUS, 1, help="heatmap.tau_help")
+    mask = state.choice("hm_mask", "heatmap.mask", MASKS, help="heatmap.mask_help")
+    window = state.slider("hm_win", "heatmap.window", 0, 32, 2, help="heatmap.window_help")
+    norm = state.choice("hm_norm", "heatmap.norm", NORMS, help="heatmap.norm_help")
+    query = state.selectbox("hm_q", "heatmap.pick_query", (), 3, on="query")  # the sentence's positions, 1..T
+    seconds = state.slider("hm_sec", "heatmap.speech_seconds_control", 1, 120, 10, on="speech")
+    speech_window = state.slider(
+        "hm_sw", "heatmap.speech_window_control", 1, 50, 8, on="speech", help="heatmap.speech_window_help"
     )
-    if st.query_params.get("hm_src") != source:
-        st.query_params["hm_src"] = source  # always in the link: a link without it is an old one
-    sentences = [OWN, *EXAMPLES] if source == "random" or has_model else list(EXAMPLES)
-    default = OWN if source == "random" else ANIMAL
-    page.choice_keep_valid("hm_ex", sentences, default)
-    choice = controls.selectbox(t("heatmap.sentence"), sentences, key="hm_ex", default=default, format_func=named("ex"))
+
+
+C = Controls
+PLAIN = {C.mask: "none", C.norm: "softmax", C.tau: 1}
+MODEL = {**PLAIN, C.source: "model", C.layer: A_LAYER, C.head: A_HEAD}
+
+
+def presets() -> list[state.Preset]:
+    article = {**PLAIN, C.source: "random", C.sentence: OWN, C.text: "I saw a saw", C.d: 4, C.query: 2}
+    return [
+        state.Preset("heatmap.preset_article", article),
+        state.Preset(
+            "heatmap.preset_long",
+            {**PLAIN, C.source: "random", C.sentence: OWN, C.text: t("heatmap.long_text"), C.query: 3},
+        ),
+        state.Preset("heatmap.preset_causal", {**MODEL, C.sentence: ANIMAL, C.mask: "causal", C.query: 3}),
+        state.Preset(
+            "heatmap.preset_local", {**MODEL, C.sentence: "bank_river", C.mask: "local", C.window: 2, C.query: 6}
+        ),
+        state.Preset("heatmap.preset_animal", {**MODEL, C.sentence: ANIMAL, C.query: A_IT + 1}),
+    ]
+
+
+PAGE = page.Page("heatmap", Controls, presets=presets)
+(CAUSAL_CHECK,) = PAGE.info.checks
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The page-level values every step receives (plain values: a step asks the cache for the view)."""
+
+    source: str
+    sentence: str
+    text: str  # the sentence the weights are of (the example's text, or the student's, or the fallback)
+    d: int
+    seed: int
+    layer: int
+    head: int
+    tau: float
+    mask: str
+    window: int
+    norm: str
+    model: bool  # the optional model package is installed
+
+    @property
+    def rows(self) -> tuple:
+        return self.mask, self.window, self.tau
+
+
+def view_of(s: Settings) -> hv.HeatmapView:
+    """The weights for the settings: one core call, cached."""
+    if s.source == "random":
+        return cached(hv.random_view, tuple(split_tokens(s.text)), s.d, s.seed, *s.rows, s.norm, MAX_TOKENS)
+    if not s.model:  # the shipped example's stored weights (the sentence picker offers only those)
+        e = EXAMPLES[s.sentence]
+        return cached(hv.shipped_view, e.tokens, e.attentions, s.layer, s.head, *s.rows)
+    return cached(hv.model_view, cached(hv.model_heads, s.text, MAX_TOKENS), s.layer, s.head, *s.rows, s.norm)
+
+
+def readable(text: str) -> bool:
+    """Can the model's tokenizer read the text? A lone surrogate is the only text it refuses."""
+    try:
+        cached(hv.model_heads, text, MAX_TOKENS)  # the map step asks for the same, from the cache
+    except ValueError:
+        return False
+    return True
+
+
+def settings(model: bool) -> Settings:
+    """The page-level controls, and what they make: where the weights come from, how each row is normalised."""
+    link = st.query_params  # old links (the module's docstring)
+    if "hm_src" not in link and any(k.startswith("hm_") and k != "hm_step" for k in link):
+        st.session_state.setdefault(C.source.key, "random")
+    if C.text.key in link and C.sentence.key not in link:
+        st.session_state.setdefault(C.sentence.key, OWN)
+    with page.section_controls():
+        source = C.source.draw()
+        st.query_params[C.source.key] = source  # always in the link: a link without it is an old one
+        offered = [OWN, *EXAMPLES] if source == "random" or model else list(EXAMPLES)
+        choice = C.sentence.draw(options=offered, default=OWN if source == "random" else ANIMAL)
     example = t("heatmap.default_text")  # in the page's language: Chinese on the Chinese page
     # Drawn even while an example is chosen, so that a link keeps the text and a preset can fill it.
-    text = controls.text_input(
-        t("heatmap.text"), example, key="hm_text", disabled=choice != OWN, help=t("heatmap.text_help")
-    )
-    if source == "model" and not has_model:
-        note = "text_needs_model" if text != example else "shipped_only"
-        st.caption(t(f"heatmap.{note}", n=len(EXAMPLES), command=INSTALL_COMMAND))
-    if choice == OWN and not split_tokens(text):
-        st.info(t("common.no_tokens" if text.strip() else "common.empty_text", example=example), icon=":material/info:")
+    typed = C.text.draw(disabled=choice != OWN)
+    text = typed if choice == OWN else EXAMPLES[choice].text
+    if source == "model" and not model:
+        note = "heatmap.text_needs_model" if typed != example else "heatmap.shipped_only"
+        st.caption(t(note, n=len(EXAMPLES), command=INSTALL_COMMAND))
+    if choice == OWN and not split_tokens(typed):
+        st.info(
+            t("common.no_tokens" if typed.strip() else "common.empty_text", example=example), icon=":material/info:"
+        )
         text = example
-    c1, c2 = st.columns(2)
-    if source == "random":
-        with c1:
-            size = dict(d=controls.slider(t("heatmap.d"), 1, 64, 8, key="hm_d", help=t("heatmap.d_help")))
-        with c2:
-            size["seed"] = widgets.seed_input(key="hm_seed")
-    else:
-        with c1:
-            size = dict(
-                layer=controls.slider(
-                    t("heatmap.layer"), 1, N_LAYERS, A_LAYER, key="hm_layer", help=t("heatmap.layer_help")
-                )
-            )
-        with c2:
-            size["head"] = controls.slider(
-                t("heatmap.head"), 1, N_HEADS, A_HEAD, key="hm_head", help=t("heatmap.head_help")
-            )
-    tau = controls.select_slider(t("heatmap.tau"), TAUS, 1, key="hm_tau", help=t("heatmap.tau_help"))
-    mask = controls.segmented(
-        t("heatmap.mask"), hv.MASKS, key="hm_mask", format_func=named("mask"), help=t("heatmap.mask_help")
-    )
-    window = 2
-    if mask == "local":
-        window = controls.slider(t("heatmap.window"), 0, 32, 2, key="hm_win", help=t("heatmap.window_help"))
-    norm = controls.segmented(
-        t("heatmap.norm"),
-        ("softmax", "relu"),
-        key="hm_norm",
-        help=t("heatmap.norm_help"),
-        format_func=named("norm"),
-        disabled=not (has_model or source == "random"),
-    )
-    return dict(source=source, choice=choice, text=text, mask=mask, window=window, tau=tau, norm=norm, **size)
-
-
-def compute_view(s: dict, has_model: bool) -> hv.HeatmapView:
-    """The weights for the settings: one core call, cached."""
-    text = s["text"] if s["choice"] == OWN else EXAMPLES[s["choice"]].text
-    rows = (s["mask"], s["window"], s["tau"])
-    if s["source"] == "random":
-        return cached(hv.random_view, tuple(split_tokens(text)), s["d"], s["seed"], *rows, s["norm"], MAX_TOKENS)
-    if not has_model:  # the shipped example's stored weights (the sentence picker offers only those)
-        e = EXAMPLES[s["choice"]]
-        return cached(hv.shipped_view, e.tokens, e.attentions, s["layer"], s["head"], *rows)
-    try:
-        heads = cached(hv.model_heads, text, MAX_TOKENS)
-    except ValueError:  # a lone surrogate: the only text the tokenizer cannot read
+    if source == "model" and model and not readable(text):
         st.info(t("heatmap.unreadable", example=EXAMPLES[ANIMAL].text), icon=":material/info:")
-        heads = cached(hv.model_heads, EXAMPLES[ANIMAL].text, MAX_TOKENS)
-    return cached(hv.model_view, heads, s["layer"], s["head"], *rows, s["norm"])
+        text = EXAMPLES[ANIMAL].text
+    with page.section_controls():
+        d = C.d.draw() if source == "random" else 8
+        seed = C.seed.draw() if source == "random" else 0
+        layer = C.layer.draw() if source != "random" else A_LAYER
+        head = C.head.draw() if source != "random" else A_HEAD
+        tau = C.tau.draw()
+    with page.section_controls():
+        mask = C.mask.draw()
+        window = C.window.draw() if mask == "local" else 2
+        norm = C.norm.draw(disabled=not (model or source == "random"))
+    return Settings(source, choice, text, d, seed, layer, head, tau, mask, window, norm, model)
 
 
-def map_section(view: hv.HeatmapView, s: dict, area) -> None:
-    with area:
-        words, figure = page.parts(2)
-        with words:
-            page.prose(t("heatmap.map_body"))
-        with figure:
-            if s["norm"] == "relu" and view.normalisation != "relu":
-                st.info(t("heatmap.relu_unavailable"), icon=":material/info:")
-            fig = cached(figures.weights_heatmap, view, lang, is_lecture())
-            widgets.show_figure(
-                fig,
-                key="heatmap_weights",
-                alt=t("heatmap.heatmap_alt", n=len(view.tokens)),
-                numbers_on_phones=len(view.tokens) <= figures.CELL_TEXT_PHONE_MAX,
-                lecture_px=figures.LECTURE_MAP_MAX_PX,
-            )
-            if css := figures.phone_ticks_css("heatmap_weights", len(view.tokens)):
-                st.html(css)  # on a phone, fewer key labels: slanted, they touched
-            if view.source == "random":
-                st.caption(t("heatmap.random_caption"))
+@PAGE.step("map")
+def map_step(p: page.Parts, s: Settings) -> None:
+    view, lang = view_of(s), current_lang()
+    p.prose(t("heatmap.map_body"))
+    with p.figure:
+        if s.norm == "relu" and view.normalisation != "relu":
+            st.info(t("heatmap.relu_unavailable"), icon=":material/info:")
+        widgets.show_figure(
+            cached(figures.weights_heatmap, view, lang, is_lecture()),
+            key="heatmap_weights",
+            alt=t("heatmap.heatmap_alt", n=len(view.tokens)),
+            numbers_on_phones=len(view.tokens) <= figures.CELL_TEXT_PHONE_MAX,
+            lecture_px=figures.LECTURE_MAP_MAX_PX,
+        )
+        if css := figures.phone_ticks_css("heatmap_weights", len(view.tokens)):
+            st.html(css)  # on a phone, fewer key labels: slanted, they touched
+        if view.source == "random":
+            st.caption(t("heatmap.random_caption"))
+    with p.reading:
         st.markdown(figures.row_sums_text(view, lang))
         st.caption("\n\n".join(figures.notes(view, lang)))
-    if box := page.numbers_box("hm_table_box", t("heatmap.table_box")):
-        with box:
-            widgets.show_table(
-                figures.weights_table(view, lang),
-                key="heatmap_table",
-                filename="attention_weights.csv",
-                caption=t("heatmap.table_caption"),
-                missing=t("heatmap.masked_cell"),
-            )
-    st.caption(t("heatmap.formula_caption"))
-    if view.source != "random":
-        st.markdown(t("heatmap.fact"))
+    p.table(
+        t("heatmap.table_box"),
+        figures.weights_table,
+        view,
+        lang,
+        key="heatmap_table",
+        filename="attention_weights.csv",
+        caption=t("heatmap.table_caption"),
+        missing=t("heatmap.masked_cell"),
+    )
+    with p.code:
+        st.caption(t("heatmap.formula_caption"))
+        if view.source != "random":
+            st.markdown(t("heatmap.fact"))
     if view.source == "shipped":
-        widgets.formula_and_code(figures.LATEX["shipped"], reweight)
+        p.formula(figures.LATEX["shipped"], reweight)
     else:
         relu = view.normalisation == "relu"
-        widgets.formula_and_code(figures.LATEX[view.normalisation], attend, *([relu_weights] if relu else []))
+        p.formula(figures.LATEX[view.normalisation], attend, *([relu_weights] if relu else []))
 
 
-@st.fragment
-def query_section(view, default_q: int) -> None:
-    frame.heading("query")
-    words, figure = page.parts(2)  # in lecture mode the figures first, the words and the picker under them
+@PAGE.step("query")
+def query_step(p: page.Parts, s: Settings) -> None:
+    view, lang = view_of(s), current_lang()
     T = len(view.tokens)
-    with words:
-        page.prose(t("heatmap.query_body"))
-        page.choice_keep_valid("hm_q", list(range(1, T + 1)), default_q)
-        i = controls.selectbox(
-            t("heatmap.pick_query"),
-            list(range(1, T + 1)),
-            key="hm_q",
-            default=default_q,
+    animal = (s.source, s.sentence) == ("model", ANIMAL)
+    p.prose(t("heatmap.query_body"))
+    with p.controls:  # "it", which looks most at "animal" in the page's key example
+        i = C.query.draw(
+            options=range(1, T + 1),
+            default=A_IT + 1 if animal else min(3, T),
             format_func=lambda j: position_label(j, view.tokens[j - 1]),
         )
     row, name = cached(hv.query_row, view, i - 1), position_label(i, view.tokens[i - 1])
-    with figure:
+    with p.figure:
         left, right = st.columns(2)
     with left:
-        widgets.show_figure(
-            cached(figures.row_bars, view, row, lang, is_lecture()),
-            key="heatmap_row",
-            alt=t("heatmap.row_alt", query=name),
-        )
+        fig = cached(figures.row_bars, view, row, lang, is_lecture())
+        widgets.show_figure(fig, key="heatmap_row", alt=t("heatmap.row_alt", query=name))
         best = literal(position_label(row.best + 1, view.tokens[row.best]))
-        st.markdown(
-            t(
-                "heatmap.row_summary",
-                weight=f"{row.weights[row.best]:.3f}",
-                best=best,
-                total=f"{row.total:.3f}",
-                tau=view.temperature,
-            )
-        )
+        weight, total = f"{row.weights[row.best]:.3f}", f"{row.total:.3f}"
+        st.markdown(t("heatmap.row_summary", weight=weight, best=best, total=total, tau=view.temperature))
     with right:
         if row.terms is None:
             st.info(t("heatmap.no_values", command=INSTALL_COMMAND), icon=":material/info:")
@@ -226,81 +257,53 @@ def query_section(view, default_q: int) -> None:
             st.caption(t("heatmap.sum_caption", i=i))
 
 
-@st.fragment
-def speech_section() -> None:
-    frame.heading("speech")
-    words, figure = page.parts(2)
-    with words:
-        page.prose(t("heatmap.speech_body"))
-        with page.section_controls():
-            seconds = controls.slider(t("heatmap.speech_seconds_control"), 1, 120, 10, key="hm_sec")
-            w = controls.slider(
-                t("heatmap.speech_window_control"), 1, 50, 8, key="hm_sw", help=t("heatmap.speech_window_help")
-            )
+@PAGE.step("speech")
+def speech_step(p: page.Parts, s: Settings) -> None:
+    lang = current_lang()
+    p.prose(t("heatmap.speech_body"))
+    with p.controls, page.section_controls():
+        seconds = C.seconds.draw()
+        w = C.speech_window.draw()
     c = cached(speech_cost, seconds, w)
-    with figure:
+    with p.figure:
         left, right = st.columns(2)
     with left:
-        alt = t(
-            "heatmap.speech_cost_alt",
-            w=w,
-            seconds=seconds,
-            full=f"{c.full_entries:,}",
-            windowed=f"{c.window_entries:,}",
-        )
+        full, windowed = f"{c.full_entries:,}", f"{c.window_entries:,}"
+        alt = t("heatmap.speech_cost_alt", w=w, seconds=seconds, full=full, windowed=windowed)
         widgets.show_figure(cached(figures.speech_cost, c, lang, is_lecture()), key="heatmap_speech_cost", alt=alt)
     with right:
-        widgets.show_figure(
-            cached(figures.speech_mask, c, lang, is_lecture()),
-            key="heatmap_speech_mask",
-            alt=t("heatmap.speech_mask_alt", n=c.mask.shape[0], keys=2 * w + 1),
-        )
-    st.markdown(figures.speech_text(c, lang))
-    if box := page.numbers_box("hm_speech_box", t("heatmap.speech_numbers_box")):
-        with box:
-            widgets.show_table(
-                figures.speech_table(c, lang),
-                key="heatmap_speech_table",
-                filename="speech_cost.csv",
-                caption=t("heatmap.speech_table"),
-                decimals=1,
-            )
-    widgets.formula_and_code(figures.LATEX["speech"], frame_count, window_entries)
+        alt = t("heatmap.speech_mask_alt", n=c.mask.shape[0], keys=2 * w + 1)
+        widgets.show_figure(cached(figures.speech_mask, c, lang, is_lecture()), key="heatmap_speech_mask", alt=alt)
+    with p.reading:
+        st.markdown(figures.speech_text(c, lang))
+    p.table(
+        t("heatmap.speech_numbers_box"),
+        figures.speech_table,
+        c,
+        lang,
+        key="heatmap_speech_table",
+        filename="speech_cost.csv",
+        caption=t("heatmap.speech_table"),
+        decimals=1,
+    )
+    p.formula(figures.LATEX["speech"], frame_count, window_entries)
 
 
-@st.fragment
-def check_section(tokens: tuple[str, ...]) -> None:
-    frame.heading("check")
+@PAGE.step("check")
+def check_step(p: page.Parts, s: Settings) -> None:
+    tokens = view_of(s).tokens
     c = hv.causal_check(len(tokens), 3)
     seen = [str(j) if c.hypothetical else position_label(j, tokens[j - 1]) for j in c.seen]
-    widgets.check_choice(
-        t("heatmap.check_question", k=c.k),
-        ["only_self", "up_to", "from_on", "all"],
-        "up_to",
-        key="hm_check",
-        format_func=lambda o: t(f"heatmap.check_{o}", k=c.k, T=c.T),
-        explanation=t("heatmap.check_explanation", k=c.k, seen=literal(", ".join(seen))),
-    )
+    with p.check:
+        widgets.check_choice(
+            t("heatmap.check_question", k=c.k),
+            list(ANSWERS),
+            "up_to",
+            key=CAUSAL_CHECK,
+            format_func=lambda o: ANSWERS.text(o, k=c.k, T=c.T),
+            explanation=t("heatmap.check_explanation", k=c.k, seen=literal(", ".join(seen))),
+        )
 
 
-frame = page.start("heatmap", presets=presets())
-lang, has_model = current_lang(), minilm_available()
-if is_lecture():  # the settings in the title row's popover; the map section below
-    panel, area = frame.controls(), st.container()
-else:  # the settings beside the map, so both fit one screen
-    frame.heading("map")
-    panel, area = st.columns([2, 3], gap="medium")
-with panel:
-    settings = weight_controls(has_model)
-view = compute_view(settings, has_model)
-if frame.shows("map"):
-    map_section(view, settings, area)
-if frame.shows("query"):
-    animal = (settings["source"], settings["choice"]) == ("model", ANIMAL)
-    query_section(view, A_IT + 1 if animal else min(3, len(view.tokens)))  # "it" in "it -> animal"
-if frame.shows("speech"):
-    speech_section()
-if frame.shows("check"):
-    check_section(view.tokens)
-
-frame.end()
+if __name__ == "__main__":
+    PAGE.start().show(settings, minilm_available())

@@ -18,7 +18,7 @@ statuses = {info.ns: course.status(info.ns) for info in pages}
 nxt = next((info for info in pages if statuses[info.ns][0] != "done"), None)
 if nxt is not None:
     first = statuses[pages[0].ns][0] == "new"
-    label = t("course.start_here") if first else t("course.continue_here", page=t(f"{nxt.ns}.nav"))
+    label = t("course.start_here") if first else t("course.continue_here", page=t(nxt.text["nav"]))
     st.page_link(nxt.path, label=label, icon=":material/play_arrow:")
 
 section = None
@@ -31,10 +31,8 @@ for info in pages:
         "visited": ":material/pending:",
         "done": ":material/check_circle:",
     }[statuses[info.ns][0]]
-    st.page_link(info.path, label=t(f"{info.ns}.nav"), icon=icon)
-    st.caption(
-        f"{t(f'course.objective_{info.ns}')}  \n{t('course.minutes', n=info.minutes)} · {course.status_text(info.ns)}"
-    )
+    st.page_link(info.path, label=t(info.text["nav"]), icon=icon)
+    st.caption(f"{t(info.text['objective'])}  \n{t('course.minutes', n=info.minutes)} · {course.status_text(info.ns)}")
 
 base = (st.context.url or "").split("?", 1)[0].rstrip("/")  # this page is the app's root
 rejected = progress.rejected()

@@ -7,7 +7,6 @@ import streamlit as st
 from lab_ui import controls, course, page, registry
 from lab_ui.i18n import t
 from lab_ui.quiz import Question, ask, where
-from lab_ui.quiz_bank import BANK
 
 PER_PAGE = 2  # questions drawn from each page's bank: 10 pages give 20, new pages add theirs
 
@@ -23,7 +22,7 @@ def draw(attempt: int) -> list[Question]:
     rng = np.random.default_rng([7, attempt])
     chosen = []
     for info in course.concept_pages():
-        bank = BANK.get(info.ns, [])
+        bank = list(info.quiz)
         picks = sorted(rng.choice(len(bank), size=min(PER_PAGE, len(bank)), replace=False)) if bank else []
         chosen += [bank[i] for i in picks]
     return chosen
@@ -45,8 +44,7 @@ def questions(attempt: int) -> None:
     results: dict[str, list[bool]] = {}  # page -> right or wrong, for each answered question
     missed: dict[str, list[Question]] = {}  # page -> the questions answered wrong
     for i, question in enumerate(drawn, start=1):
-        number = int(question.id.rsplit(":", 1)[1])
-        task = question.make(np.random.default_rng([attempt, course.ITEMS.index(question.id), number]))
+        task = question.make(np.random.default_rng([attempt, course.ITEMS.index(question.id), question.number]))
         answered = ask(
             question, task, key=f"final_{attempt}_{question.id}", label=t("quiz.question_n", i=i, n=len(drawn))
         )
@@ -65,7 +63,7 @@ def questions(attempt: int) -> None:
         if not asked:
             continue
         got = results.get(info.ns, [])
-        st.markdown(t("quiz.topic_row", page=t(f"{info.ns}.nav"), right=sum(got), answered=len(got), total=len(asked)))
+        st.markdown(t("quiz.topic_row", page=t(info.text["nav"]), right=sum(got), answered=len(got), total=len(asked)))
         # what to reread: the section that teaches each answer that was wrong, each section once
         sections: dict[tuple, Question] = {}
         for question in missed.get(info.ns, []):

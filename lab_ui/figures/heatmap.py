@@ -21,7 +21,15 @@ from attention_core.heatmap_views import HeatmapView, QueryRow
 from attention_core.speech import SpeechCost
 from lab_ui.figures.common import DIVERGING_WARM, MASKED_COLOUR, QUALITATIVE, SEQUENTIAL, bytes_text, safe_label
 from lab_ui.i18n import t
-from lab_ui.layout import FONT_FAMILY, LECTURE_TEXT_PX, NO_TEMPLATE, TICK_PX, key_labels_hidden_on_phones, text_px
+from lab_ui.layout import (
+    FONT_FAMILY,
+    LABEL_GAP_PX,
+    LECTURE_TEXT_PX,
+    NO_TEMPLATE,
+    TICK_PX,
+    key_labels_hidden_on_phones,
+    text_px,
+)
 
 # Numbers in cells: a desktop's figure column leaves about 24 px per cell for 12 tokens, enough for
 # "0.80" at 10 px, and a projector (lecture mode: the full width, 20 px text) about 70. A 390 px
@@ -33,6 +41,7 @@ CELL_TEXT_PHONE_MAX = 8
 # "-1.29" at 10 px needs about 30 px, which 6 components leave.
 CELL_TEXT_MAX_COMPONENTS = 6
 CELL_TEXT_MAX_ROWS = 24  # rows below ~25 px: the text would touch the next row's
+LEVEL_LABELS_PX = 380  # the key labels' room under a map in the steps' column of a 1280 px screen
 CROSSES_MAX = 32  # past 32 rows or columns a × in every masked cell is noise; grey alone marks them
 LABEL_EVERY_MAX = 32  # past 32 tokens every other one is labelled, or the labels overlap
 # A projector's rows: a 20 px label needs about 22 px of row. The lecture figure (LECTURE_HEIGHT)
@@ -109,13 +118,13 @@ def notes(view: HeatmapView, lang: str) -> list[str]:
     random weights (identical rows), the model's word pieces and [UNK], a text cut to fit; and
     always last, that rows are queries (the articles draw the transpose)."""
     keys = [
-        view.allowed is not None and not view.allowed.all() and "masked_note",
-        view.source == "random" and len(set(view.tokens)) < len(view.tokens) and "same_vectors",
-        view.source != "random" and "model_tokens",
-        view.source != "random" and lang == "zh" and "model_english",
-        "[UNK]" in view.tokens and "model_unk",
+        view.allowed is not None and not view.allowed.all() and "heatmap.masked_note",
+        view.source == "random" and len(set(view.tokens)) < len(view.tokens) and "heatmap.same_vectors",
+        view.source != "random" and "heatmap.model_tokens",
+        view.source != "random" and lang == "zh" and "heatmap.model_english",
+        "[UNK]" in view.tokens and "heatmap.model_unk",
     ]
-    out = [t(f"heatmap.{key}", lang) for key in keys if key]
+    out = [t(key, lang) for key in keys if key]
     if view.total_tokens > len(view.tokens):
         out.append(t("common.tokens_cut", lang, total=view.total_tokens, shown=len(view.tokens)))
     return [*out, t("heatmap.rows_not_columns", lang)]
@@ -133,9 +142,13 @@ def weights_table(view: HeatmapView, lang: str) -> pd.DataFrame:
 
 def speech_table(cost: SpeechCost, lang: str) -> pd.DataFrame:
     """The speech curves' numbers every 5 seconds (every 10th point of a half-second grid)."""
-    columns = {"speech_frames": cost.curve_frames, "speech_full": cost.curve_full, "speech_windowed": cost.curve_window}
+    columns = {
+        "heatmap.speech_frames": cost.curve_frames,
+        "heatmap.speech_full": cost.curve_full,
+        "heatmap.speech_windowed": cost.curve_window,
+    }
     index = pd.Index(cost.curve_seconds[::10], name=t("heatmap.speech_seconds", lang))
-    return pd.DataFrame({t(f"heatmap.{k}", lang, w=cost.window): v[::10] for k, v in columns.items()}, index=index)
+    return pd.DataFrame({t(k, lang, w=cost.window): v[::10] for k, v in columns.items()}, index=index)
 
 
 def speech_text(cost: SpeechCost, lang: str) -> str:
@@ -251,7 +264,9 @@ def weights_heatmap(view: HeatmapView, lang: str, lecture: bool = False) -> go.F
     T = len(view.tokens)
     labels = _axis_labels(view.tokens)
     z = view.weights if view.allowed is None else np.where(view.allowed, view.weights, np.nan)  # [T, T]
-    query, key, weight, row_sum = (t(f"heatmap.{k}", lang) for k in ("query", "key", "weight", "row_sum"))
+    query, key, weight, row_sum = (
+        t(k, lang) for k in ("heatmap.query", "heatmap.key", "heatmap.weight", "heatmap.row_sum")
+    )
     cells = go.Heatmap(
         z=z.astype(np.float32),
         x=labels,
@@ -338,7 +353,7 @@ def weights_heatmap(view: HeatmapView, lang: str, lecture: bool = False) -> go.F
             categoryorder="array",
             categoryarray=_axis_labels(view.tokens, "Σ"),
             range=[-0.5, T + 1.5],
-            tickangle=0 if T <= 8 else -30 if lecture else -60,
+            tickangle=0 if _level(view.tokens) else -30 if lecture else -60,
         ),
         yaxis=dict(axis, tickvals=tickvals, ticktext=ticktext, autorange="reversed"),
         shapes=[
@@ -357,6 +372,12 @@ def weights_heatmap(view: HeatmapView, lang: str, lecture: bool = False) -> go.F
     if settings and not lecture:
         layout["margin"]["t"] = 90
     return go.Figure(data=data, layout=layout)
+
+
+def _level(tokens: tuple[str, ...]) -> bool:
+    """Do the key labels fit level under the map? Up to 8 of them, while they fit LEVEL_LABELS_PX
+    (the map's width in the page's steps column, keys and Σ; a phone's slants them itself)."""
+    return len(tokens) <= 8 and sum(text_px(safe_label(s), TICK_PX) + LABEL_GAP_PX for s in tokens) <= LEVEL_LABELS_PX
 
 
 def row_bars(view: HeatmapView, row: QueryRow, lang: str, lecture: bool = False) -> go.Figure:
@@ -454,7 +475,7 @@ def weighted_sum(view: HeatmapView, row: QueryRow, lang: str, lecture: bool = Fa
     components = [str(c + 1) for c in range(d_v)]
     limit = float(np.nanmax(np.abs(z))) or 1.0
     show_values = not lecture and d_v <= CELL_TEXT_MAX_COMPONENTS and T + 1 <= CELL_TEXT_MAX_ROWS
-    component, term, value = (t(f"heatmap.{k}", lang) for k in ("component", "term", "contribution"))
+    component, term, value = (t(k, lang) for k in ("heatmap.component", "heatmap.term", "heatmap.contribution"))
     trace = go.Heatmap(
         z=z,
         x=components,

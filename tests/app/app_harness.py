@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 from streamlit.testing.v1 import AppTest
 
-from lab_ui.registry import HOME
+from lab_ui.registry import HOME, PAGES
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 
@@ -25,6 +25,26 @@ def open_page(path: str = HOME.path, lang: str = "en", **params) -> AppTest:
     if path != HOME.path:
         at.switch_page(path).run()
     return at
+
+
+def open_step(path: str, step: str, lang: str = "en", **params) -> AppTest:
+    """A page opened at one of its steps, named as its manifest names it (lab_ui/registry.py)."""
+    info = next(p for p in PAGES if p.path == path)
+    return open_page(path, lang, **{info.step_key: str(info.step_names.index(step) + 1)}, **params)
+
+
+def link_of(table):
+    """link(name=value, ...): a page's link parameters for its controls named as its table names them
+    (lab_ui.state.Table), e.g. link(source="random", query=8) -> {"hm_src": "random", "hm_q": "8"}."""
+
+    def link(**values) -> dict[str, str | list[str]]:
+        out = {}
+        for name, value in values.items():
+            key = getattr(table, name).key
+            out[key] = [str(v) for v in value] if isinstance(value, list) else str(value)
+        return out
+
+    return link
 
 
 def figures(at: AppTest) -> dict[str, dict]:

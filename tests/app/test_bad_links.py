@@ -38,11 +38,11 @@ def controls(at) -> dict:
 @pytest.mark.parametrize("value", BAD_NUMBERS)
 @pytest.mark.parametrize("info", [HOME, *PAGES], ids=[p.ns for p in (HOME, *PAGES)])
 def test_a_number_no_control_can_hold_falls_back_everywhere(info, value):
-    plain = open_page(info.path, "en")
+    plain = open_page(info.path, "en", whole="1")  # every step, so every control
     assert not plain.exception
     expected = controls(plain)
-    keys = [k for k in expected if not k.startswith("lang")]
-    at = open_page(info.path, "en", **dict.fromkeys(keys, value))
+    keys = [k for k in expected if not k.startswith("lang") and k != "whole"]
+    at = open_page(info.path, "en", whole="1", **dict.fromkeys(keys, value))
     assert not at.exception, [e.value for e in at.exception]
     for key, (kind, shown) in controls(at).items():
         if key not in expected:
@@ -63,7 +63,7 @@ def test_a_number_no_control_can_hold_falls_back_everywhere(info, value):
 )
 def test_a_number_given_twice_in_the_link_falls_back_with_a_notice(path, key, default):
     """?sc_seed=5&sc_seed=7 showed the default without a word, ?qz_seed=2&qz_seed=3 took 3."""
-    at = open_page(path, "en", **{key: ["5", "7"]})
+    at = open_page(path, "en", whole="1", **{key: ["5", "7"]})
     assert not at.exception
     assert next(w for w in at.get("number_input") + at.get("slider") if w.key == key).value == default
     assert any(key in toast.value for toast in at.toast), [toast.value for toast in at.toast]
@@ -85,9 +85,9 @@ def _formatted(markdown: str) -> list[str]:
 def test_a_hostile_link_value_is_shown_as_literal_text_in_every_notice(info):
     """/heatmap?hm_d=![x](http://evil.example/i.png) made the browser fetch an outside image: every
     control's notice now shows the link's value as typed."""
-    plain = open_page(info.path, "en")
-    keys = [k for k, (kind, _) in controls(plain).items() if kind not in ("text_input", "text_area")]
-    at = open_page(info.path, "en", **dict.fromkeys([*keys, "progress"], HOSTILE))
+    plain = open_page(info.path, "en", whole="1")
+    keys = [k for k, (kind, _) in controls(plain).items() if kind not in ("text_input", "text_area") and k != "whole"]
+    at = open_page(info.path, "en", whole="1", **dict.fromkeys([*keys, "progress"], HOSTILE))
     assert not at.exception, [e.value for e in at.exception]
     notices = [toast.value for toast in at.toast] + [w.value for w in at.warning]
     assert notices, "a hostile link got no notice"

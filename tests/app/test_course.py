@@ -2,7 +2,10 @@
 grading of typed and chosen answers, the quiz at the end of a page, the final quiz, and the
 lecture plan."""
 
+import ast
 import re
+import subprocess
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -11,12 +14,13 @@ from app_harness import open_page
 from lab_ui import course, progress
 from lab_ui import quiz as quiz_ui
 from lab_ui.i18n import t
-from lab_ui.quiz import Reading, Task, is_right, read_number, shown
-from lab_ui.quiz_bank import BANK
-from lab_ui.registry import PAGES
+from lab_ui.quiz import Reading, is_right, read_number, shown
+from lab_ui.quiz_bank import Task
+from lab_ui.registry import LEDGER, PAGES
 from lab_ui.registry import info as page_info
 
-QUESTIONS = [q for qs in BANK.values() for q in qs]
+QUESTIONS = [q for info in PAGES for q in info.quiz]
+QUIZ = {info.ns: info.quiz for info in PAGES}
 
 ITEMS = course.ITEMS
 
@@ -149,7 +153,7 @@ def test_a_typed_answer_far_from_the_right_one_is_wrong(question):
 
 
 def test_the_sound_question_takes_the_articles_100_vectors_a_second_and_the_exact_count():
-    question = next(q for q in BANK["one_hot"] if q.make.__name__ == "sound_vectors")
+    question = next(q for q in QUIZ["one_hot"] if q.make.__name__ == "sound_vectors")
     for seed in range(30):
         task = question.make(np.random.default_rng(seed))
         seconds = task.values["seconds"]
@@ -175,16 +179,76 @@ def test_an_answer_is_shown_without_trailing_zeros(value, text):
 # --- the bank and the items ------------------------------------------------------------------------
 
 
-def test_every_question_and_check_is_a_progress_item_and_every_page_has_an_objective():
-    for ns, questions in BANK.items():
-        assert len(questions) == course.QUIZ_SIZE, ns
-        for q in questions:
-            assert q.id in ITEMS and q.ns == ns
-    for keys in course.CHECKS.values():
-        assert set(keys) <= set(ITEMS)
-    assert len(set(ITEMS)) == len(ITEMS)
+def test_every_manifest_item_is_in_the_ledger_once_and_every_page_has_an_objective():
     for info in PAGES:
-        assert t(f"course.objective_{info.ns}", lang="en") and info.minutes > 0
+        assert set(info.items) <= set(ITEMS), f"{info.ns}: append its items to lab_ui.registry.LEDGER"
+        assert all(q.ns == info.ns for q in info.quiz), info.ns
+        assert t(info.text["objective"], lang="en") and info.minutes > 0
+        if info.ns != "quiz":
+            assert len(info.quiz) == 4, info.ns
+    assert len(set(ITEMS)) == len(ITEMS)
+
+
+def _ledgers_in_history() -> list[tuple[str, tuple[str, ...]]]:
+    """The progress items at every commit of the project that changed them: course.ITEMS before the
+    manifests (lab_ui/course.py), registry.LEDGER since; [] outside a git checkout."""
+    root = Path(__file__).resolve().parents[2]
+    found = []
+    # The course's first two drafts (1 December, within its first hour) ordered the items otherwise;
+    # the order has been kept since e209479, the first to have every page of the first course.
+    since = ["e209479^..HEAD"] if _has_commit(root, "e209479") else []
+    for path, name in (("lab_ui/course.py", "ITEMS"), ("lab_ui/registry.py", "LEDGER")):
+        try:
+            log = subprocess.run(
+                ["git", "log", "--format=%H", *since, "--", path], cwd=root, capture_output=True, text=True, check=True
+            ).stdout.split()
+        except (OSError, subprocess.CalledProcessError):
+            return []
+        for commit in log:
+            source = subprocess.run(
+                ["git", "show", f"{commit}:{path}"], cwd=root, capture_output=True, text=True
+            ).stdout
+            items = _items_defined(source, name)
+            if items:
+                found.append((commit[:8], items))
+    return found
+
+
+def _has_commit(root: Path, commit: str) -> bool:
+    found = subprocess.run(["git", "cat-file", "-e", f"{commit}^{{commit}}"], cwd=root, capture_output=True)
+    return found.returncode == 0
+
+
+def _items_defined(source: str, name: str) -> tuple[str, ...] | None:
+    """The tuple a module assigns to `name`, evaluated with the module's frozen check lists."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return None
+    scope: dict = {"QUIZ_SIZE": 4}
+    for node in tree.body:
+        target = (
+            node.target
+            if isinstance(node, ast.AnnAssign)
+            else (node.targets[0] if isinstance(node, ast.Assign) else None)
+        )
+        if isinstance(target, ast.Name) and target.id in ("_CHECKS_V1", "CHECKS", name) and node.value is not None:
+            try:
+                scope[target.id] = eval(compile(ast.Expression(node.value), "<ledger>", "eval"), scope)
+            except Exception:  # a definition that reads names of its module: not a ledger written out
+                return None
+    items = scope.get(name)
+    return tuple(items) if items else None
+
+
+def test_the_ledger_only_ever_grew():
+    """A saved code's n-th bit is the n-th item: every earlier item list is a start of today's, so
+    no item was removed, moved or put in between (a new page appends its items at the end)."""
+    history = _ledgers_in_history()
+    if not history:
+        pytest.skip("not a git checkout: the ledger's history cannot be read")
+    for commit, items in history:
+        assert LEDGER[: len(items)] == items, f"the progress items at {commit} are not a start of LEDGER"
 
 
 def _outside_maths(text: str) -> str:
@@ -197,12 +261,12 @@ def test_every_question_reads_in_both_languages_for_many_attempts(question, lang
     monkeypatch.setattr(quiz_ui, "t", lambda key, **values: t(key, lang=lang, **values))
     for seed in range(5):
         task = question.make(np.random.default_rng(seed))
-        texts = [quiz_ui.words(question.text_key, **task.values)]
+        texts = [quiz_ui.words(question.text, **task.values)]
         answer = task.answer if task.options else shown(float(task.answer))
-        texts.append(quiz_ui.words(f"{question.text_key}_why", **task.values, answer=answer))
+        texts.append(quiz_ui.words(question.why, **task.values, answer=answer))
         if task.options:
             assert task.answer in task.options
-            texts += [quiz_ui.words(f"{question.text_key}_{option}") for option in task.options]
+            texts += [quiz_ui.words(question.option(option)) for option in task.options]
         else:
             assert np.isfinite(float(task.answer))
         for text in texts:  # filled in: no placeholder left, no LaTeX brace left doubled
@@ -212,10 +276,10 @@ def test_every_question_reads_in_both_languages_for_many_attempts(question, lang
 @pytest.mark.parametrize("question", QUESTIONS, ids=lambda q: q.id)
 def test_every_question_links_to_the_section_that_teaches_it(question):
     teacher = page_info(question.teacher)
-    assert question.section in teacher.sections, f"{question.id}: no section {question.section!r} on {teacher.ns}"
+    assert question.section in teacher.steps, f"{question.id}: no step {question.section!r} on {teacher.ns}"
     where = quiz_ui.where(question)
-    number = teacher.sections.index(question.section) + 1
-    assert where.endswith(f"{number} {t(f'{teacher.ns}.section_{question.section}', lang='en')}")
+    number = teacher.step_names.index(question.section) + 1
+    assert where.endswith(f"{number} {t(teacher.steps[question.section], lang='en')}")
 
 
 def test_the_right_option_has_no_favourite_place():
@@ -231,7 +295,7 @@ def test_the_right_option_has_no_favourite_place():
 
 
 def test_a_numeric_question_asks_new_numbers_on_another_attempt():
-    question = BANK["qkv"][0]
+    question = QUIZ["qkv"][0]
     asked = {question.make(np.random.default_rng(seed)).values["q"] for seed in range(10)}
     assert len(asked) > 5
 
@@ -240,10 +304,10 @@ def test_a_numeric_question_asks_new_numbers_on_another_attempt():
 
 
 def test_a_page_quiz_grades_at_once_and_counts_toward_progress():
-    at = open_page("pages/heatmap.py", "en")
-    question = BANK["heatmap"][1]  # a causal mask: which keys may token 3 see?
+    at = open_page("pages/heatmap.py", "en", whole="1")
+    question = QUIZ["heatmap"][1]  # a causal mask: which keys may token 3 see?
     at.radio(key="qz_heatmap_2").set_value("all").run()
-    assert any(t("quiz.wrong", lang="en", answer=t("quiz.heatmap_2_upto", lang="en")) in e.value for e in at.error)
+    assert any(t("quiz.wrong", lang="en", answer=t(question.option("upto"), lang="en")) in e.value for e in at.error)
     assert question.id not in progress.decode(at.query_params["progress"], ITEMS)
     at.radio(key="qz_heatmap_2").set_value("upto").run()
     assert at.success and question.id in progress.decode(at.query_params["progress"], ITEMS)
@@ -254,17 +318,20 @@ def test_a_typed_quiz_answer_is_graded_and_bad_text_gets_a_hint():
     at.text_input(key="qz_scaling_2").input("abc").run()
     assert not at.exception
     assert any(t("quiz.hint_digits", lang="zh") in w.value for w in at.warning)
-    task = quiz_ui.page_task(BANK["scaling"][1])
+    task = quiz_ui.page_task(QUIZ["scaling"][1])
     at.text_input(key="qz_scaling_2").input(shown(float(task.answer))).run()
     assert any(t("quiz.right", lang="zh", answer=shown(float(task.answer))) in s.value for s in at.success)
 
 
-def test_a_page_quiz_links_the_section_on_the_page_itself_by_its_anchor():
-    at = open_page("pages/heatmap.py", "en")
-    at.text_input(key="qz_heatmap_3").input("5").run()  # a local window: taught in section "speech"
-    anchors = [h.proto.anchor for h in at.subheader]
-    assert "heatmap-speech" in anchors
-    assert any("](#heatmap-speech)" in m.value for m in at.markdown)
+def test_a_page_quiz_turns_to_the_step_that_teaches_a_question_on_the_page_itself():
+    heatmap = page_info("heatmap")
+    at = open_page("pages/heatmap.py", "en", hm_step=str(len(heatmap.steps)))  # the quiz follows the last step
+    at.text_input(key="qz_heatmap_3").input("5").run()  # a local window: taught in step "speech"
+    speech = heatmap.step_names.index("speech") + 1
+    reread = next(b for b in at.button if b.key == "reread_quiz:heatmap:3")
+    reread.click().run()
+    assert not at.exception
+    assert at.session_state[heatmap.step_key] == speech and at.query_params[heatmap.step_key] == str(speech)
 
 
 def test_quiz_answers_survive_leaving_the_page_to_reread_and_coming_back():
@@ -274,7 +341,7 @@ def test_quiz_answers_survive_leaving_the_page_to_reread_and_coming_back():
     at.switch_page("pages/one_hot.py").run()
     at.switch_page("pages/quiz.py").run()
     assert at.text_input(key=key).value == "abc"
-    page = open_page("pages/heatmap.py", "en")
+    page = open_page("pages/heatmap.py", "en", whole="1")
     page.radio(key="qz_heatmap_2").set_value("all").run()
     page.switch_page("pages/qkv.py").run()
     page.switch_page("pages/heatmap.py").run()
@@ -303,7 +370,7 @@ def test_the_final_quiz_ends_with_the_way_back():
     links = [p.label for p in at.get("page_link")]
     last = course.concept_pages()[-1]
     assert links[-2:] == [
-        t("course.previous", lang="en", page=t(f"{last.ns}.nav", lang="en")),
+        t("course.previous", lang="en", page=t(last.text["nav"], lang="en")),
         t("course.to_start", lang="en"),
     ]
 
@@ -316,8 +383,8 @@ def test_the_final_quiz_says_what_to_reread_as_soon_as_an_answer_is_wrong():
     widget.input("-1").run()  # wrong, and the page's other question is still unanswered
     rereads = [p.label for p in at.get("page_link")]
     teacher = page_info(question.teacher)
-    number = teacher.sections.index(question.section) + 1
-    where = f"{t(f'{teacher.ns}.nav', lang='zh')} · {number} {t(f'{teacher.ns}.section_{question.section}', lang='zh')}"
+    number = teacher.step_names.index(question.section) + 1
+    where = f"{t(teacher.text['nav'], lang='zh')} · {number} {t(teacher.steps[question.section], lang='zh')}"
     assert rereads.count(t("quiz.reread", lang="zh", where=where)) == 1  # under the question
     assert rereads.count(t("quiz.topic_reread", lang="zh", where=where)) == 1  # and in what to reread
 
@@ -326,53 +393,14 @@ def test_the_lecture_plan_lists_step_links():
     rows = course.lecture_links("http://class:8501", "zh")
     for _title, i, _step, link in rows:
         assert link.startswith("http://class:8501/") and "lecture=1" in link and f"_step={i}" in link
-    steps = sum(len(p.sections) for p in course.concept_pages())
+    steps = sum(len(p.steps) for p in course.concept_pages())
     assert len(rows) == steps
 
 
-@pytest.mark.parametrize("info", [p for p in PAGES if p.ns in course.CHECKS], ids=lambda p: p.ns)
+@pytest.mark.parametrize("info", [p for p in PAGES if p.checks], ids=lambda p: p.ns)
 def test_the_course_knows_every_check_yourself_of_every_page(info):
     """A check the course does not list would not count toward progress (each check draws a
     "Show the answer" toggle keyed <check key>_show while it is unanswered)."""
-    at = open_page(info.path, "en")
+    at = open_page(info.path, "en", whole="1")  # every step, so every check
     drawn = {w.key[: -len("_show")] for w in at.toggle if w.key and w.key.endswith("_show")}
-    assert drawn and drawn <= set(course.CHECKS[info.ns])  # some checks appear only under a setting
-
-
-def test_items_keep_the_order_of_the_first_saved_codes_and_new_pages_come_after():
-    """ITEMS as it was defined before the train page (issue 14): a code saved then must read the
-    same now, so these items keep their places and the train page's items come after them."""
-    checks_v1 = {
-        "one_hot": ("oh_q_cos", "oh_q_frames"),
-        "before_self_attention": ("ed_check_shape", "ed_check_ceiling"),
-        "qkv": ("qkv_check",),
-        "heatmap": ("hm_check",),
-        "multi_head": ("mh_check", "mh_choice"),
-        "positional": ("pe_q_swap", "pe_q_value", "pe_q_offset"),
-        "rnn_cnn": ("rc_check_cheaper", "rc_check_products"),
-        "scaling": ("sc_check",),
-        "real_model": ("rm_check", "rm_num"),
-    }
-    old = (
-        "page:one_hot",
-        "page:before_self_attention",
-        "page:qkv",
-        "page:heatmap",
-        "page:multi_head",
-        "page:positional",
-        "page:rnn_cnn",
-        "page:scaling",
-        "page:real_model",
-        "page:quiz",
-        *(key for keys in checks_v1.values() for key in keys),
-        *(f"quiz:{ns}:{i}" for ns in checks_v1 for i in range(1, course.QUIZ_SIZE + 1)),
-    )
-    assert ITEMS[: len(old)] == old
-    assert ITEMS[len(old) :] == (
-        "page:train",
-        "tr_check_ceiling",
-        "tr_check_order",
-        *(f"quiz:train:{i}" for i in range(1, 5)),
-    )
-    code = progress.encode({"page:heatmap", "qkv_check", "quiz:real_model:4"}, old)  # saved before the train page
-    assert progress.decode(code, ITEMS) == {"page:heatmap", "qkv_check", "quiz:real_model:4"}
+    assert drawn and drawn <= set(info.checks)  # some checks appear only under a setting

@@ -57,7 +57,7 @@ def test_the_final_quiz_is_visited_not_zero_of_zero_right():
     at = open_page("pages/quiz.py", "en")
     at.switch_page("pages/home.py").run()
     captions = [c.value for c in at.caption]
-    objective = next(c for c in captions if c.startswith(t("course.objective_quiz", lang="en")))
+    objective = next(c for c in captions if c.startswith(t("quiz.objective", lang="en")))
     assert objective.endswith(t("course.status_seen", lang="en"))
     assert t("course.status_visited", lang="en", passed=0, total=0) not in "\n".join(captions)
 

@@ -39,7 +39,8 @@ def test_presets_fold_into_one_popover_in_lecture_mode_and_still_set_the_control
     assert at.query_params["hm_mask"] == "causal"  # in the link too
 
 
-def test_presets_are_a_row_of_buttons_outside_lecture_mode():
+def test_presets_stand_above_the_settings_outside_lecture_mode():
     at = open_page("pages/heatmap.py")
-    assert t("common.presets_button", lang="en") not in _labels(at.main)
+    (presets,) = [p for p in _popovers(at.main) if p.proto.popover.label == t("common.presets_button", lang="en")]
+    assert [b.key for b in presets.button][2] == "heatmap_preset_causal"
     assert at.button(key="heatmap_preset_causal").label == t("heatmap.preset_causal", lang="en")
