@@ -5,6 +5,7 @@ tried; bench.browser_latency then measures whether the lever moved the step.
 
     .venv/bin/python -m bench.step_profile rnn_cnn:1 heatmap:4     # page:slider (0 = first slider)
     .venv/bin/python -m bench.step_profile one_hot:0 --steps 12
+    .venv/bin/python -m bench.step_profile heatmap:0@2              # the first slider of step 2
 
 Per slider it prints the median step (timed as bench.browser_latency times it) and, averaged per
 step over the step's whole cycle (the step and the 0.3 s the benchmark lets the page settle after
@@ -90,9 +91,15 @@ def main() -> None:
         browser = launch_chromium(p)
         context = browser.new_context(viewport={"width": 1280, "height": 720}, locale="en-US")
         print(profile_step(context, "bare slider (floor)", bare.url, 0, args.steps, int(args.timeout * 1000)))
-        for spec in args.sliders:
+        for spec in args.sliders:  # page[:slider][@step], e.g. heatmap:0@3 (the third step's first slider)
+            spec, _, step = spec.partition("@")
             page, _, index = spec.partition(":")
             url = f"{app.url}/{page_url_path(page)}?lang=en"
+            if step:
+                from lab_ui.registry import PAGES
+
+                info = next(p for p in PAGES if p.url_path == page_url_path(page))
+                url += f"&{info.step_key}={step}"
             print(profile_step(context, page, url, int(index or 0), args.steps, int(args.timeout * 1000)))
         browser.close()
 
