@@ -39,7 +39,7 @@ from attention_core.train import _adam
 from attention_core.train_model import _keep_freed_memory
 
 CORPUS_FILE = Path(__file__).resolve().parent / "data" / "decoder_corpus.txt"
-HELD_OUT_EVERY = 10  # every 10th paragraph of the corpus is held out for validation
+HELD_OUT_EVERY = 10  # every 10th pair of paragraphs (a text and its translation) is held out for validation
 
 
 # --- the corpus and its alphabet -----------------------------------------------------------------
@@ -49,24 +49,26 @@ HELD_OUT_EVERY = 10  # every 10th paragraph of the corpus is held out for valida
 class CorpusSplit:
     """The corpus cut into whole paragraphs for training and for validation (never trained on)."""
 
-    train: str  # paragraphs 0-8, 10-18, ..., each ending with "\n"
-    held_out: str  # paragraphs 9, 19, 29, ...
+    train: str  # pairs 0-8, 10-18, ... of paragraphs, each ending with "\n"
+    held_out: str  # pairs 9, 19, 29, ...
 
 
 def load_corpus(path: Path = CORPUS_FILE) -> str:
-    """The frozen corpus text shipped with the core: one paragraph per line."""
+    """The frozen corpus text shipped with the core: one paragraph per line, lines 2k and 2k + 1 one text
+    in English and in Chinese."""
     return path.read_text(encoding="utf-8")
 
 
 def split_corpus(text: str, every: int = HELD_OUT_EVERY) -> CorpusSplit:
-    """Hold out every `every`-th paragraph (a line): whole paragraphs, so no held-out sentence is half seen."""
+    """Hold out every `every`-th pair of lines (a text and its translation), so the held-out share has both
+    languages in the corpus's proportion and no held-out text is seen in training in the other language."""
     if isinstance(every, bool) or not isinstance(every, int) or every < 2:
         raise ValueError(f"every must be a whole number, 2 or more; got {every!r}.")
     paragraphs = [line for line in text.split("\n") if line]
-    held = [p for i, p in enumerate(paragraphs) if i % every == every - 1]
-    kept = [p for i, p in enumerate(paragraphs) if i % every != every - 1]
+    held = [p for i, p in enumerate(paragraphs) if (i // 2) % every == every - 1]
+    kept = [p for i, p in enumerate(paragraphs) if (i // 2) % every != every - 1]
     if not held or not kept:
-        raise ValueError(f"the corpus has {len(paragraphs)} paragraphs: too few to hold one in {every} out.")
+        raise ValueError(f"the corpus has {len(paragraphs)} paragraphs: too few to hold one pair in {every} out.")
     return CorpusSplit(train="".join(p + "\n" for p in kept), held_out="".join(p + "\n" for p in held))
 
 

@@ -6,8 +6,9 @@
 The corpus is the app's own bilingual explanations: every English and Chinese text of lab_ui/locales/*.toml,
 one paragraph per line, frozen into attention_core/data/decoder_corpus.txt the first time (or with
 --freeze-corpus), so that a rebuild reads the same text whatever the catalogs say since. Every tenth
-paragraph is held out. The training is attention_core.lm.train (the project's own NumPy engine, float64),
-deterministic: the same seed gives the same weights, bit for bit on the same machine. Writes
+pair of paragraphs (a text and its translation) is held out. The training is attention_core.lm.train (the
+project's own NumPy engine, float64), deterministic: the same seed gives the same weights, bit for bit on
+the same machine. Writes
 
   decoder.safetensors   every parameter, float32
   decoder_vocab.json    the alphabet, the config, and the report: held-out loss against the bigram
@@ -65,8 +66,9 @@ METADATA = {"source": "attention_core.lm.train on attention_core/data/decoder_co
 
 def catalog_corpus(locales: Path = LOCALES) -> str:
     """Every English and Chinese text of the catalogs, files in name order and keys in file order, English
-    before Chinese: one paragraph per line, line breaks inside a text turned into spaces and Markdown's
-    ** and __ (bold) dropped, since the model is to write prose, not mark-up."""
+        before Chinese (a text missing in either language is left out, so lines 2k and 2k + 1 are always one text
+    in the two languages): one paragraph per line, line breaks inside a text turned into spaces and Markdown's
+        ** and __ (bold) dropped, since the model is to write prose, not mark-up."""
     paragraphs = []
 
     def walk(table: dict) -> None:
@@ -74,10 +76,12 @@ def catalog_corpus(locales: Path = LOCALES) -> str:
             if not isinstance(value, dict):
                 continue
             if "en" in value and "zh" in value:
-                for lang in ("en", "zh"):
-                    text = re.sub(r"\s+", " ", value[lang].replace("**", "").replace("__", "")).strip()
-                    if text:
-                        paragraphs.append(text)
+                pair = [
+                    re.sub(r"\s+", " ", value[lang].replace("**", "").replace("__", "")).strip()
+                    for lang in ("en", "zh")
+                ]
+                if all(pair):  # lines 2k and 2k + 1 are always a text and its translation
+                    paragraphs.extend(pair)
             else:
                 walk(value)
 
