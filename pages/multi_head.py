@@ -1,313 +1,346 @@
 """Multi-head attention: Q, K, V cut into h column blocks, one self-attention per head, the heads
 joined and mixed by W_o; how the heads differ, and why h heads cost what one head costs.
 
+Steps (mh_step): split, maps, join, differ, cost, check. Where the weights come from is page-level
+(random: the sentence, d_model, n_heads and seed; the real model: the sentence it reads and the
+layer); the matrix shown cut (mh_mat) and the head looked at closely (mh_focus) are their steps' own.
+
 It opens on the real model's trained heads (all-MiniLM-L6-v2 run here, or its shipped maps without
 the optional package); random weights, one click away, are called random wherever they are drawn.
 Links: mh_src=random gives random weights, and so does a link without mh_src that sets one of their
-controls (mh_text, mh_d, mh_h, mh_seed): it was made when they were the default."""
+controls (mh_text, mh_d, mh_h, mh_seed): it was made when they were the default.
+"""
 
-import contextlib
+from dataclasses import dataclass
 
 import streamlit as st
 
 from attention_core import head_views as hv
 from attention_core import merge_heads, split_heads
-from attention_core import pretrained as model
 from attention_core.head_stats import head_overlap, head_size, mean_entropy, multi_head_cost, score_split
-from lab_ui import controls, page, widgets
+from attention_core.pretrained import minilm_available
+from lab_ui import page, state, widgets
 from lab_ui.cache import cached
 from lab_ui.figures import multi_head as figs
 from lab_ui.i18n import current_lang, literal, t
 from lab_ui.lecture import is_lecture
-from lab_ui.registry import PAGES
+from lab_ui.registry import info as page_info
 
 MAX_HEADS = 16  # more maps than this no longer fit side by side on a projector
 MAX_TOKENS, MAX_PIECES = 40, 48  # tokens drawn (random weights); word pieces read with [CLS], [SEP] (real model)
-DEFAULT_TEXT, DEFAULT_D, DEFAULT_HEADS = "machine learning is fun", 8, 2
+DEFAULT_TEXT, DEFAULT_HEADS = "machine learning is fun", 2
 LONG_TEXT = (
     "The animal didn't cross the street because it was too tired, so it lay down under an old tree "
     "and slept until the sun went down."
 )
-RANDOM_KEYS = {"mh_text", "mh_d", "mh_h", "mh_seed"}  # controls of random weights only
+OWN = "own"  # the model's sentence: "my own sentence"
+# all-MiniLM-L6-v2's sizes (6 layers of 12 heads, d_model = 384; Reimers & Gurevych 2019, distilled
+# as in MiniLM, Wang et al. 2020), read from its shipped data
 N_LAYERS, MODEL_HEADS, MODEL_D = hv.model_shape()
 MODEL = dict(d_model=MODEL_D, n_heads=MODEL_HEADS, d_head=head_size(MODEL_D, MODEL_HEADS))  # its sizes, for the text
 EXAMPLES = hv.example_texts()
-CLEAREST = cached(hv.clearest_view, "animal_tired")
-PRESETS = {
-    "article": {"mh_src": "random", "mh_text": "机器学习", "mh_d": 4, "mh_h": 2, "mh_seed": 0},
-    "long": {"mh_src": "random", "mh_text": LONG_TEXT, "mh_d": 64, "mh_h": 8, "mh_seed": 0},
-    "model": {"mh_src": "model", "mh_ex": "animal_tired", "mh_layer": CLEAREST.layer, "mh_focus": CLEAREST.focus},
-}
-
-frame = page.start("multi_head", presets=PRESETS)
-lang, lecture = current_lang(), is_lecture()
+CLEAREST = hv.clearest_view("animal_tired")  # the layer whose heads differ most, and its most focused head
+SOURCES = state.labels("multi_head.source_", "model", "random")
+HEAD_NOTES = state.labels("multi_head.heads_", "not_divisor", "too_many", "not_number", "too_few")
+CHOICES = state.labels("multi_head.choice_", "every_token", "same_token", "all_heads")
 
 
-def heads_control(d_model: int, notes: list[str]) -> int:
+class Controls(state.Table):
+    """Every control of the page: its link parameter, default, range and step."""
+
+    source = state.choice("mh_src", "multi_head.source_label", SOURCES, help="multi_head.source_help")
+    text = state.text("mh_text", "multi_head.text_label", DEFAULT_TEXT, help="multi_head.text_help")
+    d = state.slider("mh_d", "multi_head.d_label", 2, 512, 8, help="multi_head.d_help")
+    heads = state.selectbox(
+        "mh_h", "multi_head.heads_label", (), DEFAULT_HEADS, help="multi_head.heads_help"
+    )  # d's divisors
+    seed = state.seed("mh_seed")
+    example = state.selectbox("mh_ex", "multi_head.example_label", (*EXAMPLES, OWN))
+    own_text = state.text("mh_mtext", "multi_head.own_text_label", LONG_TEXT)
+    layer = state.slider("mh_layer", "multi_head.layer_label", 1, N_LAYERS, 1, help="multi_head.layer_help")
+    matrix = state.choice("mh_mat", "multi_head.matrix_label", ("Q", "K", "V"), on="split")
+    focus = state.selectbox("mh_focus", "multi_head.focus_label", (), 1, on="maps")  # heads 1..h
+
+
+C = Controls
+RANDOM_KEYS = {C.text.key, C.d.key, C.heads.key, C.seed.key}  # controls of random weights only
+PRESETS = (
+    state.Preset("multi_head.preset_article", {C.source: "random", C.text: "机器学习", C.d: 4, C.heads: 2, C.seed: 0}),
+    state.Preset("multi_head.preset_long", {C.source: "random", C.text: LONG_TEXT, C.d: 64, C.heads: 8, C.seed: 0}),
+    state.Preset(
+        "multi_head.preset_model",
+        {C.source: "model", C.example: "animal_tired", C.layer: CLEAREST.layer, C.focus: CLEAREST.focus},
+    ),
+)
+PAGE = page.Page("multi_head", Controls, presets=PRESETS)
+NUMBER_CHECK, CHOICE_CHECK = PAGE.info.checks
+SCALING = page_info("scaling")
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The page-level values every step receives (plain values: a step asks the cache for the view)."""
+
+    source: str  # "random" or "model"
+    tokens: tuple[str, ...]  # random weights: the sentence's tokens
+    d_model: int
+    n_heads: int
+    seed: int
+    example: str  # the real model: a shipped example's id, or OWN
+    text: str  # the real model run here: the text it reads (the example's, the student's or the fallback)
+    layer: int
+    model: bool  # the optional model package is installed: the real model runs here (Q, K, V, free text)
+
+
+def view_of(s: Settings) -> hv.HeadsView:
+    """The layer for the settings, cut into heads: one core call, cached."""
+    if s.source == "random":
+        return cached(hv.random_view, s.tokens, s.d_model, s.n_heads, s.seed)
+    if not s.model:  # the shipped example's stored maps (the sentence picker offers only those)
+        return cached(hv.shipped_view, s.example, s.layer)
+    return cached(hv.model_view, cached(hv.encode_text, s.text, MAX_PIECES), s.layer)
+
+
+def sizes_of(view: hv.HeadsView) -> dict[str, int]:
+    return dict(T=view.T, d_model=view.d_model, n_heads=view.n_heads, d_head=view.d_head)
+
+
+def settings(model: bool) -> Settings:
+    """The page-level controls: where the weights come from, and their sizes or the model's layer."""
+    link = st.query_params  # a link from when random weights were the default (the module's docstring)
+    if C.source.key not in st.session_state and C.source.key not in link and RANDOM_KEYS & set(link):
+        st.session_state[C.source.key] = "random"
+    return random_settings(model) if C.source.draw() == "random" else model_settings(model)
+
+
+def random_settings(model: bool) -> Settings:
+    text = t(C.text.label)
+    tokens = widgets.sentence_tokens(text, C.text.default, key=C.text.key, max_tokens=MAX_TOKENS, help=t(C.text.help))
+    d_model = C.d.draw()
+    n_heads = heads_control(d_model)
+    seed = C.seed.draw()
+    return Settings("random", tuple(tokens), d_model, n_heads, seed, C.example.default, "", C.layer.default, model)
+
+
+def heads_control(d_model: int) -> int:
     """n_heads offers only divisors of d_model. A value that cannot work (from a link, or left over
-    after d_model moved) is replaced by the nearest smaller divisor, and `notes` says why."""
-    wanted = st.session_state.get("mh_h")
-    raw = st.query_params.get_all("mh_h")[:1] if wanted is None else []
+    after d_model moved) is replaced by the nearest smaller divisor, and a warning says why."""
+    wanted = st.session_state.get(C.heads.key)
+    raw = st.query_params.get_all(C.heads.key)[:1] if wanted is None else []
     fit = hv.fit_heads(d_model, raw[0] if raw else wanted, MAX_HEADS, DEFAULT_HEADS)
     if fit.reason != "ok":
-        wanted, choices = raw[0][:40] if raw else wanted, ", ".join(map(str, fit.options))
-        notes.append(
-            t(
-                f"multi_head.heads_{fit.reason}",
-                value=literal(str(wanted)),
-                wanted=wanted,
-                d_model=d_model,
-                fallback=fit.n_heads,
-                choices=choices,
-                max_heads=MAX_HEADS,
-                ratio=f"{fit.ratio:.2f}" if fit.ratio is not None else "",
-            )
+        wanted = raw[0][:40] if raw else wanted
+        ratio = f"{fit.ratio:.2f}" if fit.ratio is not None else ""
+        choices = ", ".join(map(str, fit.options))
+        note = HEAD_NOTES.text(
+            fit.reason,
+            value=literal(str(wanted)),
+            wanted=wanted,
+            d_model=d_model,
+            fallback=fit.n_heads,
+            choices=choices,
+            max_heads=MAX_HEADS,
+            ratio=ratio,
         )
-        st.session_state["mh_h"] = fit.n_heads
-    n_heads = controls.selectbox(
-        t("multi_head.heads_label"), list(fit.options), key="mh_h", default=fit.n_heads, help=t("multi_head.heads_help")
-    )
+        st.session_state[C.heads.key] = fit.n_heads
+    n_heads = C.heads.draw(options=fit.options, default=fit.n_heads)
     sizes = dict(d_model=d_model, n_heads=n_heads, d_head=d_model // n_heads, max_heads=MAX_HEADS)
     st.caption(t("multi_head.heads_only_one" if fit.options == (1,) else "multi_head.heads_caption", **sizes))
+    if fit.reason != "ok":
+        st.warning(note, icon="⚠️")
     return n_heads
 
 
-def random_controls(notes: list[str]):
-    c_text, c_d, c_h, c_seed = st.columns([3, 2, 1.4, 1.2])
-    with c_text:
-        tokens = widgets.sentence_tokens(
-            t("multi_head.text_label"),
-            DEFAULT_TEXT,
-            key="mh_text",
-            max_tokens=MAX_TOKENS,
-            help=t("multi_head.text_help"),
-        )
-    with c_d:
-        d_model = controls.slider(t("multi_head.d_label"), 2, 512, DEFAULT_D, key="mh_d", help=t("multi_head.d_help"))
-    with c_h:
-        n_heads = heads_control(d_model, notes)
-    with c_seed:
-        seed = widgets.seed_input(key="mh_seed")
-    return cached(hv.random_view, tuple(tokens), d_model, n_heads, seed)
-
-
-def model_controls():
-    available = model.minilm_available()
-    c_ex, c_layer = st.columns([3, 2])
-    with c_ex:
-        options = [*EXAMPLES, "own"] if available else list(EXAMPLES)
-        example = controls.selectbox(
-            t("multi_head.example_label"),
-            options,
-            key="mh_ex",
-            format_func=lambda e: EXAMPLES.get(e) or t("multi_head.example_own"),
-        )
-        own = controls.text_input(t("multi_head.own_text_label"), LONG_TEXT, key="mh_mtext") if example == "own" else ""
-    with c_layer:
-        layer = controls.slider(
-            t("multi_head.layer_label"), 1, N_LAYERS, 1, key="mh_layer", help=t("multi_head.layer_help")
-        )
+def model_settings(model: bool) -> Settings:
+    own = t("multi_head.example_own")  # fixed now: a widget may call format_func after the run
+    example = C.example.draw(
+        options=[*EXAMPLES, OWN] if model else list(EXAMPLES), format_func=lambda e: EXAMPLES.get(e, own)
+    )
+    typed = C.own_text.draw() if example == OWN else ""
+    layer = C.layer.draw()
     st.caption(t("multi_head.model_sizes", layer=layer, **MODEL))
-    if not available:
+    text = ""
+    if not model:
         st.caption(t("multi_head.enable_free_text"))
-        return cached(hv.shipped_view, example, layer)
-    text = EXAMPLES[example] if example != "own" else own if own.strip() else LONG_TEXT
-    if example == "own" and not own.strip():
-        st.info(t("common.empty_text", example=LONG_TEXT), icon=":material/info:")
-    try:
-        encoded = cached(hv.encode_text, text, MAX_PIECES)
-    except ValueError as error:  # e.g. a lone surrogate the tokenizer cannot read
-        st.info(t("multi_head.model_error", reason=str(error)), icon=":material/info:")
-        encoded = cached(hv.encode_text, LONG_TEXT, MAX_PIECES)
-    if encoded.truncated:
-        st.caption(t("multi_head.model_cut", shown=len(encoded.tokens), total=encoded.total_tokens))
-    return cached(hv.model_view, encoded, layer)
+    else:
+        text = EXAMPLES.get(example) or (typed if typed.strip() else LONG_TEXT)
+        if example == OWN and not typed.strip():
+            st.info(t("common.empty_text", example=LONG_TEXT), icon=":material/info:")
+        try:
+            encoded = cached(hv.encode_text, text, MAX_PIECES)
+        except ValueError as error:  # e.g. a lone surrogate the tokenizer cannot read
+            st.info(t("multi_head.model_error", reason=str(error)), icon=":material/info:")
+            text, encoded = LONG_TEXT, cached(hv.encode_text, LONG_TEXT, MAX_PIECES)
+        if encoded.truncated:
+            st.caption(t("multi_head.model_cut", shown=len(encoded.tokens), total=encoded.total_tokens))
+    return Settings("model", (), MODEL_D, MODEL_HEADS, 0, example, text, layer, model)
 
 
-notes: list[str] = []
-with frame.controls():
-    if "mh_src" not in st.session_state and "mh_src" not in st.query_params and RANDOM_KEYS & set(st.query_params):
-        st.session_state["mh_src"] = "random"  # a link from when random weights were the default
-    source = controls.segmented(
-        t("multi_head.source_label"),
-        ["model", "random"],
-        key="mh_src",
-        default="model",
-        format_func=lambda s: t(f"multi_head.source_{s}"),
-        help=t("multi_head.source_help"),
+@PAGE.step("split")
+def split_step(p: page.Parts, s: Settings) -> None:
+    view, lang = view_of(s), current_lang()
+    p.prose(t("multi_head.s1_body"))
+    if view.layer is None:
+        with p.figure:
+            st.info(t("multi_head.need_encoder"), icon=":material/info:")
+        return
+    with p.controls:
+        name = C.matrix.draw()
+    sizes = sizes_of(view)
+    with p.figure:
+        widgets.show_figure(
+            cached(figs.split_figure, view, name, lang, is_lecture()),
+            key="mh_split",
+            alt=t("multi_head.split_alt", name=name, **sizes),
+            numbers_on_phones=False,
+        )
+    with p.reading:
+        st.markdown(f"`{t('multi_head.shapes_split', name=name, **sizes)}`")
+    p.table(
+        t("multi_head.numbers"),
+        figs.split_table,
+        view,
+        name,
+        lang,
+        key="mh_split_numbers",
+        filename=f"{name}_heads.csv",
+        caption=t("multi_head.split_table", name=name),
     )
-    view = random_controls(notes) if source == "random" else model_controls()
-for note in notes:
-    st.warning(note, icon="⚠️")
-T, n_heads, d_model, d_head = view.T, view.n_heads, view.d_model, view.d_head
-sizes = dict(T=T, d_model=d_model, n_heads=n_heads, d_head=d_head)
+    p.formula(figs.FORMULAS["split"], split_heads)
+    with p.code:
+        st.caption(t("multi_head.split_indexing"))
 
 
-@contextlib.contextmanager
-def words(text: str):
-    """A section's words above its figure; in lecture mode folded under it: the figure has the first screen."""
-    above = st.container()
-    yield
-    with st.container() if lecture else above:
-        page.prose(text)
-
-
-def numbers(key: str, *tables) -> None:
-    """The numbers behind a figure, in an expander: each of `tables` draws one, called only while it is open."""
-    if box := page.numbers_box(key, t("multi_head.numbers")):
-        with box:
-            for draw in tables:
-                draw()
-
-
-@st.fragment
-def split_section(view) -> None:
-    frame.heading("split")
-    with words(t("multi_head.s1_body")):
-        if view.layer is None:
-            return st.info(t("multi_head.need_encoder"), icon=":material/info:")
-        figure_slot = st.container()  # lecture mode: the figure first, its control under it
-        with st.container() if lecture else figure_slot:
-            name = controls.segmented(t("multi_head.matrix_label"), ["Q", "K", "V"], key="mh_mat")
-        with figure_slot:
-            widgets.show_figure(
-                cached(figs.split_figure, view, name, lang, lecture),
-                key="mh_split",
-                alt=t("multi_head.split_alt", name=name, **sizes),
-                numbers_on_phones=False,
-            )
-    st.markdown(f"`{t('multi_head.shapes_split', name=name, **sizes)}`")
-    numbers(
-        "mh_num_split",
-        lambda: widgets.show_table(
-            cached(figs.split_table, view, name, lang),
-            key="mh_split_table",
-            filename=f"{name}_heads.csv",
-            caption=t("multi_head.split_table", name=name),
-        ),
-    )
-    widgets.formula_and_code(figs.FORMULAS["split"], split_heads)
-    st.caption(t("multi_head.split_indexing"))
-
-
-@st.fragment
-def maps_section(view) -> None:
-    frame.heading("maps")
-    with words(t("multi_head.s2_body")):
+@PAGE.step("maps")
+def maps_step(p: page.Parts, s: Settings) -> None:
+    view, lang, lecture = view_of(s), current_lang(), is_lecture()
+    p.prose(t("multi_head.s2_body"))
+    with p.figure:
         widgets.show_figure(
             cached(figs.head_maps, view, lang, lecture),
             key="mh_maps",
-            alt=t("multi_head.maps_alt", n_heads=n_heads, T=T),
+            alt=t("multi_head.maps_alt", n_heads=view.n_heads, T=view.T),
             numbers_on_phones=False,
         )
         st.html(figs.MAPS_ON_PHONES)
-    if (every := figs.maps_grid(n_heads, T, lecture).every) > 1:  # a close-up of one head, every token labelled
-        st.caption(t("multi_head.maps_labels", every=every))
-        heads, default = list(range(1, n_heads + 1)), cached(hv.head_differences, view.weights).most_focused + 1
-        page.choice_keep_valid("mh_focus", heads, default)
-        focus = controls.selectbox(
-            t("multi_head.focus_label"),
-            heads,
-            key="mh_focus",
-            default=default,
-            format_func=lambda i: t("multi_head.head_name", i=i),
-        )
-        # Below the first screen even on a projector: it may be as tall as the screen, 30 px a row for 20 px labels.
-        widgets.show_figure(
-            cached(figs.head_detail, view, focus, lang),
-            key="mh_focus_map",
-            alt=t("multi_head.focus_alt", head=t("multi_head.head_name", i=focus), T=T),
-            lecture_px=min(30 * T + 200, 680),
-        )
-    numbers(
-        "mh_num_maps",
-        lambda: widgets.show_table(
-            cached(figs.maps_table, view, lang),
-            key="mh_maps_table",
-            filename="attention_maps.csv",
-            caption=t("multi_head.maps_table"),
-        ),
+        if (every := figs.maps_grid(view.n_heads, view.T, lecture).every) > 1:
+            close_up(view, every, lang)
+    p.table(
+        t("multi_head.numbers"),
+        figs.maps_table,
+        view,
+        lang,
+        key="mh_maps_numbers",
+        filename="attention_maps.csv",
+        caption=t("multi_head.maps_table"),
     )
-    if view.layer is not None:
-        st.markdown(t("multi_head.sum_check", n_heads=n_heads, gap=figs.gap_text(cached(hv.scores_gap, view))))
-    st.markdown(f"**{t('multi_head.mistake_title')}**\n\n{t('multi_head.mistake_body', d_head=d_head)}")
-    if view.layer is None:
-        st.info(t("multi_head.need_encoder"), icon=":material/info:")
-    elif d_head == 1:
-        st.caption(t("multi_head.mistake_same"))
-    else:
-        table = cached(figs.mistake_table, cached(hv.scaling_mistake, view), lang)
-        widgets.show_table(table, key="mh_mistake", filename="scaling_mistake.csv")
-    if scaling := next((p for p in PAGES if p.ns == "scaling"), None):
-        st.page_link(scaling.path, label=t("multi_head.scaling_link"), icon=":material/arrow_forward:")
-    widgets.formula_and_code(figs.FORMULAS["maps"], score_split)
-
-
-@st.fragment
-def join_section(view) -> None:
-    frame.heading("join")
-    with words(t("multi_head.s3_body")):
+    with p.reading:
+        if view.layer is not None:
+            gap = figs.gap_text(cached(hv.scores_gap, view))
+            st.markdown(t("multi_head.sum_check", n_heads=view.n_heads, gap=gap))
+        st.markdown(f"**{t('multi_head.mistake_title')}**\n\n{t('multi_head.mistake_body', d_head=view.d_head)}")
         if view.layer is None:
-            return st.info(t("multi_head.need_encoder"), icon=":material/info:")
+            st.info(t("multi_head.need_encoder"), icon=":material/info:")
+        elif view.d_head == 1:
+            st.caption(t("multi_head.mistake_same"))
+        else:
+            table = cached(figs.mistake_table, cached(hv.scaling_mistake, view), lang)
+            widgets.show_table(table, key="mh_mistake", filename="scaling_mistake.csv")
+        st.page_link(SCALING.path, label=t("multi_head.scaling_link"), icon=":material/arrow_forward:")
+    p.formula(figs.FORMULAS["maps"], score_split)
+
+
+def close_up(view: hv.HeadsView, every: int, lang: str) -> None:
+    """The small maps label one token in `every`: one head large, every token labelled."""
+    st.caption(t("multi_head.maps_labels", every=every))
+    head = t("multi_head.head_name", i="{i}")  # "head {i}"
+    focus = C.focus.draw(
+        options=range(1, view.n_heads + 1),
+        default=cached(hv.head_differences, view.weights).most_focused + 1,
+        format_func=lambda i: head.format(i=i),
+    )
+    # Below the first screen even on a projector: it may be as tall as the screen, 30 px a row for 20 px labels.
+    widgets.show_figure(
+        cached(figs.head_detail, view, focus, lang),
+        key="mh_focus_map",
+        alt=t("multi_head.focus_alt", head=head.format(i=focus), T=view.T),
+        lecture_px=min(30 * view.T + 200, 680),
+    )
+
+
+@PAGE.step("join")
+def join_step(p: page.Parts, s: Settings) -> None:
+    view, lang = view_of(s), current_lang()
+    p.prose(t("multi_head.s3_body"))
+    if view.layer is None:
+        with p.figure:
+            st.info(t("multi_head.need_encoder"), icon=":material/info:")
+        return
+    sizes = sizes_of(view)
+    with p.figure:
         widgets.show_figure(
-            cached(figs.concat_figure, view, lang, lecture),
+            cached(figs.concat_figure, view, lang, is_lecture()),
             key="mh_concat",
             alt=t("multi_head.concat_alt", **sizes),
             numbers_on_phones=False,
         )
-    st.markdown(f"`{t('multi_head.shapes_concat', **sizes)}`")
-    st.caption(t("multi_head.concat_check", gap=figs.gap_text(cached(hv.concat_gap, view))))
-    numbers(
-        "mh_num_concat",
-        lambda: widgets.show_table(
-            cached(figs.joined_table, view, lang),
-            key="mh_concat_table",
-            filename="heads_joined.csv",
-            caption=t("multi_head.concat_table"),
-        ),
+    with p.reading:
+        st.markdown(f"`{t('multi_head.shapes_concat', **sizes)}`")
+        st.caption(t("multi_head.concat_check", gap=figs.gap_text(cached(hv.concat_gap, view))))
+    p.table(
+        t("multi_head.numbers"),
+        figs.joined_table,
+        view,
+        lang,
+        key="mh_concat_numbers",
+        filename="heads_joined.csv",
+        caption=t("multi_head.concat_table"),
     )
-    widgets.formula_and_code(figs.FORMULAS["join"], merge_heads)
+    p.formula(figs.FORMULAS["join"], merge_heads)
 
 
-@st.fragment
-def differ_section(view) -> None:
-    frame.heading("differ")
+@PAGE.step("differ")
+def differ_step(p: page.Parts, s: Settings) -> None:
+    view, lang = view_of(s), current_lang()
     diff = cached(hv.head_differences, view.weights)
     body = t("multi_head.s4_random") if view.source == "random" else t("multi_head.s4_model")
-    with words(f"{body}\n\n{t('multi_head.measures')}"):
+    p.prose(f"{body}\n\n{t('multi_head.measures')}")
+    with p.figure:
         left, right = st.columns(2)
-        with left:
-            alt = t("multi_head.entropy_alt", n_heads=n_heads, bits=f"{diff.uniform_bits:.2f}")
-            widgets.show_figure(cached(figs.entropy_bars, view, diff, lang, lecture), key="mh_entropy", alt=alt)
-        with right:
-            widgets.show_figure(
-                cached(figs.overlap_heatmap, view, diff, lang, lecture),
-                key="mh_overlap",
-                alt=t("multi_head.overlap_alt", n_heads=n_heads),
-            )
-    st.markdown(cached(figs.differences_text, diff, lang, view.source != "random"))
-    numbers(
-        "mh_num_heads",
-        lambda: widgets.show_table(
-            cached(figs.stats_table, diff, lang),
-            key="mh_stats",
-            filename="head_stats.csv",
-            caption=t("multi_head.stats_table"),
-        ),
-        lambda: widgets.show_table(
-            cached(figs.overlap_table, diff, lang),
-            key="mh_overlap_table",
-            filename="head_overlap.csv",
-            caption=t("multi_head.overlap_table"),
-        ),
-    )
-    widgets.formula_and_code(figs.FORMULAS["differ"], mean_entropy, head_overlap)
+    with left:
+        alt = t("multi_head.entropy_alt", n_heads=view.n_heads, bits=f"{diff.uniform_bits:.2f}")
+        widgets.show_figure(
+            cached(figs.entropy_bars, view, diff, lang), key="mh_entropy", alt=alt, lecture_px=figs.LECTURE_HEIGHT_PX
+        )
+    with right:
+        widgets.show_figure(
+            cached(figs.overlap_heatmap, view, diff, lang),
+            key="mh_overlap",
+            alt=t("multi_head.overlap_alt", n_heads=view.n_heads),
+            lecture_px=figs.LECTURE_HEIGHT_PX,
+        )
+    with p.reading:
+        st.markdown(cached(figs.differences_text, diff, lang, view.source != "random"))
+    with p.numbers:  # two tables behind two figures, in one box
+        if box := page.numbers_box(f"{p.box_key}_table", t("multi_head.numbers")):
+            with box:
+                caption = t("multi_head.stats_table")
+                widgets.show_table(
+                    figs.stats_table(diff, lang), key="mh_stats", filename="head_stats.csv", caption=caption
+                )
+                caption = t("multi_head.overlap_table")
+                table = figs.overlap_table(diff, lang)
+                widgets.show_table(table, key="mh_overlap_table", filename="head_overlap.csv", caption=caption)
+    p.formula(figs.FORMULAS["differ"], mean_entropy, head_overlap)
 
 
-def cost_section(view) -> None:
-    frame.heading("cost")
-    cost = cached(hv.cost_comparison, d_model, n_heads, T)
-    with words(t("multi_head.s5_body")):
+@PAGE.step("cost")
+def cost_step(p: page.Parts, s: Settings) -> None:
+    view, lang = view_of(s), current_lang()
+    sizes = sizes_of(view)
+    cost = cached(hv.cost_comparison, view.d_model, view.n_heads, view.T)
+    p.prose(t("multi_head.s5_body"))
+    with p.figure:
         widgets.show_table(
             cached(figs.cost_table, cost, lang),
             key="mh_cost",
@@ -316,37 +349,35 @@ def cost_section(view) -> None:
             number_format="localized",  # 589,824 as the text below writes it
             caption=t("multi_head.cost_table", **sizes),
         )
-    if n_heads == 1:
-        st.caption(t("multi_head.cost_single"))
-    elif cost.same_parameters:
-        st.success(t("multi_head.cost_equal", total=f"{cost.many.total:,}", d_model=d_model, n_heads=n_heads))
-    st.caption(t("multi_head.cost_bias"))
-    widgets.formula_and_code(figs.FORMULAS["cost"], multi_head_cost)
+    with p.reading:
+        if view.n_heads == 1:
+            st.caption(t("multi_head.cost_single"))
+        elif cost.same_parameters:
+            total = f"{cost.many.total:,}"
+            st.success(t("multi_head.cost_equal", total=total, d_model=view.d_model, n_heads=view.n_heads))
+        st.caption(t("multi_head.cost_bias"))
+    p.formula(figs.FORMULAS["cost"], multi_head_cost)
 
 
-@st.fragment
-def check_section(view) -> None:
-    frame.heading("check")
-    widgets.check_number(
-        t("multi_head.check_q", **MODEL),
-        MODEL["d_head"],
-        key="mh_check",
-        tolerance=0,
-        explanation=t("multi_head.check_expl", **MODEL),
-    )
-    widgets.check_choice(
-        t("multi_head.choice_q"),
-        ["every_token", "same_token", "all_heads"],
-        "every_token",
-        key="mh_choice",
-        format_func=lambda o: t(f"multi_head.choice_{o}"),
-        explanation=t("multi_head.choice_expl"),
-    )
+@PAGE.step("check")
+def check_step(p: page.Parts, s: Settings) -> None:
+    with p.check:
+        widgets.check_number(
+            t("multi_head.check_q", **MODEL),
+            MODEL["d_head"],
+            key=NUMBER_CHECK,
+            tolerance=0,
+            explanation=t("multi_head.check_expl", **MODEL),
+        )
+        widgets.check_choice(
+            t("multi_head.choice_q"),
+            list(CHOICES),
+            "every_token",
+            key=CHOICE_CHECK,
+            format_func=CHOICES.text,
+            explanation=t("multi_head.choice_expl"),
+        )
 
 
-SECTIONS = (split_section, maps_section, join_section, differ_section, cost_section, check_section)
-for name, section in zip(frame.sections, SECTIONS, strict=True):
-    if frame.shows(name):
-        section(view)
-
-frame.end()
+if __name__ == "__main__":
+    PAGE.start().show(settings, minilm_available())

@@ -18,10 +18,11 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from attention_core.head_stats import PATTERNS
-from attention_core.head_views import CostComparison, HeadDifferences, HeadsView, ScalingMistake
+from attention_core.head_views import COST_ROWS, CostComparison, HeadDifferences, HeadsView, ScalingMistake
 from lab_ui.figures.common import DIVERGING_WARM, QUALITATIVE, SEQUENTIAL, heatmap, safe_label
 from lab_ui.i18n import t
-from lab_ui.layout import FONT_FAMILY, NO_TEMPLATE
+from lab_ui.layout import FONT_FAMILY, NO_TEMPLATE, layout_dict
+from lab_ui.state import labels
 
 MAX_TEXT_CELLS = 160  # print values in the cells only when a part has at most this many
 PLOT_WIDTH_PX = 620  # the maps' plot area at 1280 px with the sidebar open (colour bar and labels beside it)
@@ -29,6 +30,7 @@ LECTURE_WIDTH_PX = 1000  # the same in lecture mode: no sidebar
 # Lecture mode: the figures are built this tall (at most LECTURE_FIGURE_MAX_PX anyway), so that under the title
 # row, the step bar and a wrapped row of popovers a 1280x720 projector still shows each figure whole.
 LECTURE_HEIGHT_PX = 390
+FIGURE_PX = 400  # the entropy bars and the overlap map, side by side (lecture mode: LECTURE_HEIGHT_PX, at the page)
 MIN_LABEL_GAP_PX = 13  # token labels closer than this overlap; thinned to every 2nd, 3rd, ...
 LECTURE_LABEL_GAP_PX = 23  # the same for lecture mode's 20 px text
 # A colour bar shorter than this cannot hold three tick labels and its title, at 12 px and at lecture
@@ -40,6 +42,9 @@ TAG_ROW_PX = 20  # a second row of head tags (12 px bold numbers and their paddi
 # a phone's part about 180 px wide), else its number; more than MANY_TAGS numbers alternate on two rows.
 NAMED_TAGS, MANY_TAGS = 4, 8
 RANDOM_COLOUR = "#B34E00"  # dark orange, 5.2:1 on white: the title of random weights stands out
+PATTERN_NAMES = labels("multi_head.pattern_", "self", "previous", "next", "first", "last")
+COST_NAMES = labels("multi_head.cost_", "qkv_per_head", "qkv", "w_o", "total", "score_products", "softmax_rows")
+assert tuple(PATTERN_NAMES) == PATTERNS and tuple(COST_NAMES) == COST_ROWS
 
 
 # The formula of each section, shown beside the core function that computes it (formula_and_code).
@@ -519,18 +524,10 @@ def head_maps(view: HeadsView, lang: str, lecture: bool = False) -> go.Figure:
     label_room = 7 * max(map(len, text), default=0)  # rotated key labels under the maps
     height = height_cells * g.cell + 50 + 40 + min(label_room, 110)
     height = LECTURE_HEIGHT_PX if lecture else int(np.clip(height, 260, 1300))  # lecture: keys on the close-up
+    bar = dict(title=dict(text=weight, side="right"), thickness=14)
     layout.update(
-        title=dict(text=source_title(view, lang), x=0, xanchor="left"),
-        coloraxis=dict(
-            colorscale=SEQUENTIAL, cmin=0, cmax=1, colorbar=dict(title=dict(text=weight, side="right"), thickness=14)
-        ),
-        font=dict(family=FONT_FAMILY),
-        hoverlabel=dict(font=dict(family=FONT_FAMILY)),
-        template=NO_TEMPLATE,
-        margin=dict(l=10, r=10, t=50, b=10),
-        height=height,
-        shapes=shapes,
-        annotations=notes,
+        layout_dict(title=source_title(view, lang), height=height, shapes=shapes, annotations=notes),
+        coloraxis=dict(colorscale=SEQUENTIAL, cmin=0, cmax=1, colorbar=bar),
     )
     return go.Figure(data=traces, layout=layout)
 
@@ -562,7 +559,7 @@ def _numbers(n: int) -> list[str]:
     return [str(i + 1) for i in range(n)]  # short tick labels where the axis says "head"
 
 
-def entropy_bars(view: HeadsView, diff: HeadDifferences, lang: str, lecture: bool = False) -> go.Figure:
+def entropy_bars(view: HeadsView, diff: HeadDifferences, lang: str) -> go.Figure:
     """Each head's mean entropy in bits, one bar in each head's colour, and a dashed line at
     log2(T): a head spread evenly over every token would reach it."""
     values = np.asarray(diff.entropy, dtype=np.float32)  # [h]
@@ -585,10 +582,11 @@ def entropy_bars(view: HeadsView, diff: HeadDifferences, lang: str, lecture: boo
                 hovertemplate=f"%{{customdata}}<br>{y_title}: %{{y:.4f}}<extra></extra>",
             )
         ],
-        layout=dict(
-            title=dict(text=source_title(view, lang), x=0, xanchor="left"),
+        layout=layout_dict(
+            title=source_title(view, lang),
+            height=FIGURE_PX,
             xaxis=dict(title=dict(text=x_title), tickmode="array", tickvals=ticks, ticktext=_numbers(len(ticks))),
-            yaxis=dict(title=dict(text=y_title), range=[0, top], automargin=True),
+            yaxis=dict(title=dict(text=y_title), range=[0, top]),
             shapes=[
                 dict(
                     type="line",
@@ -603,16 +601,11 @@ def entropy_bars(view: HeadsView, diff: HeadDifferences, lang: str, lecture: boo
             annotations=[
                 dict(text=label, xref="paper", x=0, y=uniform, xanchor="left", yanchor="bottom", showarrow=False)
             ],
-            font=dict(family=FONT_FAMILY),
-            hoverlabel=dict(font=dict(family=FONT_FAMILY)),
-            template=NO_TEMPLATE,
-            margin=dict(l=10, r=10, t=50, b=10),
-            height=LECTURE_HEIGHT_PX if lecture else 400,
         ),
     )
 
 
-def overlap_heatmap(view: HeadsView, diff: HeadDifferences, lang: str, lecture: bool = False) -> go.Figure:
+def overlap_heatmap(view: HeadsView, diff: HeadDifferences, lang: str) -> go.Figure:
     """Pairwise overlap of the heads' maps, 0 (they look at different tokens) to 1 (identical),
     values printed in the cells while there are few enough heads to read them."""
     z = np.asarray(diff.overlap, dtype=np.float32)  # [h, h]
@@ -646,15 +639,11 @@ def overlap_heatmap(view: HeadsView, diff: HeadDifferences, lang: str, lecture: 
                 colorbar=dict(title=dict(text=value, side="right"), thickness=14),
             )
         ],
-        layout=dict(
-            title=dict(text=source_title(view, lang), x=0, xanchor="left"),
+        layout=layout_dict(
+            title=source_title(view, lang),
+            height=FIGURE_PX,
             xaxis=dict(axis, side="bottom", constrain="domain"),
             yaxis=dict(axis, autorange="reversed", scaleanchor="x"),
-            font=dict(family=FONT_FAMILY),
-            hoverlabel=dict(font=dict(family=FONT_FAMILY)),
-            template=NO_TEMPLATE,
-            margin=dict(l=10, r=10, t=50, b=10),
-            height=LECTURE_HEIGHT_PX if lecture else 400,
         ),
     )
 
@@ -707,7 +696,7 @@ def stats_table(diff: HeadDifferences, lang: str) -> pd.DataFrame:
     table = pd.DataFrame(
         diff.patterns,
         index=_heads_index(len(diff.entropy), lang),
-        columns=[t(f"multi_head.pattern_{p}", lang) for p in PATTERNS],
+        columns=[PATTERN_NAMES.text(p, lang) for p in PATTERNS],
     )
     table.insert(0, t("multi_head.entropy_col", lang), diff.entropy)
     return table
@@ -735,7 +724,7 @@ def mistake_table(m: ScalingMistake, lang: str) -> pd.DataFrame:
 
 def cost_table(cost: CostComparison, lang: str) -> pd.DataFrame:
     """h heads against one wide head, one row per quantity (short names: the caption explains)."""
-    index = pd.Index([t(f"multi_head.cost_{r}", lang) for r in cost.rows], name=t("multi_head.cost_quantity", lang))
+    index = pd.Index([COST_NAMES.text(r, lang) for r in cost.rows], name=t("multi_head.cost_quantity", lang))
     many, one = t("multi_head.cost_many", lang, n_heads=cost.many.n_heads), t("multi_head.cost_one", lang)
     values = {many: [getattr(cost.many, r) for r in cost.rows], one: [getattr(cost.one, r) for r in cost.rows]}
     return pd.DataFrame(values, index=index)
@@ -747,27 +736,18 @@ def differences_text(diff: HeadDifferences, lang: str, model: bool = False) -> s
     page leaves out of its own scores: said, so a student comparing the two pages knows why they differ."""
     name = [t("multi_head.head_name", lang, i=i + 1) for i in range(len(diff.entropy))]
     lines = [t("multi_head.one_head_only", lang)] if diff.most_alike is None else []
-    if (high := diff.most_alike) is not None:
-        low, key = diff.least_alike, "one_pair" if len(name) == 2 else "most_alike"
-        lines.append(
-            t(
-                f"multi_head.{key}",
-                lang,
-                a=name[high.a],
-                b=name[high.b],
-                overlap=f"{high.overlap:.2f}",
-                high=f"{high.overlap:.2f}",
-                c=name[low.a],
-                d=name[low.b],
-                low=f"{low.overlap:.2f}",
-            )
-        )
+    if (high := diff.most_alike) is not None and len(name) == 2:
+        lines.append(t("multi_head.one_pair", lang, a=name[high.a], b=name[high.b], overlap=f"{high.overlap:.2f}"))
+    elif high is not None:
+        low = diff.least_alike
+        pair = dict(a=name[high.a], b=name[high.b], high=f"{high.overlap:.2f}", c=name[low.a], d=name[low.b])
+        lines.append(t("multi_head.most_alike", lang, **pair, low=f"{low.overlap:.2f}"))
     jobs = [
         t(
             "multi_head.job",
             lang,
             head=name[j.head],
-            pattern=t(f"multi_head.pattern_{j.pattern}", lang),
+            pattern=PATTERN_NAMES.text(j.pattern, lang),
             share=f"{j.share:.0%}",
         )
         for j in diff.jobs

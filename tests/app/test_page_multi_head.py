@@ -5,7 +5,7 @@ import html
 
 import numpy as np
 import pytest
-from app_harness import figures, open_page, plotly_array
+from app_harness import figures, link_of, open_page, open_step, plotly_array
 
 import attention_core.pretrained as pretrained
 from attention_core import multi_head_attention, split_tokens, token_vectors
@@ -13,10 +13,15 @@ from attention_core.head_stats import head_choices, head_overlap, mean_entropy, 
 from attention_core.shipped import load_examples
 from lab_ui.figures.multi_head import LECTURE_HEIGHT_PX
 from lab_ui.i18n import literal, t
+from lab_ui.registry import info as page_info
+from pages.multi_head import Controls as C
 
 PAGE = "pages/multi_head.py"
 EXAMPLES = {e.id: e for e in load_examples()}
-SECTIONS = ("split", "maps", "join", "differ", "cost", "check")
+INFO = page_info("multi_head")
+SECTIONS = INFO.step_names
+STEP = INFO.step_key
+NUMBER_CHECK, CHOICE_CHECK = INFO.checks
 FIGURES_OF_STEP = {
     1: {"mh_split"},
     2: {"mh_maps", "mh_focus_map"},
@@ -26,22 +31,23 @@ FIGURES_OF_STEP = {
     6: set(),
 }
 URL_KEYS = (
-    "mh_src",
-    "mh_text",
-    "mh_d",
-    "mh_h",
-    "mh_seed",
-    "mh_ex",
-    "mh_mtext",
-    "mh_layer",
-    "mh_mat",
-    "mh_focus",
-    "mh_step",
+    C.source.key,
+    C.text.key,
+    C.d.key,
+    C.heads.key,
+    C.seed.key,
+    C.example.key,
+    C.own_text.key,
+    C.layer.key,
+    C.matrix.key,
+    C.focus.key,
+    STEP,
 )
 BAD_NUMBERS = ("1e309", "-1e309", "1e-400", "9e999")
 needs_model = pytest.mark.skipif(
     not pretrained.minilm_available(), reason="the optional model package is not installed"
 )
+link = link_of(C)
 
 
 def core(text: str, d_model: int, n_heads: int, seed: int):
@@ -87,13 +93,13 @@ def shipped_only(monkeypatch):
 @needs_model
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_opens_on_the_real_models_heads_in_both_languages(lang):
-    at = open_page(PAGE, lang=lang)
+    at = open_page(PAGE, lang=lang, whole="1")
     assert not at.exception
     assert at.title[0].value == t("multi_head.title", lang=lang)
-    assert at.button_group(key="mh_src").value == "model"
+    assert at.button_group(key=C.source.key).value == "model"
     assert set(figures(at)) == {"mh_split", "mh_maps", "mh_focus_map", "mh_concat", "mh_entropy", "mh_overlap"}
     assert [s.value for s in at.subheader][:6] == [
-        f"{i} · {t(f'multi_head.section_{name}', lang=lang)}" for i, name in enumerate(SECTIONS, 1)
+        f"{i} · {t(INFO.steps[name], lang=lang)}" for i, name in enumerate(SECTIONS, 1)
     ]
     e = EXAMPLES["animal_tired"]  # the first example, layer 1: the model run here matches its shipped maps
     maps = np.stack([plotly_array(trace["z"]) for trace in figures(at)["mh_maps"]["data"]])
@@ -104,54 +110,54 @@ def test_opens_on_the_real_models_heads_in_both_languages(lang):
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_without_the_model_package_it_opens_on_the_shipped_maps(lang, shipped_only):
-    at = open_page(PAGE, lang=lang)
+    at = open_page(PAGE, lang=lang, whole="1")
     assert not at.exception
     assert at.title[0].value == t("multi_head.title", lang=lang)
     assert [s.value for s in at.subheader][:6] == [
-        f"{i} · {t(f'multi_head.section_{name}', lang=lang)}" for i, name in enumerate(SECTIONS, 1)
+        f"{i} · {t(INFO.steps[name], lang=lang)}" for i, name in enumerate(SECTIONS, 1)
     ]
-    assert at.button_group(key="mh_src").value == "model"
+    assert at.button_group(key=C.source.key).value == "model"
     assert set(figures(at)) == {"mh_maps", "mh_focus_map", "mh_entropy", "mh_overlap"}
     assert t("multi_head.need_encoder", lang=lang) in messages(at)
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_random_weights_are_called_random_in_every_figure(lang):
-    at = open_page(PAGE, lang=lang, mh_src="random", mh_seed="3")
+    at = open_page(PAGE, lang=lang, whole="1", **link(source="random", seed="3"))
     assert not at.exception
     shown = titles(at)
     assert set(shown) == {"mh_split", "mh_maps", "mh_concat", "mh_entropy", "mh_overlap"}
     assert all(t("multi_head.fig_random", lang=lang, seed=3) in title for title in shown.values()), shown
-    assert t("multi_head.source_random", lang=lang) in at.button_group(key="mh_src").options
+    assert t("multi_head.source_random", lang=lang) in at.button_group(key=C.source.key).options
 
 
 # --- old links: random weights were the default ------------------------------------------------------
 
 
 def test_a_link_from_before_with_random_controls_still_opens_on_random_weights():
-    at = open_page(PAGE, mh_text="the cat sat", mh_h="1")
-    assert at.button_group(key="mh_src").value == "random"
-    assert at.query_params["mh_src"] == "random"  # the link now says so
+    at = open_step(PAGE, "maps", **link(text="the cat sat", heads="1"))
+    assert at.button_group(key=C.source.key).value == "random"
+    assert at.query_params[C.source.key] == "random"  # the link now says so
     r = core("the cat sat", 8, 1, 0)
     np.testing.assert_allclose(plotly_array(figures(at)["mh_maps"]["data"][0]["z"]), r.weights[0], atol=1e-6)
 
 
 def test_a_link_without_source_or_random_controls_opens_on_the_model(shipped_only):
-    at = open_page(PAGE, mh_mat="K", mh_step="2")
-    assert at.button_group(key="mh_src").value == "model"
-    at = open_page(PAGE, mh_src="random")
-    assert at.button_group(key="mh_src").value == "random"
+    at = open_page(PAGE, **link(matrix="K"), **{STEP: "2"})
+    assert at.button_group(key=C.source.key).value == "model"
+    at = open_page(PAGE, **link(source="random"))
+    assert at.button_group(key=C.source.key).value == "random"
 
 
 # --- the split, the maps, the join -----------------------------------------------------------------
 
 
 def test_head_blocks_of_q_k_v_are_their_columns():
-    at = open_page(PAGE, mh_text="the cat sat on the mat", mh_d="12", mh_h="3", mh_seed="5")
+    at = open_page(PAGE, **link(text="the cat sat on the mat", d="12", heads="3", seed="5"))
     r = core("the cat sat on the mat", 12, 3, 5)
     for name, whole in (("Q", r.q), ("K", r.k), ("V", r.v)):
         if name != "Q":
-            at.button_group(key="mh_mat").set_value(name).run()
+            at.button_group(key=C.matrix.key).set_value(name).run()
         spec = figures(at)["mh_split"]["data"]  # the matrix, then its 3 head blocks apart
         assert len(spec) == 2
         shown = plotly_array(spec[0]["z"])
@@ -165,9 +171,9 @@ def test_head_blocks_of_q_k_v_are_their_columns():
 
 
 def test_concat_is_the_heads_side_by_side_and_output_is_concat_times_w_o():
-    at = open_page(PAGE, mh_text="machine learning is fun", mh_d="8", mh_h="2")
-    at.slider(key="mh_d").set_value(16).run()
-    at.selectbox(key="mh_h").set_value(4).run()
+    at = open_step(PAGE, "join", **link(text="machine learning is fun", d="8", heads="2"))
+    at.slider(key=C.d.key).set_value(16).run()
+    at.selectbox(key=C.heads.key).set_value(4).run()
     r = core("machine learning is fun", 16, 4, 0)
     spec = figures(at)["mh_concat"]["data"]  # 4 heads apart, the 4 blocks joined, the output
     assert len(spec) == 3
@@ -182,7 +188,7 @@ def test_concat_is_the_heads_side_by_side_and_output_is_concat_times_w_o():
 
 
 def test_each_head_map_is_the_cores_and_all_share_one_scale():
-    at = open_page(PAGE, mh_text="I saw a saw", mh_d="8", mh_h="4", mh_seed="3")
+    at = open_step(PAGE, "maps", **link(text="I saw a saw", d="8", heads="4", seed="3"))
     r = core("I saw a saw", 8, 4, 3)
     spec = figures(at)["mh_maps"]
     maps = [plotly_array(trace["z"]) for trace in spec["data"]]
@@ -196,7 +202,7 @@ def test_each_head_map_is_the_cores_and_all_share_one_scale():
 
 
 def test_the_real_models_small_maps_are_labelled_and_the_close_up_names_every_token(shipped_only):
-    at = open_page(PAGE, mh_ex="bank_river", mh_layer="2")
+    at = open_step(PAGE, "maps", **link(example="bank_river", layer="2"))
     tokens = EXAMPLES["bank_river"].tokens
     layout = figures(at)["mh_maps"]["layout"]
     shown = layout["yaxis"]["ticktext"]
@@ -212,9 +218,9 @@ def test_the_real_models_small_maps_are_labelled_and_the_close_up_names_every_to
 
 
 def test_every_figure_has_its_numbers_as_a_table_once_opened():
-    at = open_page(PAGE, mh_text="one two three", mh_d="6", mh_h="3", mh_seed="2")
+    at = open_page(PAGE, whole="1", **link(text="one two three", d="6", heads="3", seed="2"))
     assert len(at.dataframe) == 2  # only the always-visible tables until "The numbers" is opened
-    for key in ("mh_num_split", "mh_num_maps", "mh_num_concat", "mh_num_heads"):
+    for key in ("mh_split_table", "mh_maps_table", "mh_join_table", "mh_differ_table"):
         at.session_state[key] = True
     at.run()
     r = core("one two three", 6, 3, 2)
@@ -235,10 +241,10 @@ def test_every_figure_has_its_numbers_as_a_table_once_opened():
 
 
 def test_n_heads_offers_only_divisors_of_d_model():
-    at = open_page(PAGE, mh_src="random")
+    at = open_page(PAGE, **link(source="random"))
     for d_model in (8, 12, 17, 30, 384, 512):
-        at.slider(key="mh_d").set_value(d_model).run()
-        options = [int(o) for o in at.selectbox(key="mh_h").options]
+        at.slider(key=C.d.key).set_value(d_model).run()
+        options = [int(o) for o in at.selectbox(key=C.heads.key).options]
         assert options == head_choices(d_model, 16)
         assert all(d_model % h == 0 for h in options)
     assert not at.exception
@@ -246,16 +252,17 @@ def test_n_heads_offers_only_divisors_of_d_model():
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_a_non_divisor_in_the_link_is_explained_and_the_rest_is_kept(lang):
-    at = open_page(PAGE, lang=lang, mh_d="10", mh_h="4", mh_text="keep these words", mh_seed="7")
+    at = open_page(PAGE, lang=lang, **link(d="10", heads="4", text="keep these words", seed="7"))
     assert not at.exception
     expected = t(
         "multi_head.heads_not_divisor", lang=lang, wanted=4, d_model=10, ratio="2.50", fallback=2, choices="1, 2, 5, 10"
     )
     assert expected in messages(at)
-    assert at.selectbox(key="mh_h").value == 2
-    assert at.slider(key="mh_d").value == 10
-    assert at.text_input(key="mh_text").value == "keep these words"
-    assert at.number_input(key="mh_seed").value == 7
+    assert at.selectbox(key=C.heads.key).value == 2
+    assert at.slider(key=C.d.key).value == 10
+    assert at.text_input(key=C.text.key).value == "keep these words"
+    assert at.number_input(key=C.seed.key).value == 7
+    at = open_step(PAGE, "maps", lang=lang, **link(d="10", heads="4", text="keep these words", seed="7"))
     assert len(figures(at)["mh_maps"]["data"]) == 2
 
 
@@ -285,20 +292,20 @@ def test_a_non_divisor_in_the_link_is_explained_and_the_rest_is_kept(lang):
     ids=["divides but too many", "not a number", "not whole", "zero", "negative", "markdown stays text", "infinity"],
 )
 def test_other_impossible_head_counts_in_the_link(d_model, raw, fallback, expected):
-    at = open_page(PAGE, mh_d=d_model, mh_h=raw)
+    at = open_page(PAGE, **link(d=d_model, heads=raw))
     assert not at.exception
     assert expected() in messages(at)
-    assert at.selectbox(key="mh_h").value == fallback
+    assert at.selectbox(key=C.heads.key).value == fallback
 
 
 def test_moving_d_model_to_a_value_the_heads_do_not_divide_says_why():
-    at = open_page(PAGE, mh_src="random")
-    at.selectbox(key="mh_h").set_value(4).run()
-    at.slider(key="mh_d").set_value(18).run()
+    at = open_page(PAGE, **link(source="random"))
+    at.selectbox(key=C.heads.key).set_value(4).run()
+    at.slider(key=C.d.key).set_value(18).run()
     assert "18 / 4 = 4.50" in messages(at)
-    assert at.selectbox(key="mh_h").value == 3  # the nearest smaller divisor
-    at.slider(key="mh_d").set_value(17).run()
-    assert at.selectbox(key="mh_h").options == ["1"]
+    assert at.selectbox(key=C.heads.key).value == 3  # the nearest smaller divisor
+    at.slider(key=C.d.key).set_value(17).run()
+    assert at.selectbox(key=C.heads.key).options == ["1"]
     assert any(c.value == t("multi_head.heads_only_one", d_model=17, max_heads=16) for c in at.caption)
     assert not at.exception
 
@@ -307,12 +314,12 @@ def test_moving_d_model_to_a_value_the_heads_do_not_divide_says_why():
 
 
 def test_entropy_and_overlap_figures_hold_the_cores_numbers():
-    at = open_page(PAGE, mh_text="attention is all you need today", mh_d="24", mh_h="6", mh_seed="11")
+    at = open_step(PAGE, "differ", **link(text="attention is all you need today", d="24", heads="6", seed="11"))
     r = core("attention is all you need today", 24, 6, 11)
     spec = figures(at)
     np.testing.assert_allclose(plotly_array(spec["mh_entropy"]["data"][0]["y"]), mean_entropy(r.weights), atol=1e-5)
     np.testing.assert_allclose(plotly_array(spec["mh_overlap"]["data"][0]["z"]), head_overlap(r.weights), atol=1e-5)
-    at.session_state["mh_num_heads"] = True  # open "The numbers": its tables are built only when open
+    at.session_state["mh_differ_table"] = True  # open "The numbers": its tables are built only when open
     at.run()
     stats = table_with_column(at, t("multi_head.pattern_self"))
     np.testing.assert_allclose(stats[t("multi_head.entropy_col")], mean_entropy(r.weights))
@@ -325,9 +332,9 @@ def test_entropy_and_overlap_figures_hold_the_cores_numbers():
 
 
 def test_parameter_counts_are_equal_and_computed():
-    at = open_page(PAGE, mh_src="random")
-    at.slider(key="mh_d").set_value(384).run()
-    at.selectbox(key="mh_h").set_value(12).run()
+    at = open_step(PAGE, "cost", **link(source="random"))
+    at.slider(key=C.d.key).set_value(384).run()
+    at.selectbox(key=C.heads.key).set_value(12).run()
     cost = table_with_column(at, t("multi_head.cost_one"))
     assert list(cost.columns) == [t("multi_head.cost_many", n_heads=12), t("multi_head.cost_one")]
     assert cost.index.name == t("multi_head.cost_quantity")
@@ -349,8 +356,8 @@ def test_parameter_counts_are_equal_and_computed():
 
 
 def test_one_head_keeps_both_columns():
-    at = open_page(PAGE, mh_src="random")
-    at.selectbox(key="mh_h").set_value(1).run()
+    at = open_page(PAGE, whole="1", **link(source="random"))
+    at.selectbox(key=C.heads.key).set_value(1).run()
     assert not at.exception
     assert table_with_column(at, t("multi_head.cost_one")).shape[1] == 2
     assert any(t("multi_head.one_head_only") in m.value for m in at.markdown)
@@ -358,7 +365,7 @@ def test_one_head_keeps_both_columns():
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_the_split_formula_says_how_each_side_counts(lang):
-    at = open_page(PAGE, lang=lang, mh_src="random")
+    at = open_page(PAGE, lang=lang, **link(source="random"))
     note = t("multi_head.split_indexing", lang=lang)
     assert any(c.value == note for c in at.caption)
     assert "(i-1)" in note and "(i+1)" in note  # 1-based formula, 0-based code
@@ -370,7 +377,7 @@ def test_the_seed_quote_is_translated_on_the_english_page():
 
 
 def test_the_article_003_mistake_is_shown_flatter_than_the_right_scaling():
-    at = open_page(PAGE, mh_d="64", mh_h="2")
+    at = open_step(PAGE, "maps", **link(d="64", heads="2"))
     table = table_with_column(at, t("multi_head.factor_col"))
     assert list(table.index) == [t("multi_head.scale_right"), t("multi_head.scale_wrong")]
     assert table.index.name == t("multi_head.scale_col")
@@ -385,12 +392,12 @@ def test_the_article_003_mistake_is_shown_flatter_than_the_right_scaling():
 
 
 def test_real_model_layer_shows_the_shipped_maps(shipped_only):
-    at = open_page(PAGE, mh_src="model", mh_ex="saw_saw", mh_layer="2")
+    at = open_page(PAGE, whole="1", **link(source="model", example="saw_saw", layer="2"))
     assert not at.exception
     e = EXAMPLES["saw_saw"]
     for layer in (2, 5):
         if layer != 2:
-            at.slider(key="mh_layer").set_value(layer).run()
+            at.slider(key=C.layer.key).set_value(layer).run()
         spec = figures(at)
         maps = [plotly_array(trace["z"]) for trace in spec["mh_maps"]["data"]]
         assert len(maps) == 12
@@ -401,18 +408,18 @@ def test_real_model_layer_shows_the_shipped_maps(shipped_only):
         assert "mh_split" not in spec and "mh_concat" not in spec  # no Q, K, V without the model
         assert t("multi_head.need_encoder") in messages(at)
         assert t("multi_head.fig_model", layer=layer) in spec["mh_maps"]["layout"]["title"]["text"]
-    assert "own" not in at.selectbox(key="mh_ex").options
+    assert "own" not in at.selectbox(key=C.example.key).options
     assert any(c.value == t("multi_head.enable_free_text") for c in at.caption)
 
 
 def test_the_model_preset_picks_the_layer_whose_heads_differ_most(shipped_only):
-    at = open_page(PAGE, mh_src="random")
+    at = open_page(PAGE, whole="1", **link(source="random"))
     at.button(key="multi_head_preset_model").click().run()
-    assert at.button_group(key="mh_src").value == "model"
+    assert at.button_group(key=C.source.key).value == "model"
     maps = EXAMPLES["animal_tired"].attentions
     overlaps = [np.mean(head_overlap(m)[~np.eye(12, dtype=bool)]) for m in maps]
-    assert at.slider(key="mh_layer").value == 1 + int(np.argmin(overlaps))
-    focus = at.selectbox(key="mh_focus").value
+    assert at.slider(key=C.layer.key).value == 1 + int(np.argmin(overlaps))
+    focus = at.selectbox(key=C.focus.key).value
     assert focus == 1 + int(np.argmin(mean_entropy(maps[int(np.argmin(overlaps))])))
     # the close-up is that head's map, labelled with the model's word pieces
     detail = figures(at)["mh_focus_map"]["data"][0]
@@ -421,17 +428,17 @@ def test_the_model_preset_picks_the_layer_whose_heads_differ_most(shipped_only):
 
 
 def test_the_close_up_opens_on_the_most_focused_head_and_follows_the_layer(shipped_only):
-    at = open_page(PAGE, mh_ex="keys_cabinet", mh_layer="4")
+    at = open_step(PAGE, "maps", **link(example="keys_cabinet", layer="4"))
     maps = EXAMPLES["keys_cabinet"].attentions[3]
-    assert at.selectbox(key="mh_focus").value == 1 + int(np.argmin(mean_entropy(maps)))
-    at.selectbox(key="mh_focus").set_value(7).run()
-    assert at.query_params["mh_focus"] == "7"
+    assert at.selectbox(key=C.focus.key).value == 1 + int(np.argmin(mean_entropy(maps)))
+    at.selectbox(key=C.focus.key).set_value(7).run()
+    assert at.query_params[C.focus.key] == "7"
     np.testing.assert_allclose(plotly_array(figures(at)["mh_focus_map"]["data"][0]["z"]), maps[6], atol=1e-6)
 
 
 @needs_model
 def test_with_the_model_installed_examples_get_real_q_k_v_and_free_text_works():
-    at = open_page(PAGE, mh_src="model", mh_ex="cat_mat", mh_layer="3")
+    at = open_page(PAGE, whole="1", **link(source="model", example="cat_mat", layer="3"))
     e = EXAMPLES["cat_mat"]
     spec = figures(at)
     maps = np.stack([plotly_array(trace["z"]) for trace in spec["mh_maps"]["data"]])
@@ -441,9 +448,9 @@ def test_with_the_model_installed_examples_get_real_q_k_v_and_free_text_works():
     assert plotly_array(split[0]["z"]).shape == (len(e.tokens), 384)
     assert len(blocks_apart(split[1], 12)) == 12
 
-    at.selectbox(key="mh_ex").set_value("own").run()
+    at.selectbox(key=C.example.key).set_value("own").run()
     text = "Dogs chase cats. " * 40
-    at.text_input(key="mh_mtext").set_value(text).run()
+    at.text_input(key=C.own_text.key).set_value(text).run()
     assert not at.exception
     maps = figures(at)["mh_maps"]["data"]
     assert len(maps) == 12 and plotly_array(maps[0]["z"]).shape == (48, 48)  # cut to MAX_PIECES, [CLS] ... [SEP]
@@ -455,11 +462,11 @@ def test_with_the_model_installed_examples_get_real_q_k_v_and_free_text_works():
 @needs_model
 @pytest.mark.parametrize("text", ["", "   "], ids=["empty", "blank"])  # unreadable text: tests/core/test_head_views.py
 def test_own_text_the_model_cannot_read_falls_back_to_the_example(text):
-    at = open_page(PAGE, mh_ex="own")
-    at.text_input(key="mh_mtext").set_value(text).run()
+    at = open_step(PAGE, "maps", **link(example="own"))
+    at.text_input(key=C.own_text.key).set_value(text).run()
     assert not at.exception
     assert at.info, "no message"
-    assert at.text_input(key="mh_mtext").value == text  # what was typed stays in the box
+    assert at.text_input(key=C.own_text.key).value == text  # what was typed stays in the box
     assert len(figures(at)["mh_maps"]["data"]) == 12
 
 
@@ -467,7 +474,7 @@ def test_own_text_the_model_cannot_read_falls_back_to_the_example(text):
 
 
 def test_article_preset_is_four_tokens_two_heads():
-    at = open_page(PAGE)
+    at = open_step(PAGE, "maps")
     at.button(key="multi_head_preset_article").click().run()
     maps = figures(at)["mh_maps"]["data"]
     assert len(maps) == 2 and plotly_array(maps[0]["z"]).shape == (4, 4)
@@ -478,17 +485,18 @@ def test_article_preset_is_four_tokens_two_heads():
 
 
 def test_lecture_mode_shows_one_step_from_the_link(shipped_only):
-    at = open_page(PAGE, lecture="1", mh_step="2")
+    at = open_page(PAGE, lecture="1", **{STEP: "2"})
     assert not at.exception
     assert set(figures(at)) == {"mh_maps", "mh_focus_map"}
-    at.button(key="mh_step_next").click().run()
+    at.button(key=f"{STEP}_next").click().run()
     assert set(figures(at)) == set()  # the join needs Q, K, V: not in the shipped maps
-    assert at.query_params["mh_step"] == "3"
+    assert at.query_params[STEP] == "3"
 
 
 @pytest.mark.parametrize("step", range(1, 7))
 def test_every_lecture_step_is_the_same_section_and_its_figure_fits_a_projector(step):
-    at = open_page(PAGE, lecture="1", mh_step=str(step), mh_src="random", mh_text="the cat sat on the mat " * 3)
+    params = {STEP: str(step), **link(source="random", text="the cat sat on the mat " * 3)}
+    at = open_page(PAGE, lecture="1", **params)
     assert not at.exception
     shown = figures(at)
     assert set(shown) == FIGURES_OF_STEP[step] - {"mh_focus_map"} or set(shown) == FIGURES_OF_STEP[step]
@@ -498,18 +506,18 @@ def test_every_lecture_step_is_the_same_section_and_its_figure_fits_a_projector(
         else:  # ... where its 18 rows get 30 px each for their 20 px labels (430 px piled them up)
             assert spec["layout"]["height"] >= 30 * 18, key
     assert not at.subheader  # the step bar names the section
-    title = html.escape(t(f"multi_head.section_{SECTIONS[step - 1]}"))
+    title = html.escape(t(INFO.steps[SECTIONS[step - 1]]))
     bar = next(m.value for m in at.markdown if t("common.step_of", i=step, n=6) in m.value)
     assert bar.endswith((f"</span> {title}", f'</span> <span class="whole">{title}</span>'))
 
 
 def test_check_yourself_uses_the_models_sizes():
-    at = open_page(PAGE)
-    at.number_input(key="mh_check").set_value(32).run()
+    at = open_step(PAGE, "check")
+    at.number_input(key=NUMBER_CHECK).set_value(32).run()
     assert at.success and t("common.correct", answer="32") in [s.value for s in at.success]
-    at.number_input(key="mh_check").set_value(384 / 6).run()
+    at.number_input(key=NUMBER_CHECK).set_value(384 / 6).run()
     assert any(e.value == t("common.not_quite", typed="64.0000") for e in at.error)
-    at.radio(key="mh_choice").set_value("every_token").run()
+    at.radio(key=CHOICE_CHECK).set_value("every_token").run()
     assert t("multi_head.choice_expl") in [i.value for i in at.info]
 
 
@@ -531,7 +539,7 @@ def test_check_yourself_uses_the_models_sizes():
     ids=["empty", "blank", "5000 chars", "emoji", "chinese", "rtl", "zero-width", "html"],
 )
 def test_bad_sentences_never_break_the_page(text):
-    at = open_page(PAGE, mh_text=text)
+    at = open_step(PAGE, "maps", **link(text=text))
     assert not at.exception
     maps = figures(at)["mh_maps"]["data"]
     labels = tokens_of(maps[0])
@@ -544,19 +552,19 @@ def test_bad_sentences_never_break_the_page(text):
 @pytest.mark.parametrize(
     "params",
     [
-        {"mh_d": "abc"},
-        {"mh_d": "100000"},
-        {"mh_seed": "-4"},
-        {"mh_src": "zzz"},
-        {"mh_step": "99"},
-        {"mh_src": "model", "mh_layer": "99"},
-        {"mh_src": "model", "mh_ex": "nope"},
-        {"mh_src": "random", "mh_mat": "W"},
-        {"mh_focus": "13"},
+        {C.d.key: "abc"},
+        {C.d.key: "100000"},
+        {C.seed.key: "-4"},
+        {C.source.key: "zzz"},
+        {STEP: "99"},
+        {C.source.key: "model", C.layer.key: "99"},
+        {C.source.key: "model", C.example.key: "nope"},
+        {C.source.key: "random", C.matrix.key: "W"},
+        {C.focus.key: "13"},
     ],
 )
 def test_bad_link_values_fall_back_with_a_notice(params, shipped_only):
-    at = open_page(PAGE, **params)
+    at = open_page(PAGE, whole="1", **params)
     assert not at.exception
     assert at.toast, f"no notice for {params}"
     assert figures(at)
@@ -567,17 +575,24 @@ def test_bad_link_values_fall_back_with_a_notice(params, shipped_only):
 def test_a_number_no_control_can_hold_falls_back_with_a_notice_and_keeps_the_rest(key, value, shipped_only):
     """Every URL key of the page, with a number too large, too small or not finite: a notice, never
     an error, and every other value of the link kept."""
-    random_keys = {"mh_text", "mh_d", "mh_h", "mh_seed", "mh_mat"}
+    random_keys = {C.text.key, C.d.key, C.heads.key, C.seed.key, C.matrix.key}
     rest = (
-        {"mh_src": "random", "mh_text": "keep these words", "mh_d": "12", "mh_h": "2", "mh_seed": "5", "mh_mat": "K"}
+        {
+            C.source.key: "random",
+            C.text.key: "keep these words",
+            C.d.key: "12",
+            C.heads.key: "2",
+            C.seed.key: "5",
+            C.matrix.key: "K",
+        }
         if key in random_keys
-        else {"mh_src": "model", "mh_ex": "keys_cabinet", "mh_layer": "3", "mh_focus": "5", "mh_step": "2"}
+        else {C.source.key: "model", C.example.key: "keys_cabinet", C.layer.key: "3", C.focus.key: "5", STEP: "2"}
     )
     at = open_page(PAGE, **{**rest, key: value})
     assert not at.exception, [e.value for e in at.exception]
-    if key in ("mh_text", "mh_mtext"):
+    if key in (C.text.key, C.own_text.key):
         assert at.query_params[key] == value  # text: kept as typed (the own-text box needs the model package)
-    elif key == "mh_h":
+    elif key == C.heads.key:
         notice = t("multi_head.heads_not_number", value=literal(value), fallback=2, choices="1, 2, 3, 4, 6, 12")
         assert notice in messages(at)
     else:
@@ -591,7 +606,7 @@ def test_cell_numbers_of_the_split_and_the_maps_and_the_maps_keys_are_hidden_on_
     """At 390 px Plotly shrinks the numbers in these cells to 4-5 px; the page asks the browser
     to hide them below 640 px (the numbers tables keep them), and the small maps' key labels,
     which overlap there (the close-up and hover keep them)."""
-    at = open_page(PAGE, mh_src="random")
+    at = open_page(PAGE, whole="1", **link(source="random"))
     styles = " ".join(h.proto.body for h in at.get("html"))
     for key in ("mh_split", "mh_maps", "mh_concat"):
         assert f".st-key-{key} .heatmap-label" in styles

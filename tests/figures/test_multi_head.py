@@ -7,6 +7,7 @@ import pytest
 
 from attention_core import head_views as hv
 from attention_core.head_views import HeadsView
+from lab_ui import layout
 from lab_ui.figures import multi_head as figs
 from lab_ui.figures.common import QUALITATIVE
 from lab_ui.i18n import t
@@ -126,8 +127,9 @@ def test_lecture_figures_fit_under_the_projectors_title_and_step_bar(small, ship
         figs.split_figure(long, "Q", "en", lecture=True),
         figs.concat_figure(long, "en", lecture=True),
         figs.head_maps(shipped, "en", lecture=True),
-        figs.entropy_bars(shipped, diff, "en", lecture=True),
-        figs.overlap_heatmap(shipped, diff, "en", lecture=True),
+        # built the same for every screen; the page has lab_ui.layout make them this short on a projector
+        layout.lecture_styled(figs.entropy_bars(shipped, diff, "en"), figs.LECTURE_HEIGHT_PX),
+        layout.lecture_styled(figs.overlap_heatmap(shipped, diff, "en"), figs.LECTURE_HEIGHT_PX),
     ):
         assert fig.layout.height <= figs.LECTURE_HEIGHT_PX
     lecture = figs.maps_grid(12, shipped.T, lecture=True)
