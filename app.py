@@ -37,7 +37,7 @@ def _page(info):
 sections: dict[str, list] = {"": [_page(HOME)]}
 for info in PAGES:
     sections.setdefault(t(info.section), []).append(_page(info))
-page = st.navigation(sections)
+page = st.navigation(sections, expanded=True)  # every page listed, not "View 3 more"
 
 with st.sidebar:
     language_picker(lang)

@@ -314,7 +314,7 @@ def test_a_page_quiz_grades_at_once_and_counts_toward_progress():
 
 
 def test_a_typed_quiz_answer_is_graded_and_bad_text_gets_a_hint():
-    at = open_page("pages/scaling.py", "zh")
+    at = open_page("pages/scaling.py", "zh", whole="1")
     at.text_input(key="qz_scaling_2").input("abc").run()
     assert not at.exception
     assert any(t("quiz.hint_digits", lang="zh") in w.value for w in at.warning)
