@@ -17,8 +17,9 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from attention_core.attention import AttentionResult, _positive_int, softmax
+from attention_core.attention import AttentionResult, _positive_int, scaled_dot_product_attention, softmax
 from attention_core.embedding import token_vectors
+from attention_core.saturation import scale_factor
 
 
 def sentence_matrix(tokens: list[str], d_model: int, seed: int = 0, decimals: int = 2) -> np.ndarray:
@@ -277,3 +278,47 @@ def sentence_walkthrough(
         w_q, w_k, w_v = (np.array(m, dtype=np.float64) for m in typed)  # [d_model, d_k] each
     r = qkv_walkthrough(sentence_matrix(list(tokens), d_model, seed), w_q, w_k, w_v, i, w_additive)
     return replace(r, tokens=tuple(tokens), repeated=first_repeat(tokens), random_weights=typed is None)
+
+
+@dataclass(frozen=True)
+class QueryScores:
+    """One query against a few keys, every number a student writes when scoring them by hand."""
+
+    q: np.ndarray  # the query                                              [d_k]
+    keys: np.ndarray  # one key k_j per row                                 [n, d_k]
+    products: np.ndarray  # q_c · k_jc, component by component               [n, d_k]
+    alpha: np.ndarray  # α_j = q · k_j = Σ_c q_c k_jc                       [n]
+    q_norm: float  # |q|
+    k_norms: np.ndarray  # |k_j|                                            [n]
+    cosine: np.ndarray  # cos θ_j = α_j / (|q| |k_j|): 0 for a zero vector   [n]
+    scaling: str  # "none", "sqrt" (1/√d_k, the paper's) or "d" (1/d_k, article 003's mistake)
+    scale: float  # the factor the scores are multiplied by
+    scaled: np.ndarray  # α_j · scale                                      [n]
+    weights: np.ndarray  # α'_j = softmax(scaled)_j                         [n]
+
+
+def query_scores(q, keys, scaling: str = "sqrt") -> QueryScores:
+    """Score one query against each key: the dot product, the same as |q| |k| cos θ, scaled, then
+    softmax.  [d_k], [n, d_k] -> QueryScores"""
+    q = np.asarray(q, dtype=np.float64)  # [d_k]
+    keys = np.atleast_2d(np.asarray(keys, dtype=np.float64))  # [n, d_k]
+    if q.ndim != 1 or keys.shape[1] != q.shape[0]:
+        raise ValueError(f"the query has {q.size} components and each key {keys.shape[1]}: they must match.")
+    result = scaled_dot_product_attention(q[None, :], keys, keys, scale=scale_factor(q.shape[0], scaling))
+    q_norm, k_norms = float(np.linalg.norm(q)), np.linalg.norm(keys, axis=1)  # [n]
+    lengths = q_norm * k_norms  # [n]
+    alpha = result.scores[0]  # [n]
+    cosine = np.divide(alpha, lengths, out=np.zeros_like(alpha), where=lengths > 0)  # [n]
+    return QueryScores(
+        q=q,
+        keys=keys,
+        products=q[None, :] * keys,  # [n, d_k]
+        alpha=alpha,
+        q_norm=q_norm,
+        k_norms=k_norms,
+        cosine=np.clip(cosine, -1.0, 1.0),  # [n]
+        scaling=scaling,
+        scale=result.scale,
+        scaled=result.scaled[0],  # [n]
+        weights=result.weights[0],  # [n]
+    )

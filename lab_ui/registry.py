@@ -121,6 +121,23 @@ _ALL = (
         ),
     ),
     PageInfo(
+        "pages/dot_product.py",
+        "dot_product",
+        ":material/north_east:",
+        "app.section_basics",
+        text=labels("dot_product.", "nav", "title", "intro", "summary", "objective"),
+        minutes=10,
+        prefix="dp",
+        steps=labels("dot_product.section_", "dot", "keys", "check"),
+        checks=("dp_check",),
+        quiz=(
+            Question("dot_product.quiz_1", "dot", qb.dot_score),
+            Question("dot_product.quiz_2", "dot", qb.choice("zero", "positive", "negative")),
+            Question("dot_product.quiz_3", "keys", qb.softmax_weight),
+            Question("dot_product.quiz_4", "keys", qb.scale_value),
+        ),
+    ),
+    PageInfo(
         "pages/heatmap.py",
         "heatmap",
         ":material/grid_view:",
@@ -338,4 +355,11 @@ LEDGER: tuple[str, ...] = (
     "quiz:train:2",
     "quiz:train:3",
     "quiz:train:4",
+    # the scores-by-hand page
+    "page:dot_product",
+    "dp_check",
+    "quiz:dot_product:1",
+    "quiz:dot_product:2",
+    "quiz:dot_product:3",
+    "quiz:dot_product:4",
 )
