@@ -23,7 +23,14 @@ import plotly.graph_objects as go
 from attention_core.saturation import SCALINGS, SaturationSweep, VarianceSweep
 from lab_ui.figures.common import QUALITATIVE
 from lab_ui.i18n import t
-from lab_ui.layout import FONT_FAMILY, LECTURE_TEXT_PX, LECTURE_TITLE_PX, TOOLBAR_PX, key_labels_hidden_on_phones
+from lab_ui.layout import (
+    LECTURE_TEXT_PX,
+    LECTURE_TITLE_PX,
+    TOOLBAR_PX,
+    key_labels_hidden_on_phones,
+    layout_dict,
+)
+from lab_ui.state import labels
 
 # One look per scaling id (attention_core.saturation.SCALINGS): unscaled, ÷√d_k, ÷d_k.
 STYLE = {
@@ -31,10 +38,11 @@ STYLE = {
     "sqrt": dict(color=QUALITATIVE[0], dash="solid", symbol="square"),  # blue
     "d": dict(color=QUALITATIVE[2], dash="dash", symbol="diamond"),  # bluish green
 }
-# Streamlit 1.67 serves its text font under the family name "Source Sans", not the "Source Sans
-# Pro" that layout.FONT_FAMILY starts with; without this, Plotly falls back to Noto Sans CJK, whose
-# "·" in "q·k" is full-width.
-FONT = '"Source Sans", ' + FONT_FAMILY
+# Each scaling's words (a line's legend entry, a table's rows) and its group title over the animated bars.
+SCALING_NAMES = labels("scaling.scaling_", "none", "sqrt", "d")
+GROUP_TITLES = labels("scaling.play_group_", "none", "sqrt", "d")
+assert tuple(SCALING_NAMES) == tuple(GROUP_TITLES) == tuple(SCALINGS)
+NONE, SQRT, BY_D = (SCALINGS.index(s) for s in ("none", "sqrt", "d"))  # rows of a SaturationSweep's [n_s, ...]
 THEORY_COLOUR = "rgba(90,90,90,0.9)"
 MEASURED_COLOUR = QUALITATIVE[4]  # sky blue
 # A legend pinned to the bottom of the figure, below the axis titles: placed in plot coordinates
@@ -55,7 +63,7 @@ TITLE_PAD = 8
 TITLE_GAP = 14  # px under a title's lines, for its descenders and some air
 PANEL_TITLE_SHIFT = 6  # px between a panel's title and its plot
 PLAY_PLOT_PX = 260  # the animated bars' own height on a screen
-# The tallest a lecture step's figure may be (big=True): what a 1280x720 screen leaves under the
+# The tallest a lecture step's figure may be: what a 1280x720 screen leaves under the
 # lecture frame's title row and step bar (they end at about 302 px; the page puts the figure
 # right under them, its controls and words below it), so that the figure is whole on the first screen.
 LECTURE_PX = 380
@@ -75,16 +83,17 @@ DIGIT_PX, KEY_LABEL_AIR_PX = 6.7, 5
 
 
 def _figure(data: list[dict], layout: dict, frames: list[dict] | None = None) -> go.Figure:
-    """The shared look of lab_ui.layout.base_layout (CJK-capable font, tight margins),
-    with validation off: see the module's docstring."""
-    layout = {
-        "font": {"family": FONT, "size": 14},  # panel titles and labels inherit it, in lecture mode too
-        "template": {"layout": {}},  # Streamlit's theme fills it in the browser; the default only adds bytes
-        "hoverlabel": {"font": {"family": FONT}},
-        **layout,
-        "margin": {"l": 10, "r": 10, "t": 50, "b": 10, **layout.get("margin", {})},
-    }
-    return go.Figure(data=data, layout=layout, frames=frames, _validate=False)
+    """The shared look of lab_ui.layout.layout_dict (CJK-capable font, its margins, no template),
+    with validation off: see the module's docstring. A figure gives only the top and bottom room
+    its titles and legend need at lecture mode's sizes."""
+    shared = layout_dict()
+    shared["font"]["size"] = 14  # panel titles and labels inherit it, in lecture mode too
+    return go.Figure(
+        data=data,
+        layout={**shared, **layout, "margin": {**shared["margin"], **layout.get("margin", {})}},
+        frames=frames,
+        _validate=False,
+    )
 
 
 def _lines(text: str) -> str:
@@ -157,11 +166,11 @@ def _normal_density(x: np.ndarray, variance: float) -> np.ndarray:
     return np.exp(-(x**2) / (2 * variance)) / np.sqrt(2 * np.pi * variance)  # [n]
 
 
-def dot_product_histogram(var: VarianceSweep, d_k: int, lang: str, big: bool = False) -> go.Figure:
+def dot_product_histogram(var: VarianceSweep, d_k: int, lang: str, height: int = 400) -> go.Figure:
     """Histograms of the sampled q·k (left) and q·k/√d_k (right) at d_k, each beside a normal
     density with the variance the derivation predicts, d_k and 1 (the shape itself is normal only
-    for large d_k, by the central limit theorem)."""
-    height = LECTURE_PX if big else 400
+    for large d_k, by the central limit theorem). On a projector the page draws it LECTURE_PX tall
+    (lab_ui.layout.lecture_styled)."""
     titles = (t("scaling.hist_raw", lang, d=d_k), t("scaling.hist_scaled", lang, d=d_k))
     x_titles = (t("scaling.hist_x_raw", lang), t("scaling.hist_x_scaled", lang))
     y_title, measured_name = t("scaling.hist_y", lang), t("scaling.hist_measured", lang)
@@ -220,7 +229,13 @@ def variance_against_d(var: VarianceSweep, chosen_d: int, lang: str, height: int
     marks chosen_d."""
     title, x_title, y_title = t("scaling.var_title", lang), t("scaling.var_x", lang), t("scaling.var_y", lang)
     names = [
-        t(f"scaling.{key}", lang) for key in ("var_measured", "var_theory", "var_scaled_measured", "var_scaled_theory")
+        t(key, lang)
+        for key in (
+            "scaling.var_measured",
+            "scaling.var_theory",
+            "scaling.var_scaled_measured",
+            "scaling.var_scaled_theory",
+        )
     ]
     variance, standard_error = var.variance, var.standard_error
     scaled_variance, scaled_standard_error = var.scaled_variance, var.scaled_standard_error
@@ -297,7 +312,7 @@ def _scaling_lines(
     panels share the first one's y range and its tick labels (the others draw the grid only)."""
     d = np.asarray(sat.d_values, dtype=np.float64)  # [n_d]
     x_title = t("scaling.curves_x", lang)
-    names = {s: t(f"scaling.scaling_{s}", lang) for s in sat.scalings}
+    names = {s: SCALING_NAMES.text(s, lang) for s in sat.scalings}
     axes, annotations = _panels(titles, (x_title,) * len(titles), ("",) * len(titles))
     data, shapes = [], []
     for i, (values, reference) in enumerate(zip(measures, references, strict=True)):
@@ -427,7 +442,7 @@ def weights_animation(sat: SaturationSweep, chosen_d: int, lang: str, big: bool 
     carries one small update (heights, labels, hover data) and the figure builds quickly."""
     d_values, start = sat.d_values, list(sat.d_values).index(chosen_d)
     weights, scores = sat.first_weights, sat.first_scores
-    group_titles = {s: t(f"scaling.play_group_{s}", lang) for s in sat.scalings}
+    group_titles = {s: GROUP_TITLES.text(s, lang) for s in sat.scalings}
     title, x_title, y_title = (
         t("scaling.play_title", lang, T=sat.T),
         t("scaling.play_x", lang),
@@ -590,6 +605,169 @@ SOFTMAX_CSS = (
 MISTAKE_CODE_CHARS = 38  # the longest line of scaling.mistake_code (a CJK character counts twice)
 
 
+# --- the words beside the figures: alt texts and readings, their numbers read from the sweeps ---------
+
+
+def hist_alt(var: VarianceSweep, d_k: int, n: int, lang: str) -> str:
+    j = list(var.d_values).index(d_k)
+    return t(
+        "scaling.hist_alt",
+        lang,
+        n=n,
+        d=d_k,
+        spread=f"{3 * np.sqrt(d_k):.0f}",
+        var=f"{var.variance[j]:.2f}",
+        scaled=f"{var.scaled_variance[j]:.3f}",
+    )
+
+
+def variance_metrics(var: VarianceSweep, d_k: int, lang: str) -> list[dict]:
+    """st.metric's arguments for the measured variance at d_k, unscaled and scaled, each with its
+    standard error (the theory, d_k and 1, beside it)."""
+    j = list(var.d_values).index(d_k)
+    common = {"help": t("scaling.metric_help", lang), "delta_color": "off", "delta_arrow": "off"}
+    return [
+        {
+            "label": t("scaling.metric_var", lang, d=d_k),
+            "value": f"{var.variance[j]:.2f}",
+            "delta": t("scaling.metric_var_delta", lang, theory=d_k, se=f"{var.standard_error[j]:.2f}"),
+            **common,
+        },
+        {
+            "label": t("scaling.metric_scaled", lang),
+            "value": f"{var.scaled_variance[j]:.3f}",
+            "delta": t("scaling.metric_scaled_delta", lang, se=f"{var.scaled_standard_error[j]:.3f}"),
+            **common,
+        },
+    ]
+
+
+def play_alt(sat: SaturationSweep, d_k: int, lang: str) -> str:
+    first = sat.first_weights[:, list(sat.d_values).index(d_k)]  # [n_s, T]
+    return t(
+        "scaling.play_alt",
+        lang,
+        T=sat.T,
+        d=d_k,
+        none=f"{first[NONE].max():.3f}",
+        sqrt=f"{first[SQRT].max():.3f}",
+        dk=f"{first[BY_D].max():.3f}",
+        uniform=f"{1 / sat.T:.3f}",
+    )
+
+
+def curves_alt(sat: SaturationSweep, lang: str) -> str:
+    top = sat.max_weight  # [n_s, n_d]
+    return t(
+        "scaling.curves_alt",
+        lang,
+        none_first=f"{top[NONE, 0]:.2f}",
+        none_last=f"{top[NONE, -1]:.2f}",
+        sqrt_last=f"{top[SQRT, -1]:.2f}",
+        dk_last=f"{top[BY_D, -1]:.3f}",
+        logT=f"{np.log(sat.T):.3f}",
+    )
+
+
+def curves_reading(sat: SaturationSweep, d_k: int, lang: str) -> str:
+    j, top = list(sat.d_values).index(d_k), sat.max_weight  # [n_s, n_d]
+    return t(
+        "scaling.reading",
+        lang,
+        d=d_k,
+        T=sat.T,
+        none_max=f"{top[NONE, j]:.3f}",
+        sqrt_max=f"{top[SQRT, j]:.3f}",
+        first_max=f"{top[SQRT, 0]:.3f}",
+        dk_max=f"{top[BY_D, j]:.3f}",
+        uniform=f"{1 / sat.T:.3f}",
+    )
+
+
+def slopes_alt(sat: SaturationSweep, lang: str) -> str:
+    own, raw = sat.slope_scaled, sat.slope_raw  # [n_s, n_d]
+    return t(
+        "scaling.slopes_alt",
+        lang,
+        none=f"{own[NONE, -1]:.2g}",
+        dk=f"{own[BY_D, -1]:.3f}",
+        dk_raw=f"{raw[BY_D, -1]:.2g}",
+        sqrt_raw=f"{raw[SQRT, -1]:.2g}",
+    )
+
+
+def slopes_reading(sat: SaturationSweep, d_k: int, lang: str) -> str:
+    j, own, raw = list(sat.d_values).index(d_k), sat.slope_scaled, sat.slope_raw  # [n_s, n_d]
+    return t(
+        "scaling.slopes_reading",
+        lang,
+        d=d_k,
+        none=f"{own[NONE, j]:.2g}",
+        none_first=f"{own[NONE, 0]:.2f}",
+        sqrt=f"{own[SQRT, j]:.3f}",
+        sqrt_raw=f"{raw[SQRT, j]:.2g}",
+        dk=f"{own[BY_D, j]:.3f}",
+        dk_raw=f"{raw[BY_D, j]:.2g}",
+        root=f"{np.sqrt(d_k):g}",
+    )
+
+
+# --- formulas: each experiment's, and the derivation's steps ------------------------------------------
+
+LATEX = {
+    "spread": r"\begin{aligned} s &= q \cdot k = \textstyle\sum_{i=1}^{d_k} q_i k_i \\ q_i, k_i &\sim N(0, 1) \\"
+    r" \operatorname{Var}(s) &= d_k \\ \operatorname{Var}\big(s / \sqrt{d_k}\big) &= 1 \end{aligned}",
+    "softmax": r"\begin{aligned} p &= \operatorname{softmax}(z),\ z = c\,s \\ c &\in \{1,\ 1/\sqrt{d_k},\ 1/d_k\} \\"
+    r" H(p) &= -\textstyle\sum_i p_i \log p_i \\"
+    r" \frac{\partial p}{\partial z} &= \operatorname{diag}(p) - p\,p^\top \\"
+    r" \Big\lVert \frac{\partial p}{\partial z} \Big\rVert^2 &="
+    r" \textstyle\sum_i p_i^2 \big((1 - p_i)^2 + \sum_{j \ne i} p_j^2\big) \\"
+    r" \frac{\partial p}{\partial s} &= c\, \frac{\partial p}{\partial z} \end{aligned}",
+}
+# The derivation: each step's words (a catalog key) and its formula (None: words only). One equality
+# per line (aligned): a chain on one line runs off a phone's screen, and off a 1280 px window once
+# lecture mode enlarges the text. [6pt]: air between stacked sums and fractions.
+GARBLED_AFTER = "scaling.step3"  # article 003's garbled identity is corrected under this step
+DERIVATION = (
+    (
+        "scaling.step1",
+        r"\begin{aligned} E[q_i^2] &= \operatorname{Var}(q_i) + \big(E[q_i]\big)^2 \\ &= 1 + 0 = 1, \\"
+        r" E[k_i^2] &= 1 \end{aligned}",
+    ),
+    ("scaling.step2", r"\begin{aligned} E[q_i k_i] &= E[q_i]\,E[k_i] \\ &= 0 \cdot 0 = 0 \end{aligned}"),
+    (
+        "scaling.step3",
+        r"\begin{aligned} \operatorname{Var}(q_i k_i) &= E[q_i^2 k_i^2] - \big(E[q_i k_i]\big)^2 \\"
+        r" &= E[q_i^2]\,E[k_i^2] - \big(E[q_i]\,E[k_i]\big)^2 \\ &= 1 \cdot 1 - 0 = 1 \end{aligned}",
+    ),
+    (
+        "scaling.step4",
+        r"\begin{aligned} E[q \cdot k] &= \sum_{i=1}^{d_k} E[q_i k_i] = 0, \\[6pt]"
+        r" \operatorname{Var}(q \cdot k) &= \sum_{i=1}^{d_k} \operatorname{Var}(q_i k_i) = d_k \end{aligned}",
+    ),
+    (
+        "scaling.step5",
+        r"\begin{aligned} \operatorname{Var}\!\Big(\frac{q \cdot k}{\sqrt{d_k}}\Big) &= \frac{d_k}{d_k} = 1,"
+        r" \\[6pt]"
+        r" \operatorname{Var}\!\Big(\frac{q \cdot k}{d_k}\Big) &= \frac{d_k}{d_k^2}"
+        r" = \frac{1}{d_k} \end{aligned}",
+    ),
+    (
+        "scaling.step6",
+        r"\begin{aligned} J = \frac{\partial p}{\partial z} &= \operatorname{diag}(p) - p\,p^\top, \\[6pt]"
+        r" J_{ij} &= p_i(\delta_{ij} - p_j) \end{aligned}",
+    ),
+    ("scaling.step6_after", None),
+    (
+        "scaling.step7",
+        r"\begin{aligned} \frac{\partial p}{\partial s} &= \frac{\partial p}{\partial z}\,"
+        r"\frac{\partial z}{\partial s} = c\,J, \\[6pt]"
+        r" \frac{\partial s}{\partial q} &= k,\quad \lVert k \rVert \approx \sqrt{d_k} \end{aligned}",
+    ),
+    ("scaling.step7_after", None),
+)
+
+
 # --- the numbers behind the figures ------------------------------------------------------------------
 
 
@@ -608,7 +786,7 @@ def variance_table(var: VarianceSweep, lang: str) -> pd.DataFrame:
 
 def saturation_table(sat: SaturationSweep, lang: str) -> pd.DataFrame:
     """One row per scaling and d_k: the typical row's largest weight, entropy and both slopes."""
-    names = [t(f"scaling.scaling_{s}", lang) for s in SCALINGS]
+    names = [SCALING_NAMES.text(s, lang) for s in SCALINGS]
     columns = {
         t("scaling.col_scaling", lang): np.repeat(names, len(sat.d_values)),
         t("scaling.col_max", lang): sat.max_weight.ravel(),

@@ -1,31 +1,50 @@
 """The page "why divide by √d_k" in AppTest: what its figures and tables say (the two slopes, with
 respect to the scaled scores and to the raw scores q·k, labelled), its controls, links, presets,
-lecture steps, the check-yourself slot, and bad link values."""
+steps (one on the screen, lecture mode's the same), the check-yourself slot, and bad link values."""
 
 import re
+from dataclasses import fields
 
 import numpy as np
 import pytest
-from app_harness import figure_alts, figures, open_page, plotly_array
+from app_harness import figure_alts, figures, link_of, open_page, open_step, plotly_array
 
 from attention_core.saturation import D_VALUES, saturation_sweep, score_rows
 from lab_ui.figures import scaling as figures_module
 from lab_ui.figures.scaling import LECTURE_PX
 from lab_ui.i18n import catalog, t
+from lab_ui.registry import info as page_info
+from pages import scaling as page_module
+from pages.scaling import Controls as C
 
 PAGE = "pages/scaling.py"
 D_VALUES = list(D_VALUES)
+INFO = page_info("scaling")
+STEPS = INFO.step_names  # spread, softmax, derivation: old links' sc_step=n open the same step
+(CHECK,) = INFO.checks
+FIGURES = {
+    "spread": {"scaling_hist", "scaling_variance"},
+    "softmax": {"scaling_play", "scaling_curves", "scaling_slopes"},
+    "derivation": set(),
+}
+link = link_of(C)
 
 
-def tables(at):
-    """Open the two folded tables (they are built only when opened): variance, then saturation."""
-    at.session_state["sc_x_variance"] = at.session_state["sc_x_saturation"] = True
+def open_table(at, step: str):
+    """A step's folded table (built only when its box is open), opened: one row per d_k, or per
+    scaling and d_k."""
+    at.session_state[f"{INFO.prefix}_{step}_table"] = True
     at.run()
-    return at.dataframe[0].value, at.dataframe[1].value
+    (table,) = at.dataframe
+    return table.value
 
 
 def variance_table(at):
-    return tables(at)[0]  # one row per d_k, indexed by d_k
+    return open_table(at, "spread")
+
+
+def saturation_table(at):
+    return open_table(at, "softmax")
 
 
 def curves(at):
@@ -43,25 +62,73 @@ def curves(at):
     return out
 
 
+def open_control_step(control, lang: str = "en", **params):
+    """The page at the step that draws `control` (a page-level one: the first)."""
+    return open_step(PAGE, control.on or STEPS[0], lang, **params)
+
+
+# --- the declaration -----------------------------------------------------------------------------------
+
+
+def test_the_page_is_declared_once_and_its_steps_get_plain_values():
+    PAGE_ = page_module.PAGE
+    PAGE_.check()  # every step of the manifest has its function
+    assert STEPS == ("spread", "softmax", "derivation")
+    assert [c.key for c in C.entries()] == ["sc_d", "sc_seed", "sc_n", "sc_T"]  # the links' parameters of old
+    assert [c.key for c in C.on_step(None)] == [C.d.key, C.seed.key]
+    assert (C.n.on, C.T.on) == ("spread", "softmax")
+    assert {f.type for f in fields(page_module.Settings)} == {int}
+
+
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_page_runs_in_both_languages_with_its_figures(lang):
-    at = open_page(PAGE, lang)
+def test_the_whole_page_runs_in_both_languages_with_its_figures(lang):
+    at = open_page(PAGE, lang, whole="1")
     assert not at.exception
     assert at.title[0].value == t("scaling.title", lang=lang)
-    assert set(figures(at)) == {"scaling_hist", "scaling_variance", "scaling_play", "scaling_curves", "scaling_slopes"}
+    assert set(figures(at)) == set().union(*FIGURES.values())
     assert all(alt.strip() for alt in figure_alts(at))
     numbered = [h.value for h in at.subheader if h.value[:1].isdigit()]  # not the quiz at the end
-    assert numbered == [
-        f"{i} · {t(f'scaling.section_{name}', lang=lang)}"
-        for i, name in enumerate(("spread", "softmax", "derivation"), start=1)
-    ]
+    assert numbered == [f"{i} · {t(INFO.steps[name], lang=lang)}" for i, name in enumerate(STEPS, start=1)]
     # Issue 11 #11: the title and the headings are words, no raw "√d_k" (they are also plain text in
     # the home page's lecture plan, where no formula renders)
     assert not any("_" in h for h in (at.title[0].value, *numbered))
 
 
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("step", STEPS)
+def test_each_step_is_alone_on_the_screen(step, lang):
+    """Issue 24: one step at a time; an old link's sc_step=n opens the same step."""
+    at = open_step(PAGE, step, lang)
+    assert not at.exception
+    assert set(figures(at)) == FIGURES[step]
+    assert [h.value for h in at.subheader if h.value[:1].isdigit()] == [
+        f"{STEPS.index(step) + 1} · {t(INFO.steps[step], lang=lang)}"
+    ]
+    own = {c.key for c in C.entries() if c.on == step}
+    drawn = {w.key for w in (*at.select_slider, *at.slider, *at.number_input)}
+    assert own <= drawn and not {c.key for c in C.entries() if c.on not in (None, step)} & drawn
+
+
+def test_the_derivation_draws_no_settings_and_the_other_steps_keep_theirs():
+    """The derivation reads neither d_k nor the seed: no controls that would change nothing; what
+    they held comes back on the steps that read them."""
+    at = open_page(PAGE, "en", **link(d="1024", seed="5"))
+    at.button(key=f"{INFO.step_key}_next").click().run()
+    at.button(key=f"{INFO.step_key}_next").click().run()
+    assert not figures(at)
+    assert not [w for w in (*at.select_slider, *at.number_input) if w.key in (C.d.key, C.seed.key)]
+    assert t("scaling.no_settings", lang="en") in [c.value for c in at.caption]
+    at.button(key=f"{INFO.step_key}_prev").click().run()
+    assert (at.select_slider(key=C.d.key).value, at.number_input(key=C.seed.key).value) == (1024, 5)
+    assert figures(at)["scaling_play"]["layout"]["sliders"][0]["active"] == D_VALUES.index(1024)
+
+
+# --- step 1: the spread of q·k ------------------------------------------------------------------------
+
+
 def test_measured_variance_tracks_d_and_is_about_1_after_scaling():
     at = open_page(PAGE, "en")
+    assert not at.dataframe  # folded: not built until opened
     table = variance_table(at)
     d = table.index.to_numpy(dtype=float)
     assert list(d) == D_VALUES
@@ -72,7 +139,7 @@ def test_measured_variance_tracks_d_and_is_about_1_after_scaling():
     scaled_se = table[t("scaling.col_scaled_se", lang="en")].to_numpy()
     assert np.all(np.abs(scaled - 1) < 4 * scaled_se)
     # and the standard error shrinks with more samples: 5,000 pairs at d_k = 64 -> √((2·64² + 6·64)/5000)
-    at.select_slider(key="sc_n").set_value(5000).run()
+    at.select_slider(key=C.n.key).set_value(5000).run()
     assert variance_table(at)[t("scaling.col_se", lang="en")].loc[64] == pytest.approx(
         np.sqrt((2 * 64**2 + 6 * 64) / 5000), abs=1e-4
     )
@@ -80,7 +147,7 @@ def test_measured_variance_tracks_d_and_is_about_1_after_scaling():
 
 def test_histogram_shows_the_samples_at_the_chosen_d():
     at = open_page(PAGE, "en")
-    at.select_slider(key="sc_d").set_value(1024).run()
+    at.select_slider(key=C.d.key).set_value(1024).run()
     hist = figures(at)["scaling_hist"]["data"]
     raw, scaled = plotly_array(hist[0]["x"]), plotly_array(hist[2]["x"])
     assert raw.var() == pytest.approx(1024, rel=0.2)  # 2,000 samples: SE ≈ 3 %
@@ -88,8 +155,11 @@ def test_histogram_shows_the_samples_at_the_chosen_d():
     assert "1024" in at.metric[0].label
 
 
+# --- step 2: what softmax does with them ---------------------------------------------------------------
+
+
 def test_saturation_unscaled_one_hot_scaled_steady_divided_by_d_uniform():
-    at = open_page(PAGE, "en")
+    at = open_step(PAGE, "softmax")
     T = 8
     c = curves(at)
     # unscaled: the largest weight goes to 1 and the gradient to 0
@@ -107,135 +177,35 @@ def test_saturation_unscaled_one_hot_scaled_steady_divided_by_d_uniform():
     assert c["jacobian"]["d"][-1] > 0.3 and c["raw"]["d"][-1] < 1e-4
     # the saturation table agrees with the figure
     assert not at.dataframe  # folded: not built until opened
-    table = tables(at)[1]
+    table = saturation_table(at)
     unscaled = table[table[t("scaling.col_scaling", lang="en")] == t("scaling.scaling_none", lang="en")]
     np.testing.assert_allclose(unscaled[t("scaling.col_max", lang="en")], c["max"]["none"], atol=1e-4)
 
 
 def test_more_keys_raise_the_uniform_entropy():
-    at = open_page(PAGE, "en", sc_T="64")
+    at = open_step(PAGE, "softmax", **link(T="64"))
     c = curves(at)
     assert c["entropy"]["d"][-1] == pytest.approx(np.log(64), rel=1e-3)
     assert c["max"]["none"][-1] > 0.9
 
 
 def test_animation_has_one_frame_per_d_and_starts_at_the_chosen_d():
-    at = open_page(PAGE, "en")
+    at = open_step(PAGE, "softmax")
     spec = figures(at)["scaling_play"]
     assert [f["name"] for f in spec["frames"]] == [str(d) for d in D_VALUES]
     assert spec["layout"]["sliders"][0]["active"] == D_VALUES.index(64)
     assert [b["method"] for b in spec["layout"]["updatemenus"][0]["buttons"]] == ["animate", "animate"]
-    at.select_slider(key="sc_d").set_value(1024).run()
+    at.select_slider(key=C.d.key).set_value(1024).run()
     spec = figures(at)["scaling_play"]
     assert spec["layout"]["sliders"][0]["active"] == D_VALUES.index(1024)
     start = plotly_array(spec["data"][0]["y"])
     np.testing.assert_allclose(start, plotly_array(spec["frames"][D_VALUES.index(1024)]["data"][0]["y"]))
 
 
-def test_check_accepts_8_and_rejects_64():
-    at = open_page(PAGE, "en")
-    at.number_input(key="sc_check").set_value(8).run()
-    assert at.success and "8" in at.success[0].value
-    at.number_input(key="sc_check").set_value(64).run()
-    assert not at.success and at.error and "64" in at.error[0].value
-    at.toggle(key="sc_check_show").set_value(True).run()
-    assert any(t("scaling.check_explanation", lang="en") == i.value for i in at.info)
-
-
-def test_link_reproduces_the_view_and_the_seed_decides_the_numbers():
-    a = open_page(PAGE, "en", sc_d="256", sc_T="16", sc_seed="7", sc_n="1000")
-    assert not a.exception
-    assert a.select_slider(key="sc_d").value == 256
-    assert a.slider(key="sc_T").value == 16
-    assert a.select_slider(key="sc_n").value == 1000
-    assert a.number_input(key="sc_seed").value == 7
-    b = open_page(PAGE, "en", sc_d="256", sc_T="16", sc_seed="7", sc_n="1000")
-    c = open_page(PAGE, "en", sc_d="256", sc_T="16", sc_seed="8", sc_n="1000")
-    same = figures(a)["scaling_hist"]["data"][0]["x"], figures(b)["scaling_hist"]["data"][0]["x"]
-    assert same[0] == same[1]
-    assert figures(c)["scaling_hist"]["data"][0]["x"] != same[0]
-    assert variance_table(a).equals(variance_table(b))
-
-
-@pytest.mark.parametrize(
-    ("key", "value"),
-    [
-        ("sc_d", "100"),
-        ("sc_d", "abc"),
-        ("sc_d", "-64"),
-        ("sc_T", "999"),
-        ("sc_T", "1.5"),
-        ("sc_T", "两"),
-        ("sc_n", "7"),
-        ("sc_seed", "-1"),
-        ("sc_seed", "<b>x</b>"),
-        *(
-            (key, number)
-            for key in ("sc_d", "sc_T", "sc_n", "sc_seed")
-            for number in ("1e309", "-1e309", "1e-400", "9e999")
-        ),
-    ],
-)
-def test_bad_link_values_fall_back_with_a_notice_and_keep_the_rest(key, value):
-    good = {"sc_d": "1024", "sc_T": "16"}
-    good.pop(key, None)
-    at = open_page(PAGE, "en", **good, **{key: value})
-    assert not at.exception
-    assert at.toast and key in at.toast[0].value
-    defaults = {"sc_d": 64, "sc_T": 8, "sc_n": 2000, "sc_seed": 0}
-    widget = at.slider(key=key) if key == "sc_T" else at.number_input(key=key) if key == "sc_seed" else None
-    widget = widget or at.select_slider(key=key)
-    assert widget.value == defaults[key]
-    if "sc_d" in good:
-        assert at.select_slider(key="sc_d").value == 1024  # what else the link set is kept
-    if "sc_T" in good:
-        assert at.slider(key="sc_T").value == 16
-
-
-def test_presets_set_the_controls_and_the_link():
-    at = open_page(PAGE, "en")
-    at.button(key="scaling_preset_saturation").click().run()
-    assert at.select_slider(key="sc_d").value == 1024
-    assert at.query_params["sc_d"] in ("1024", ["1024"])
-    assert figures(at)["scaling_play"]["layout"]["sliders"][0]["active"] == D_VALUES.index(1024)
-    at.button(key="scaling_preset_article").click().run()
-    assert (at.select_slider(key="sc_d").value, at.slider(key="sc_T").value) == (8, 4)
-    at.button(key="scaling_preset_long").click().run()
-    assert not at.exception
-    assert (at.select_slider(key="sc_d").value, at.slider(key="sc_T").value) == (4096, 64)
-
-
-def test_extremes_and_lecture_mode_run():
-    at = open_page(PAGE, "zh", sc_d="1", sc_T="2", sc_n="500", lecture="1")
-    assert not at.exception
-    assert at.select_slider(key="sc_d").value == 1  # in the title row's popover
-    at = open_page(PAGE, "en", sc_d="4096", sc_T="64", sc_n="5000", sc_seed=str(2**31 - 1))
-    assert not at.exception
-    assert variance_table(at).index[-1] == 4096
-
-
-def test_english_page_translates_every_chinese_quote():
-    """Article 003's words stay in Chinese (they are the source), each followed by an English
-    translation in brackets: “原文” (“translation”)."""
-    quote = re.compile(r"“([^”]*[\u4e00-\u9fff][^”]*)”")
-    found = 0
-    for key, texts in catalog().items():
-        if not key.startswith("scaling."):
-            continue
-        for match in quote.finditer(texts["en"]):
-            found += 1
-            after = texts["en"][match.end() :].lstrip()
-            assert re.match(r"\(“[A-Za-z][^”]*”\)", after), (key, match.group(0))
-    assert found >= 4
-    at = open_page(PAGE, "en")
-    page = " ".join(m.value for m in at.markdown)
-    assert "(“independent components: summed, they become 0 and dk”)" in page
-
-
 def test_the_slopes_figure_says_which_slope_is_which_and_the_text_reads_the_numbers():
     """Issue 11 #7: "gradient size" was softmax's Jacobian with respect to the already scaled
     scores, so article 003's ÷ d_k looked healthy. Both slopes are shown, each panel titled."""
-    at = open_page(PAGE, "en", sc_d="1024")
+    at = open_step(PAGE, "softmax", **link(d="1024"))
     spec = figures(at)["scaling_slopes"]
     titles = [a["text"] for a in spec["layout"]["annotations"]]
     assert titles == [
@@ -246,50 +216,19 @@ def test_the_slopes_figure_says_which_slope_is_which_and_the_text_reads_the_numb
     j = D_VALUES.index(1024)
     reading = " ".join(m.value for m in at.markdown)
     assert f"**{sat.slope_scaled[2, j]:.3f}**" in reading and f"**{sat.slope_raw[2, j]:.2g}**" in reading
-    table = tables(at)[1]
+    table = saturation_table(at)
     assert t("scaling.col_slope_raw", lang="en") in table.columns and table.index.name == t("scaling.col_d", lang="en")
     by_d = table[table[t("scaling.col_scaling", lang="en")] == t("scaling.scaling_d", lang="en")]
     np.testing.assert_allclose(by_d[t("scaling.col_slope_raw", lang="en")], sat.slope_raw[2])  # full precision: tiny
 
 
-@pytest.mark.parametrize(
-    ("step", "shown"),
-    [(1, {"scaling_hist", "scaling_variance"}), (2, {"scaling_play", "scaling_curves", "scaling_slopes"}), (3, set())],
-)
-def test_lecture_steps_show_one_section_and_its_first_figure_fits_the_first_screen(step, shown):
-    """Issue 11 #16: lecture mode cut the histograms. The step's first figure is drawn right under
-    the step bar, no taller than LECTURE_PX; its controls and words come after it."""
-    at = open_page(PAGE, "en", lecture="1", sc_step=str(step))
-    assert not at.exception
-    assert set(figures(at)) == shown
-    first = {1: "scaling_hist", 2: "scaling_play"}.get(step)
-    if first:
-        assert figures(at)[first]["layout"]["height"] <= LECTURE_PX
-        assert next(e.key for e in at.get("plotly_chart")) == first
-    if step == 3:
-        at.number_input(key="sc_check").set_value(8).run()
-        assert at.success
-        # the derivation reads neither d_k nor the seed: no settings that would change nothing
-        assert not [w for w in (*at.select_slider, *at.number_input) if w.key in ("sc_d", "sc_seed")]
-    else:
-        assert {w.key for w in (*at.select_slider, *at.number_input)} >= {"sc_d", "sc_seed"}
-
-
 def test_moving_T_draws_no_new_rows():
     """Issue 11's stopwatch: T took 3 s a step. The rows are drawn once per seed (score_rows), and
     a row of T keys is their first T: T = 8 and T = 9 share their first eight raw scores."""
-    a, b = open_page(PAGE, "en", sc_d="1"), open_page(PAGE, "en", sc_d="1", sc_T="9")
+    a = open_step(PAGE, "softmax", **link(d="1"))
+    b = open_step(PAGE, "softmax", **link(d="1", T="9"))
     customdata = [np.array(figures(x)["scaling_play"]["data"][0]["customdata"]) for x in (a, b)]
     np.testing.assert_allclose(customdata[1][:8, 1], customdata[0][:8, 1])  # the first group's raw scores q·k
-
-
-@pytest.mark.parametrize("value", ["0", "4", "two", "1e309", "-1e309", "1e-400", "9e999"])
-def test_a_bad_step_in_the_link_falls_back_to_the_first_step_and_keeps_the_rest(value):
-    at = open_page(PAGE, "en", lecture="1", sc_step=value, sc_d="1024")
-    assert not at.exception
-    assert at.toast and "sc_step" in at.toast[0].value
-    assert set(figures(at)) == {"scaling_hist", "scaling_variance"}
-    assert at.select_slider(key="sc_d").value == 1024
 
 
 def enclosing_ids(at, kind: str) -> list[list[str]]:
@@ -309,28 +248,183 @@ def enclosing_ids(at, kind: str) -> list[list[str]]:
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_the_softmax_section_sends_its_phone_css_and_keys_what_it_styles(lang):
+def test_the_softmax_step_sends_its_phone_css_and_keys_what_it_styles(lang):
     """A review on a 390 px phone: the bars' key numbers ran together and their value labels were
     4 px, the link to the train page was cut at the screen's edge, the code box hid article 003's
     division. The page sends the media queries (lab_ui.figures.scaling says what each does) and puts
     the link and the box in the containers they name."""
-    at = open_page(PAGE, lang)
+    at = open_step(PAGE, "softmax", lang)
     styles = [h.proto.body for h in at.get("html") if "<style>" in h.proto.body]
     assert figures_module.SOFTMAX_CSS in styles
     assert figures_module.phone_key_ticks_css(figures_module.PLAY_KEY, 8) in styles  # T = 8 by default
     code = next(c for c in at.code if "self.embed_dim // self.num_heads" in c.value)
     assert code.value == t("scaling.mistake_code", lang=lang) and code.proto.wrap_lines
-    (link,) = [
+    (link_ids,) = [
         ids
         for ids, p in zip(enclosing_ids(at, "page_link"), at.get("page_link"), strict=True)
         if p.proto.label == t("scaling.train_link", lang=lang)
     ]
-    assert link[-1].endswith(f"-{figures_module.TRAIN_LINK_KEY}")
+    assert link_ids[-1].endswith(f"-{figures_module.TRAIN_LINK_KEY}")
     code_ids = [ids for ids, c in zip(enclosing_ids(at, "code"), at.code, strict=True) if c.value == code.value]
     assert any(i.endswith(f"-{figures_module.MISTAKE_KEY}") for i in code_ids[0])
 
 
 def test_few_keys_need_no_css_for_their_numbers():
-    at = open_page(PAGE, "en", sc_T="4")
+    at = open_step(PAGE, "softmax", **link(T="4"))
     assert not [h for h in at.get("html") if "g.xtick:nth-of-type" in h.proto.body]
     assert figures_module.SOFTMAX_CSS in [h.proto.body for h in at.get("html")]
+
+
+# --- step 3: the derivation and the check ------------------------------------------------------------------
+
+
+def test_check_accepts_8_and_rejects_64():
+    at = open_step(PAGE, "derivation")
+    at.number_input(key=CHECK).set_value(8).run()
+    assert at.success and "8" in at.success[0].value
+    at.number_input(key=CHECK).set_value(64).run()
+    assert not at.success and at.error and "64" in at.error[0].value
+    at.toggle(key=f"{CHECK}_show").set_value(True).run()
+    assert any(t("scaling.check_explanation", lang="en") == i.value for i in at.info)
+    assert CHECK not in at.query_params  # answers never ride in the link
+
+
+def test_the_derivation_shows_every_step_and_corrects_article_003():
+    at = open_step(PAGE, "derivation")
+    shown = [m.value for m in at.markdown]
+    assert all(t(key, lang="en") in shown for key, _ in figures_module.DERIVATION)
+    assert [x.value.strip("$\n") for x in at.latex] == [latex for _, latex in figures_module.DERIVATION if latex]
+    assert next(i.value for i in at.info) == t("scaling.garbled", lang="en")
+
+
+def test_english_page_translates_every_chinese_quote():
+    """Article 003's words stay in Chinese (they are the source), each followed by an English
+    translation in brackets: “原文” (“translation”)."""
+    quote = re.compile(r"“([^”]*[\u4e00-\u9fff][^”]*)”")
+    found = 0
+    for key, texts in catalog().items():
+        if not key.startswith("scaling."):
+            continue
+        for match in quote.finditer(texts["en"]):
+            found += 1
+            after = texts["en"][match.end() :].lstrip()
+            assert re.match(r"\(“[A-Za-z][^”]*”\)", after), (key, match.group(0))
+    assert found >= 4
+    at = open_step(PAGE, "derivation")
+    page = " ".join(m.value for m in at.markdown)
+    assert "(“independent components: summed, they become 0 and dk”)" in page
+
+
+# --- links, presets, bad values ------------------------------------------------------------------------
+
+
+def test_link_reproduces_the_view_and_the_seed_decides_the_numbers():
+    params = link(d="256", T="16", seed="7", n="1000")
+    a = open_page(PAGE, "en", whole="1", **params)
+    assert not a.exception
+    assert a.select_slider(key=C.d.key).value == 256
+    assert a.slider(key=C.T.key).value == 16
+    assert a.select_slider(key=C.n.key).value == 1000
+    assert a.number_input(key=C.seed.key).value == 7
+    b = open_page(PAGE, "en", **params)
+    c = open_page(PAGE, "en", **{**params, **link(seed="8")})
+    same = figures(a)["scaling_hist"]["data"][0]["x"], figures(b)["scaling_hist"]["data"][0]["x"]
+    assert same[0] == same[1]
+    assert figures(c)["scaling_hist"]["data"][0]["x"] != same[0]
+    assert variance_table(b).equals(variance_table(open_page(PAGE, "en", **params)))
+
+
+@pytest.mark.parametrize(
+    ("control", "value"),
+    [
+        (C.d, "100"),
+        (C.d, "abc"),
+        (C.d, "-64"),
+        (C.T, "999"),
+        (C.T, "1.5"),
+        (C.T, "两"),
+        (C.n, "7"),
+        (C.seed, "-1"),
+        (C.seed, "<b>x</b>"),
+        *((control, number) for control in C.entries() for number in ("1e309", "-1e309", "1e-400", "9e999")),
+    ],
+    ids=str,
+)
+def test_bad_link_values_fall_back_with_a_notice_and_keep_the_rest(control, value):
+    good = {C.d.key: "1024", C.T.key: "16"}
+    good.pop(control.key, None)
+    at = open_control_step(control, "en", **good, **{control.key: value})
+    assert not at.exception
+    assert at.toast and control.key in at.toast[0].value
+    kinds = {"slider": at.slider, "seed": at.number_input, "select_slider": at.select_slider}
+    assert kinds[control.kind](key=control.key).value == control.default
+    if C.d.key in good:
+        assert at.select_slider(key=C.d.key).value == 1024  # what else the link set is kept
+    if C.T.key in good and control.on == "softmax":
+        assert at.slider(key=C.T.key).value == 16
+
+
+def test_presets_set_the_controls_and_the_link():
+    at = open_step(PAGE, "softmax")
+    at.button(key="scaling_preset_saturation").click().run()
+    assert at.select_slider(key=C.d.key).value == 1024
+    assert at.query_params[C.d.key] in ("1024", ["1024"])
+    assert figures(at)["scaling_play"]["layout"]["sliders"][0]["active"] == D_VALUES.index(1024)
+    at.button(key="scaling_preset_article").click().run()
+    assert (at.select_slider(key=C.d.key).value, at.slider(key=C.T.key).value) == (8, 4)
+    at.button(key="scaling_preset_long").click().run()
+    assert not at.exception
+    assert (at.select_slider(key=C.d.key).value, at.slider(key=C.T.key).value) == (4096, 64)
+
+
+def test_a_preset_on_another_step_sets_a_control_that_step_does_not_draw():
+    """The article's T = 4, chosen on step 1 (where T has no slider), is what step 2 shows."""
+    at = open_page(PAGE, "en")
+    at.button(key="scaling_preset_article").click().run()
+    assert at.query_params[C.T.key] in ("4", ["4"])
+    at.button(key=f"{INFO.step_key}_next").click().run()
+    assert (at.select_slider(key=C.d.key).value, at.slider(key=C.T.key).value) == (8, 4)
+
+
+@pytest.mark.parametrize("step", STEPS)
+def test_extremes_run_on_every_step(step):
+    at = open_step(PAGE, step, "zh", **link(d="1", T="2", n="500"), lecture="1")
+    assert not at.exception
+    if step != "derivation":
+        assert at.select_slider(key=C.d.key).value == 1  # in the settings' popover
+    at = open_step(PAGE, step, "en", **link(d="4096", T="64", n="5000", seed=str(2**31 - 1)))
+    assert not at.exception
+    if step == "spread":
+        assert variance_table(at).index[-1] == 4096
+
+
+# --- lecture mode ----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("step", STEPS)
+def test_lecture_steps_show_one_step_and_its_first_figure_fits_the_first_screen(step):
+    """Issue 11 #16: lecture mode cut the histograms. The step's first figure is drawn right under
+    the step bar, no taller than LECTURE_PX; its controls and words come after it."""
+    at = open_step(PAGE, step, "en", lecture="1")
+    assert not at.exception
+    assert set(figures(at)) == FIGURES[step]
+    first = {"spread": "scaling_hist", "softmax": "scaling_play"}.get(step)
+    if first:
+        assert figures(at)[first]["layout"]["height"] <= LECTURE_PX
+        assert figures(at)[first]["layout"]["font"]["size"] >= 20
+        assert next(e.key for e in at.get("plotly_chart")) == first
+        assert {w.key for w in (*at.select_slider, *at.number_input)} >= {C.d.key, C.seed.key}
+    else:
+        at.number_input(key=CHECK).set_value(8).run()
+        assert at.success
+        assert not [w for w in (*at.select_slider, *at.number_input) if w.key in (C.d.key, C.seed.key)]
+
+
+@pytest.mark.parametrize("lecture", ["0", "1"])
+@pytest.mark.parametrize("value", ["0", "4", "two", "1e309", "-1e309", "1e-400", "9e999"])
+def test_a_bad_step_in_the_link_falls_back_to_the_first_step_and_keeps_the_rest(value, lecture):
+    at = open_page(PAGE, "en", lecture=lecture, **{INFO.step_key: value}, **link(d="1024"))
+    assert not at.exception
+    assert at.toast and INFO.step_key in at.toast[0].value
+    assert set(figures(at)) == FIGURES["spread"]
+    assert at.select_slider(key=C.d.key).value == 1024

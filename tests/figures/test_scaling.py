@@ -13,9 +13,9 @@ import pytest
 from attention_core.saturation import D_VALUES, SCALINGS, saturation_sweep, score_rows, variance_sweep
 from lab_ui.figures import scaling as figs
 from lab_ui.i18n import t
-from lab_ui.layout import LECTURE_TEXT_PX
+from lab_ui.layout import LECTURE_TEXT_PX, place
 
-NAMES = {s: t(f"scaling.scaling_{s}", "en") for s in SCALINGS}
+NAMES = {s: figs.SCALING_NAMES.text(s, "en") for s in SCALINGS}
 
 
 @pytest.fixture(scope="module")
@@ -63,7 +63,9 @@ def test_histogram_draws_the_samples_and_the_theory_before_and_after_scaling(var
     assert np.trapezoid(scaled_theory.y, scaled_theory.x) == pytest.approx(1, abs=1e-3)
     assert fig.layout.annotations[0].text == "<b>" + t("scaling.hist_raw", "en", d=64).replace("\n", "<br>") + "</b>"
     assert fig.layout.height == 400 and histogram(var, j, "zh").layout.xaxis2.title.text == "缩放后 q·k / √d_k"
-    assert figs.dot_product_histogram(var, 64, "en", big=True).layout.height == figs.LECTURE_PX
+    # on a projector the page places it no taller than a lecture step's room, its text at lecture size
+    placed = place(fig, lecture=True, lecture_px=figs.LECTURE_PX).to_dict()["layout"]
+    assert placed["height"] == figs.LECTURE_PX and placed["font"]["size"] == LECTURE_TEXT_PX
 
 
 def test_variance_figure_puts_measurements_beside_the_theory(var):
@@ -193,7 +195,7 @@ def test_animation_title_and_group_titles_have_rooms_of_their_own(sat):
     title_bottom = (1 - title["y"]) * layout["height"] + 2 * figs.LINE * figs.LECTURE_TITLE_PX / 2
     heads = 2 * figs.LINE * figs.LECTURE_TEXT_PX + max(a["yshift"] for a in layout["annotations"])
     assert title_bottom + heads <= layout["margin"]["t"]  # the group titles start below the title
-    groups = [t(f"scaling.play_group_{s}", "en").replace("\n", "<br>") for s in SCALINGS]
+    groups = [figs.GROUP_TITLES.text(s, "en").replace("\n", "<br>") for s in SCALINGS]
     assert [a["text"] for a in layout["annotations"]] == [f"<b>{g}</b>" for g in groups]
 
 
