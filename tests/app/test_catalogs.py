@@ -2,13 +2,13 @@
 {placeholders} in both, Chinese text actually Chinese, and every t("...") key used in the code
 present in a catalog."""
 
-import ast
 import re
 import string
 from pathlib import Path
 
 import pytest
 
+from bench.page_counts import catalog_usage, code_files
 from lab_ui.i18n import LANGS, STRICT_TEXT_ENV, MissingText, catalog, join_chinese_lines, t
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -79,64 +79,24 @@ def test_a_chinese_paragraph_wrapped_over_lines_reads_without_spaces():
 
 # --- every key a literal the test can read ---------------------------------------------------------
 
-CODE = sorted({ROOT / "app.py", *ROOT.glob("pages/*.py"), *ROOT.glob("lab_ui/**/*.py")})
-STEMS = {key.split(".", 1)[0] for key in catalog()}
-KEY_SHAPE = re.compile(r"([a-z_]+)\.([A-Za-z_0-9]+)")
+USAGE = catalog_usage()
+STEMS = sorted({key.split(".", 1)[0] for key in catalog()})
 
 
-def _literal_keys(tree: ast.AST) -> set[str]:
-    """Every string literal shaped like a catalog key ("heatmap.d"), and every key a
-    labels("<prefix>", "<id>", ...) call with literal arguments declares."""
-    found = set()
-    pieces = {id(v) for node in ast.walk(tree) if isinstance(node, ast.JoinedStr) for v in node.values}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in pieces:
-            m = KEY_SHAPE.fullmatch(node.value)
-            if m and m.group(1) in STEMS and not node.value.endswith("_"):  # "heatmap.mask_": a labels() prefix
-                found.add(node.value)
-        if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", None)) == "labels":
-            args = [a.value for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
-            if args and len(args) == len(node.args):
-                found |= {args[0] + name for name in args[1:]}
-    return found
-
-
-def _built_keys(tree: ast.AST) -> list[str]:
-    """Calls t(...) whose key is built at run time: an f-string, or a string added to something."""
-    built = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "t" and node.args:
-            key = node.args[0]
-            if isinstance(key, ast.JoinedStr) or (isinstance(key, ast.BinOp) and isinstance(key.op, ast.Add)):
-                built.append(f"line {node.lineno}: t({ast.unparse(key)})")
-    return built
-
-
-def _declared_keys() -> set[str]:
-    """The keys the manifests declare that are not literals: each quiz question's words, options and explanation."""
-    from lab_ui.registry import PAGES
-
-    return {key for info in PAGES for question in info.quiz for key in question.catalog_keys()}
-
-
-USED = set().union(*(_literal_keys(ast.parse(p.read_text(encoding="utf-8"))) for p in CODE)) | _declared_keys()
-
-
-@pytest.mark.parametrize("path", CODE, ids=lambda p: str(p.relative_to(ROOT)))
+@pytest.mark.parametrize("path", code_files(), ids=lambda p: str(p.relative_to(ROOT)))
 def test_no_catalog_key_is_built_at_run_time(path):
     """A key built at run time (t(f"heatmap.{x}"), t(P + "x")) escapes this file's reading: a typo in
     one shows the raw key on screen. Keys are literals, or declared by state.labels(prefix, *ids)."""
-    built = _built_keys(ast.parse(path.read_text(encoding="utf-8")))
+    built = USAGE.built.get(str(path.relative_to(ROOT)), [])
     assert not built, f"{path.name}: keys built at run time: {built[:10]}"
 
 
-@pytest.mark.parametrize("stem", sorted(STEMS))
+@pytest.mark.parametrize("stem", STEMS)
 def test_every_catalog_key_is_used(stem):
     """A key no code names is dead text (or a key the code builds where this test cannot see it)."""
-    unused = sorted(k for k in catalog() if k.startswith(stem + ".") and k not in USED)
+    unused = [k for k in USAGE.unused if k.startswith(stem + ".")]
     assert not unused, f"{len(unused)} keys of lab_ui/locales/{stem}.toml are not used: {unused[:15]}"
 
 
 def test_every_literal_key_exists():
-    missing = sorted(k for k in USED if k not in catalog())
-    assert not missing, f"keys used but not in any catalog: {missing}"
+    assert not USAGE.missing, f"keys used but not in any catalog: {list(USAGE.missing)}"
