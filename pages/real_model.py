@@ -2,31 +2,36 @@
 sentence, one head up close, how much attention is parked on [CLS]/[SEP], and heads with a
 recognisable job, all found by computation (attention_core.attention_views).
 
-Sections (lecture steps, rm_step): grid, head, sink, jobs, check. The sentence, the [CLS]/[SEP]
-switch and the selected layer and head are page-level: the grid outlines the head that the
-close-up draws, the check asks about it, and the sink and jobs sections' "show" buttons select
-it (in lecture mode, one step at a time, they also go to the close-up's step). The "find a head"
-pickers (rm_q, rm_k) are the jobs section's own (a fragment); the checks' answers are the check
-section's (a fragment).
+Steps (rm_step): grid, head, sink, jobs, check. The sentence, the [CLS]/[SEP] switch and the selected
+layer and head are page-level: the grid outlines the head that the close-up draws, the check asks
+about it, and the sink and jobs steps' "show" buttons select it and turn to the close-up's step (in
+whole-page mode it stands above them). The "find a head" pickers (rm_q, rm_k) are the jobs step's own.
+
+Memory: every step gets plain values (the sentence, the layer, the head) and asks the cache for the
+view; no callback, widget or fragment holds a computed result, so a closed session leaves nothing
+behind but the cache's bounded entries (issue 25: 7.6 GB for 200 students from a page that did).
 """
+
+from dataclasses import dataclass
 
 import streamlit as st
 
 from attention_core import attention_views as av
-from attention_core.pretrained import load_minilm, minilm_available
+from attention_core import pretrained
 from attention_core.shipped import load_examples
-from lab_ui import controls, page, registry, widgets
+from lab_ui import page, state, widgets
 from lab_ui.cache import cached
 from lab_ui.figures import real_model as figs
 from lab_ui.figures.real_model import position_label, position_number
 from lab_ui.i18n import current_lang, literal, t
-from lab_ui.lecture import is_lecture
+from lab_ui.lecture import is_lecture, is_whole_page
 
 MAP_MAX = 64  # word pieces drawn in the large map: a 64 x 64 map is still readable on a projector
 CLEAR_JOB = 0.5  # a head "does" a job when its share is at least this; below, the page says it is weak
 PARKED = 0.5  # a head "parks" when a word gives more than this to [CLS]/[SEP], on average
 OWN = "own"  # the sentence choice "my own text" (needs the optional model package)
-EXAMPLES = {e.id: e for e in load_examples()}
+# The shipped sentences' words only: the page keeps no arrays of its own (the core loads the maps).
+EXAMPLE_TEXTS = {e.id: e.text for e in load_examples()}
 DEFAULT_EX = av.ANIMAL_EXAMPLE
 OWN_DEFAULT = "The trophy didn't fit into the suitcase because it was too big."
 LONG_TEXT = (
@@ -35,311 +40,257 @@ LONG_TEXT = (
     "other side of the street saw it from her window, took a bowl of water and some bread, and walked slowly "
     "across the road so that she would not frighten it."
 )
-STEP_KEY = registry.info("real_model").step_key  # the lecture step, in the link and the session: rm_step
-N_LAYERS, N_HEADS = EXAMPLES[DEFAULT_EX].attentions.shape[:2]
+# all-MiniLM-L6-v2's 6 layers of 12 heads (Wang et al. 2020, MiniLM), read from the shipped maps
+N_LAYERS, N_HEADS = cached(av.example_maps, DEFAULT_EX).maps.shape[:2]
 ANCHORS = cached(av.find_anchors)  # the heads the presets and the defaults point at, found by computing
 A_LAYER, A_HEAD, A_IT, A_NOUN = ANCHORS.animal
+FOUND = state.labels("real_model.found_", "previous", "next", "self", "same")  # a job's finding, per PATTERNS
+assert tuple(FOUND) == av.PATTERNS
 
 
-def presets(available: bool) -> dict[str, dict]:
+class Controls(state.Table):
+    """Every control of the page: its link parameter, default, range and step."""
+
+    sentence = state.selectbox("rm_ex", "real_model.sentence", (*EXAMPLE_TEXTS, OWN), DEFAULT_EX)
+    text = state.text("rm_text", "real_model.text", OWN_DEFAULT, help="real_model.text_help")
+    hide = state.toggle("rm_hide", "real_model.hide", False, help="real_model.hide_help")
+    layer = state.slider("rm_layer", "real_model.layer", 1, N_LAYERS, A_LAYER + 1, help="real_model.layer_help")
+    head = state.slider("rm_head", "real_model.head", 1, N_HEADS, A_HEAD + 1, help="real_model.head_help")
+    query = state.selectbox("rm_q", "real_model.find_query", (), A_IT, on="jobs")  # word positions, 0-based
+    key = state.selectbox("rm_k", "real_model.find_key", (), A_NOUN, on="jobs")
+
+
+C = Controls
+
+
+def presets() -> list[state.Preset]:
     (s_layer, s_head, s_q, s_k), (p_layer, p_head) = ANCHORS.saw, ANCHORS.previous
-    long_link = dict(zip(("rm_q", "rm_k"), ANCHORS.longest_link or (), strict=False))
-    long = {"rm_ex": OWN, "rm_text": LONG_TEXT} if available else {"rm_ex": ANCHORS.longest, **long_link}
-    return {
-        "article": {
-            "rm_ex": av.ARTICLE_EXAMPLE,
-            "rm_layer": s_layer + 1,
-            "rm_head": s_head + 1,
-            "rm_hide": False,
-            "rm_q": s_q,
-            "rm_k": s_k,
-        },
-        "long": {**long, "rm_layer": p_layer + 1, "rm_head": p_head + 1, "rm_hide": True},
-        "animal": {
-            "rm_ex": DEFAULT_EX,
-            "rm_layer": A_LAYER + 1,
-            "rm_head": A_HEAD + 1,
-            "rm_hide": False,
-            "rm_q": A_IT,
-            "rm_k": A_NOUN,
-        },
-    }
+    if pretrained.minilm_available():
+        long = {C.sentence: OWN, C.text: LONG_TEXT}
+    else:  # the longest shipped sentence, and which head says "it" is the street in it
+        long = {C.sentence: ANCHORS.longest, **dict(zip((C.query, C.key), ANCHORS.longest_link or (), strict=False))}
+    article = {C.sentence: av.ARTICLE_EXAMPLE, C.layer: s_layer + 1, C.head: s_head + 1, C.query: s_q, C.key: s_k}
+    animal = {C.sentence: DEFAULT_EX, C.layer: A_LAYER + 1, C.head: A_HEAD + 1, C.query: A_IT, C.key: A_NOUN}
+    return [
+        state.Preset("real_model.preset_article", {**article, C.hide: False}),
+        state.Preset("real_model.preset_long", {**long, C.layer: p_layer + 1, C.head: p_head + 1, C.hide: True}),
+        state.Preset("real_model.preset_animal", {**animal, C.hide: False}),
+    ]
 
 
-def show_head(layer: int, head: int, step: int = 0) -> None:
-    """A "show" button's callback: select (layer, head), 0-based, before the sliders are drawn; and
-    go to lecture step `step` (the close-up's) unless it is 0."""
-    st.session_state["rm_layer"], st.session_state["rm_head"] = layer + 1, head + 1
+PAGE = page.Page("real_model", Controls, presets=presets)
+CHECK, NUMBER = PAGE.info.checks  # rm_check, rm_num: the check step's answers, never in the link
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The page-level values every step receives (plain values: a step asks the cache for the view)."""
+
+    sentence: str  # an example's id, or OWN
+    text: str  # the typed text, read when sentence is OWN ("" without the model package)
+    hide: bool  # [CLS] and [SEP] hidden, each row re-normalised over the words
+    layer: int  # the selected head's layer, 0-based
+    head: int  # the selected head, 0-based
+
+
+def source_of(s: Settings) -> av.ModelMaps:
+    """The 72 maps of the chosen sentence: shipped, or the model on the typed text (the example
+    sentence when the text cannot be read; the settings say why)."""
+    if s.sentence != OWN:
+        return cached(av.example_maps, s.sentence)
+    return cached(av.read_text, s.text, OWN_DEFAULT).maps
+
+
+def view_of(s: Settings) -> av.ModelView:
+    """Everything the steps show for the settings: one core call, cached."""
+    return cached(av.build_view, source_of(s), s.hide)
+
+
+def settings(model: bool) -> Settings:
+    """The page-level controls: the sentence, the [CLS]/[SEP] switch, the selected layer and head."""
+    offered = [*EXAMPLE_TEXTS, OWN] if model else list(EXAMPLE_TEXTS)
+    names = {**EXAMPLE_TEXTS, OWN: t("real_model.own_text")}
+    sentence = C.sentence.draw(options=offered, format_func=names.get)
+    text = ""
+    if model:  # drawn even while an example is chosen, so that a preset can fill it and the link keep it
+        text = C.text.draw(disabled=sentence != OWN)
+    hide = C.hide.draw()
+    with page.section_controls():
+        layer = C.layer.draw()
+        head = C.head.draw()
+    if not model:
+        st.caption(t("real_model.enable_free_text", n=len(EXAMPLE_TEXTS)))
+    elif sentence == OWN and (problem := cached(av.read_text, text, OWN_DEFAULT).problem):
+        words = {"empty": "common.empty_text", "no_words": "common.no_tokens", "unreadable": "real_model.unreadable"}
+        st.info(t(words[problem], example=OWN_DEFAULT), icon=":material/info:")
+    return Settings(sentence, text, hide, layer - 1, head - 1)
+
+
+def parked(v: av.ModelView) -> int:
+    """How many heads park more than PARKED of a word's attention on [CLS]/[SEP]."""
+    return int((v.share > PARKED).sum())
+
+
+def show_head(layer: int, head: int, step: int) -> None:
+    """A "show" button's callback: select (layer, head), 0-based, before the sliders are drawn, and
+    turn to step `step` (the close-up's; 0: stay, the whole page is on the screen)."""
+    st.session_state[C.layer.key], st.session_state[C.head.key] = layer + 1, head + 1
     if step:
-        st.session_state[STEP_KEY] = step  # as the step bar's buttons do (lab_ui.page)
+        st.session_state[PAGE.info.step_key] = step  # as the step bar's buttons do (lab_ui.page)
 
 
-def show_button(label_key: str, layer: int, head: int, key: str, kind: str = "secondary") -> bool:
-    """A button that shows (layer, head) large: in the close-up above it; in lecture mode, where one
-    step is on the screen, the close-up is another step, so the button says so and goes there."""
-    step = frame.number("head") if is_lecture() else 0
+def show_button(label_key: str, layer: int, head: int, key: str, kind: str = "secondary") -> None:
+    """A button that shows (layer, head) large: the close-up is another step, so the button says
+    which and goes there; in whole-page mode the close-up stands above. Its arguments are numbers."""
+    step = 0 if is_whole_page() and not is_lecture() else PAGE.info.step_names.index("head") + 1
     names = dict(layer=layer + 1, head=head + 1)
     label = t("real_model.show_head_step", step=step, **names) if step else t(label_key, **names)
-    return st.button(
-        label, key=key, on_click=show_head, args=(layer, head, step), icon=":material/visibility:", type=kind
+    icon = ":material/visibility:"
+    if st.button(label, key=key, on_click=show_head, args=(layer, head, step), icon=icon, type=kind):
+        st.rerun()  # from inside the step's fragment: the settings and the step bar must follow
+
+
+@PAGE.step("grid")
+def grid_step(p: page.Parts, s: Settings) -> None:
+    v, lang = view_of(s), current_lang()
+    p.prose(t("real_model.grid_body"))
+    with p.figure:
+        alt = t("real_model.grid_alt", T=min(len(v.kept), figs.GRID_MAX), layer=s.layer + 1, head=s.head + 1)
+        widgets.show_figure(cached(figs.model_grid, v, (s.layer, s.head), lang), key="rm_grid", alt=alt)
+    limit = pretrained.load_minilm().max_tokens if v.truncated else 0
+    with p.reading:
+        st.caption(figs.grid_notes(v, lang, s.sentence != OWN, limit, parked(v), MAP_MAX))
+    p.table(t("real_model.grid_numbers"), figs.grid_table, v, lang, key="rm_grid_table", filename="all_heads.csv")
+
+
+@PAGE.step("head")
+def head_step(p: page.Parts, s: Settings) -> None:
+    v, lang = view_of(s), current_lang()
+    numbers = cached(av.head_numbers, v, s.layer, s.head, MAP_MAX)
+    body, row_sums, notes = figs.head_words(numbers, v, s.layer, s.head, lang)
+    p.prose(body)
+    with p.figure:
+        st.markdown(f"**{t('real_model.head_title', layer=s.layer + 1, head=s.head + 1)}**")  # names the map
+        alt = t("real_model.head_alt", layer=s.layer + 1, head=s.head + 1, T=len(numbers.positions))
+        fig = cached(figs.head_map, numbers, v, lang, is_lecture())
+        widgets.show_figure(fig, key="rm_head_map", alt=alt, numbers_on_phones=False)
+        if not is_lecture() and (css := figs.phone_keys_css("rm_head_map", numbers)):
+            st.html(css)  # on a phone, fewer key labels: all of them stood in one clump
+    with p.reading:
+        st.markdown(row_sums)
+        if notes:
+            st.caption(notes)
+    p.table(
+        t("real_model.head_numbers"),
+        figs.head_table,
+        numbers,
+        v,
+        lang,
+        key="rm_head_table",
+        filename=f"layer{s.layer + 1}_head{s.head + 1}.csv",
+        caption=t("real_model.head_table"),
     )
+
+
+@PAGE.step("sink")
+def sink_step(p: page.Parts, s: Settings) -> None:
+    v, lang = view_of(s), current_lang()
+    n, (top_l, top_h) = parked(v), v.top_park
+    p.prose(t("real_model.sink_body"))
+    with p.figure:
+        alt = t("real_model.share_alt", n=n, total=v.share.size)
+        widgets.show_figure(cached(figs.share_map, v, lang), key="rm_share", numbers_on_phones=False, alt=alt)
+    with p.reading:
+        top, mean = f"{v.share[top_l, top_h]:.0%}", f"{v.share.mean():.0%}"
+        st.markdown(
+            t("real_model.sink_numbers", n=n, total=v.share.size, mean=mean, layer=top_l + 1, head=top_h + 1, top=top)
+        )
+        show_button("real_model.show_parking", top_l, top_h, "rm_go_park")
+    p.table(
+        t("real_model.share_numbers"), figs.share_table, v, lang, key="rm_share_table", filename="cls_sep_share.csv"
+    )
+    p.formula(figs.LATEX_SHARE, av.special_share, av.hide_tokens)
 
 
 def job_line(text: str, layer: int, head: int, key: str) -> None:
-    """A finding in words, with a button that shows its head large (the whole page reruns: the
-    selected head is page-level)."""
+    """A finding in words, with a button that shows its head large."""
     st.markdown(text)
-    if show_button("real_model.show_head", layer, head, key, "tertiary"):
-        st.rerun()  # from inside a fragment: the grid and the close-up must follow
+    show_button("real_model.show_head", layer, head, key, "tertiary")
 
 
-def model_controls(available: bool) -> dict:
-    """The page-level settings: the sentence, the [CLS]/[SEP] switch, the selected layer and head."""
-    sentences = [*EXAMPLES, OWN] if available else list(EXAMPLES)
-    name = {**{k: e.text for k, e in EXAMPLES.items()}, OWN: t("real_model.own_text")}
-    choice = controls.selectbox(
-        t("real_model.sentence"), sentences, key="rm_ex", default=DEFAULT_EX, format_func=name.get
-    )
-    text = ""
-    if available:  # drawn even while an example is chosen, so that a preset can fill it and the link keep it
-        text = controls.text_input(
-            t("real_model.text"), OWN_DEFAULT, key="rm_text", disabled=choice != OWN, help=t("real_model.text_help")
-        )
-    hide = controls.toggle(t("real_model.hide"), False, key="rm_hide", help=t("real_model.hide_help"))
-    c_layer, c_head = st.columns(2)
-    with c_layer:
-        layer = controls.slider(
-            t("real_model.layer"), 1, N_LAYERS, A_LAYER + 1, key="rm_layer", help=t("real_model.layer_help")
-        )
-    with c_head:
-        head = controls.slider(
-            t("real_model.head"), 1, N_HEADS, A_HEAD + 1, key="rm_head", help=t("real_model.head_help")
-        )
-    if not available:
-        st.caption(t("real_model.enable_free_text", n=len(EXAMPLES)))
-    return dict(choice=choice, text=text, hide=hide, layer=layer - 1, head=head - 1)
+@PAGE.step("jobs")
+def jobs_step(p: page.Parts, s: Settings) -> None:
+    v = view_of(s)
+    p.prose(t("real_model.jobs_body", page=t("multi_head.nav")))
+    with p.figure:  # the step's result: the head that does each job best
+        weak = []
+        for job in v.jobs:
+            found = FOUND.text(job.pattern, layer=job.layer + 1, head=job.head + 1, share=f"{job.share:.2f}")
+            if job.share >= CLEAR_JOB:
+                job_line(found, job.layer, job.head, f"rm_go_{job.pattern}")
+            else:  # no button for a job nobody does
+                weak.append(t("real_model.weak_job", found=found, clear=f"{CLEAR_JOB:.2f}"))
+        if weak:
+            st.markdown("\n\n".join(weak))
+        if (a := v.apart) is not None:
+            i, j, apart = position_number(a.first), position_number(a.second), f"{a.distance:.2f}"
+            token = literal(v.tokens[a.first])
+            found = t("real_model.found_apart", token=token, i=i, j=j, layer=a.layer + 1, head=a.head + 1, apart=apart)
+            job_line(found, a.layer, a.head, "rm_go_apart")
+    with p.reading:
+        find_a_head(v, s.sentence == DEFAULT_EX)
+    p.formula(figs.LATEX_JOBS, av.pattern_shares, av.job_targets)  # the measure, after who does it
 
 
-def source_maps(choice: str, text: str) -> av.ModelMaps:
-    """The 72 maps of the chosen sentence: shipped, or the model on the typed text (the example
-    sentence, with a message, when the text is empty or unreadable)."""
-    if choice != OWN:
-        return cached(av.example_maps, choice)
-    reading = cached(av.read_text, text, OWN_DEFAULT)
-    if reading.problem:
-        key = {"empty": "common.empty_text", "no_words": "common.no_tokens"}.get(
-            reading.problem, "real_model.unreadable"
-        )
-        st.info(t(key, example=OWN_DEFAULT), icon=":material/info:")
-    return reading.maps
-
-
-def grid_section(v: av.ModelView, layer: int, head: int) -> None:
-    frame.heading("grid")
-    words, figure = page.parts(2)
-    n_grid = min(len(v.kept), figs.GRID_MAX)
-    with words:
-        page.prose(t("real_model.grid_body"))
-    with figure:
-        widgets.show_figure(
-            cached(figs.model_grid, v, (layer, head), lang, is_lecture()),
-            key="rm_grid",
-            alt=t("real_model.grid_alt", T=n_grid, layer=layer + 1, head=head + 1),
-        )
-    limit = load_minilm().max_tokens if v.truncated else 0
-    st.caption(figs.grid_notes(v, lang, choice != OWN, limit, parking, MAP_MAX))
-    if box := page.numbers_box("rm_num_grid", t("real_model.grid_numbers")):
-        with box:
-            widgets.show_table(figs.grid_table(v, lang), key="rm_grid_table", filename="all_heads.csv")
-
-
-def head_section(v: av.ModelView, layer: int, head: int) -> None:
-    frame.heading("head")
-    st.markdown(f"**{t('real_model.head_title', layer=layer + 1, head=head + 1)}**")  # above the map, lecture too
-    words, figure = page.parts(2)
-    numbers = cached(av.head_numbers, v, layer, head, MAP_MAX)
-    body, row_sums, notes = figs.head_words(numbers, v, layer, head, lang)
-    with words:
-        page.prose(body)
-    with figure:
-        alt = t("real_model.head_alt", layer=layer + 1, head=head + 1, T=len(numbers.positions))
-        widgets.show_figure(
-            cached(figs.head_map, numbers, v, lang, is_lecture()), key="rm_head_map", alt=alt, numbers_on_phones=False
-        )
-        if not is_lecture() and (css := figs.phone_keys_css("rm_head_map", numbers)):
-            st.html(css)  # on a phone, fewer key labels: all of them stood in one clump
-    st.markdown(row_sums)
-    if notes:
-        st.caption(notes)
-    if box := page.numbers_box("rm_num_head", t("real_model.head_numbers")):
-        with box:
-            widgets.show_table(
-                figs.head_table(numbers, v, lang),
-                key="rm_head_table",
-                filename=f"layer{layer + 1}_head{head + 1}.csv",
-                caption=t("real_model.head_table"),
-            )
-
-
-def sink_section(v: av.ModelView) -> None:
-    frame.heading("sink")
-    words, figure = page.parts(2)
-    top_l, top_h = v.top_park
-    with words:
-        page.prose(t("real_model.sink_body"))
-        st.markdown(
-            t(
-                "real_model.sink_numbers",
-                n=parking,
-                total=v.share.size,
-                mean=f"{v.share.mean():.0%}",
-                layer=top_l + 1,
-                head=top_h + 1,
-                top=f"{v.share[top_l, top_h]:.0%}",
-            )
-        )
-    with figure:
-        widgets.show_figure(
-            cached(figs.share_map, v, lang, is_lecture()),
-            key="rm_share",
-            numbers_on_phones=False,
-            alt=t("real_model.share_alt", n=parking, total=v.share.size),
-        )
-    show_button("real_model.show_parking", top_l, top_h, "rm_go_park")
-    if box := page.numbers_box("rm_num_share", t("real_model.share_numbers")):
-        with box:
-            widgets.show_table(figs.share_table(v, lang), key="rm_share_table", filename="cls_sep_share.csv")
-    widgets.formula_and_code(figs.LATEX_SHARE, av.special_share, av.hide_tokens)
-
-
-@st.fragment
-def jobs_section(v: av.ModelView, animal: bool) -> None:
-    frame.heading("jobs")
-    words, measure, found = page.parts(3)  # in lecture mode the heads found first, the formula and code after
-    with words:
-        page.prose(t("real_model.jobs_body", page=t("multi_head.nav")))
-    with measure:
-        widgets.formula_and_code(figs.LATEX_JOBS, av.pattern_shares, av.job_targets)  # the measure, then who does it
-    with found:
-        jobs_found(v, animal)
-
-
-def jobs_found(v: av.ModelView, animal: bool) -> None:
-    """The jobs section's results: the head that does each job best, and the "find a head" pickers."""
-    weak = []
-    for job in v.jobs:
-        found = t(f"real_model.found_{job.pattern}", layer=job.layer + 1, head=job.head + 1, share=f"{job.share:.2f}")
-        if job.share >= CLEAR_JOB:
-            job_line(found, job.layer, job.head, f"rm_go_{job.pattern}")
-        else:  # no button for a job nobody does
-            weak.append(t("real_model.weak_job", found=found, clear=f"{CLEAR_JOB:.2f}"))
-    if weak:
-        st.markdown("\n\n".join(weak))
-    if (a := v.apart) is not None:
-        token = literal(v.tokens[a.first])
-        i, j = position_number(a.first), position_number(a.second)  # counted from 1, as the labels are
-        job_line(
-            t(
-                "real_model.found_apart",
-                token=token,
-                i=i,
-                j=j,
-                layer=a.layer + 1,
-                head=a.head + 1,
-                apart=f"{a.distance:.2f}",
-            ),
-            a.layer,
-            a.head,
-            "rm_go_apart",
-        )
-    st.markdown(f"**{t('real_model.find_title')}**")  # which head links this word to that one most strongly?
-    words = list(av.word_positions(v))
+def find_a_head(v: av.ModelView, animal: bool) -> None:
+    """Which head links this word to that one most strongly? Two pickers and the head found."""
+    st.markdown(f"**{t('real_model.find_title')}**")
+    words, tokens = list(av.word_positions(v)), v.tokens  # the pickers' words close over tokens, not the view
     default_q, default_k = (A_IT, A_NOUN) if animal else av.default_link(v)  # the page's key effect: "it" -> "animal"
-    page.choice_keep_valid("rm_q", words, default_q)
-    page.choice_keep_valid("rm_k", words, default_k)
     with page.section_controls():
-        q = controls.selectbox(
-            t("real_model.find_query"),
-            words,
-            key="rm_q",
-            default=default_q,
-            format_func=lambda p: position_label(p, v.tokens),
-        )
-        k = controls.selectbox(
-            t("real_model.find_key"),
-            words,
-            key="rm_k",
-            default=default_k,
-            format_func=lambda p: position_label(p, v.tokens),
-        )
+        q = C.query.draw(options=words, default=default_q, format_func=lambda i: position_label(i, tokens))
+        k = C.key.draw(options=words, default=default_k, format_func=lambda i: position_label(i, tokens))
     link = cached(av.find_link, v, q, k)
-    name = {p: literal(position_label(p, v.tokens)) for p in (q, k, link.top)}
-    job_line(
-        t(
-            "real_model.found_link",
-            q=name[q],
-            k=name[k],
-            layer=link.layer + 1,
-            head=link.head + 1,
-            weight=f"{link.weight:.2f}",
-            top=name[link.top],
-            top_weight=f"{link.top_weight:.2f}",
-        ),
-        link.layer,
-        link.head,
-        "rm_go_link",
+    name = {i: literal(position_label(i, tokens)) for i in (q, k, link.top)}
+    weight, top_weight = f"{link.weight:.2f}", f"{link.top_weight:.2f}"
+    where = dict(layer=link.layer + 1, head=link.head + 1)
+    found = t(
+        "real_model.found_link", q=name[q], k=name[k], top=name[link.top], weight=weight, top_weight=top_weight, **where
     )
+    job_line(found, link.layer, link.head, "rm_go_link")
 
 
-@st.fragment
-def check_section(v: av.ModelView, layer: int, head: int) -> None:
-    frame.heading("check")
-    answers = cached(av.check_answers, v, layer, head)
-    ask = literal(position_label(answers.ask, v.tokens))
-    if answers.previous is not None:
-        prev, options = answers.previous, [str(o) for o in answers.options]
-        page.choice_keep_valid("rm_check", ["", *options], "")
-        widgets.check_choice(
-            t("real_model.check_q", layer=prev.layer + 1, head=prev.head + 1, share=f"{prev.share:.2f}", query=ask),
-            options,
-            str(answers.best),
-            key="rm_check",
-            format_func=lambda o: literal(position_label(int(o), v.tokens)),
-            explanation=t(
-                "real_model.check_expl",
-                best=literal(position_label(answers.best, v.tokens)),
-                weight=f"{answers.best_weight:.3f}",
-                layer=prev.layer + 1,
-                head=prev.head + 1,
-            ),
+@PAGE.step("check")
+def check_step(p: page.Parts, s: Settings) -> None:
+    v = view_of(s)
+    answers, tokens = cached(av.check_answers, v, s.layer, s.head), v.tokens
+
+    def name(position: int) -> str:  # closes over the tokens (text), not the view
+        return literal(position_label(position, tokens))
+
+    with p.check:
+        if (prev := answers.previous) is not None:
+            options = [str(o) for o in answers.options]
+            page.choice_keep_valid(CHECK, ["", *options], "")
+            where = dict(layer=prev.layer + 1, head=prev.head + 1)
+            widgets.check_choice(
+                t("real_model.check_q", **where, share=f"{prev.share:.2f}", query=name(answers.ask)),
+                options,
+                str(answers.best),
+                key=CHECK,
+                format_func=lambda o: name(int(o)),
+                explanation=t(
+                    "real_model.check_expl", **where, best=name(answers.best), weight=f"{answers.best_weight:.3f}"
+                ),
+            )
+        widgets.check_number(
+            t("real_model.number_q", layer=s.layer + 1, head=s.head + 1, query=name(answers.ask)),
+            answers.parked,
+            key=NUMBER,
+            tolerance=0.01,
+            explanation=t("real_model.number_expl", share=f"{answers.parked:.3f}", rest=f"{1 - answers.parked:.3f}"),
         )
-    widgets.check_number(
-        t("real_model.number_q", layer=layer + 1, head=head + 1, query=ask),
-        answers.parked,
-        key="rm_num",
-        tolerance=0.01,
-        explanation=t("real_model.number_expl", share=f"{answers.parked:.3f}", rest=f"{1 - answers.parked:.3f}"),
-    )
 
 
-available = minilm_available()
-frame = page.start("real_model", presets=presets(available))
-lang = current_lang()
-with frame.controls():
-    settings = model_controls(available)
-choice, layer, head = settings["choice"], settings["layer"], settings["head"]
-source = source_maps(choice, settings["text"])
-view = cached(av.build_view, source, settings["hide"])
-parking = int((view.share > PARKED).sum())
-if frame.shows("grid"):
-    grid_section(view, layer, head)
-if frame.shows("head"):
-    head_section(view, layer, head)
-if frame.shows("sink"):
-    sink_section(view)
-if frame.shows("jobs"):
-    jobs_section(view, choice == DEFAULT_EX)
-if frame.shows("check"):
-    check_section(view, layer, head)
-
-frame.end()
+if __name__ == "__main__":
+    PAGE.start().show(settings, pretrained.minilm_available())

@@ -16,14 +16,17 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from attention_core.attention_views import PATTERNS, HeadNumbers, ModelView
+from lab_ui import state
 from lab_ui.figures.common import QUALITATIVE, SEQUENTIAL, SEQUENTIAL_ALT, safe_label
 from lab_ui.i18n import t
-from lab_ui.layout import FONT_FAMILY, key_labels_hidden_on_phones
+from lab_ui.layout import key_labels_hidden_on_phones, layout_dict
 
 OUTLINE = QUALITATIVE[5]  # Okabe-Ito vermillion: stands out on every Viridis colour
 GRID_MAX = 32  # word pieces drawn in each of the 72 small maps (about 3 px a cell at 1280 px)
-# Lecture mode: what a 1280 x 720 projector leaves a figure under the title row and the step bar.
-LECTURE_HEIGHT = 400
+GRID_HEIGHT = 450  # the grid is twice as wide as tall: 450 px fill a desktop's steps column and a phone alike
+# The words of each simple job (attention_core.attention_views.PATTERNS), in its order.
+JOB_WORDS = state.labels("real_model.pattern_", "previous", "next", "self", "same")
+assert tuple(JOB_WORDS) == PATTERNS
 # Plotly's toolbar keeps zoom, reset and download (three buttons at the top right).
 MODEBAR = dict(remove=["zoomin", "zoomout", "autoscale", "pan", "select", "lasso"])
 
@@ -45,7 +48,7 @@ def grid_gap(T: int) -> int:
     return max(1, round(T / 8))
 
 
-def model_grid(view: ModelView, selected: tuple[int, int] | None, lang: str, lecture: bool = False) -> go.Figure:
+def model_grid(view: ModelView, selected: tuple[int, int] | None, lang: str) -> go.Figure:
     """Every head's map as a small square, layers down, heads across, one colour scale 0..1, the
     first GRID_MAX tokens each (as drawn: [CLS]/[SEP] hidden or not). Hover names a token by its
     place in the whole text, so hiding tokens does not renumber the others. selected: (layer,
@@ -60,7 +63,11 @@ def model_grid(view: ModelView, selected: tuple[int, int] | None, lang: str, lec
         for head in range(H):
             z[layer * step : layer * step + T, head * step : head * step + T] = maps[layer, head]
     text = [f"{position_number(p)}: {safe_label(view.tokens[p])}" for p in view.kept[:n]]
-    query, key, value_name = (t(f"real_model.{k}", lang) for k in ("query_word", "key_word", "weight"))
+    query, key, value_name = (
+        t("real_model.query_word", lang),
+        t("real_model.key_word", lang),
+        t("real_model.weight", lang),
+    )
     # One label per row and per column, unique (categories): gaps get labels nobody sees.
     y_cats = [f"gap {i}" for i in range(z.shape[0])]
     x_cats = [f"gap {j}" for j in range(z.shape[1])]
@@ -113,7 +120,8 @@ def model_grid(view: ModelView, selected: tuple[int, int] | None, lang: str, lec
     # Categories keep the order in which the trace lists them (Plotly's default, "trace"): no
     # categoryarray, which would send every label a second time.
     axis = dict(type="category", showgrid=False, zeroline=False, tickmode="array", ticks="")
-    layout = dict(
+    layout = layout_dict(
+        height=GRID_HEIGHT,
         xaxis=dict(
             axis,
             side="top",
@@ -132,14 +140,9 @@ def model_grid(view: ModelView, selected: tuple[int, int] | None, lang: str, lec
             constrain="domain",
             constraintoward="bottom",
         ),  # the grid sits on its colour bar; spare height goes above
-        font=dict(family=FONT_FAMILY),
-        hoverlabel=dict(font=dict(family=FONT_FAMILY)),
         modebar=MODEBAR,
-        margin=dict(l=10, r=10, t=10, b=10),
-        height=LECTURE_HEIGHT if lecture else 450,
         shapes=shapes,
         plot_bgcolor="rgba(0,0,0,0)",
-        template=go.layout.Template(),
     )
     return go.Figure(data=[trace], layout=layout)
 
@@ -217,7 +220,7 @@ def head_map(numbers: HeadNumbers, view: ModelView, lang: str, lecture: bool = F
     row_names, col_names = head_labels(numbers, view, lang)
     y = [safe_label(s, 24) for s in row_names]
     x = [safe_label(s, 24) for s in col_names]
-    query, key, weight = (t(f"real_model.{k}", lang) for k in ("query", "key", "weight"))
+    query, key, weight = t("real_model.query", lang), t("real_model.key", lang), t("real_model.weight", lang)
     gap = 1 if max(rows, cols) <= 40 else 0  # white lines between cells while the cells stay visible
     trace = dict(
         type="heatmap",
@@ -234,13 +237,16 @@ def head_map(numbers: HeadNumbers, view: ModelView, lang: str, lecture: bool = F
         colorbar=dict(title=dict(text=weight, side="right"), thickness=14),
     )
     every = label_every(rows, cols, lecture)
-    # A projector's rows are shorter than its columns are wide: the 400 px figure leaves the map about
-    # 270 px under the slanted keys, room for 12 labels at 20 px, so the rows are thinned sooner.
+    # A projector's rows are shorter than its columns are wide: the figure (at most
+    # layout.LECTURE_FIGURE_MAX_PX) leaves the map about 300 px under the slanted keys, room for 12
+    # labels at 20 px, so the rows are thinned sooner.
     y_every = int(np.ceil(rows / 12)) if lecture else every
     x_tick = key_ticks(x, rows, every)
     # automargin: the slanted labels push the plot down instead of being cut at the figure's edge.
     axis = dict(type="category", tickmode="array", showgrid=False, zeroline=False, automargin=True)
-    layout = dict(
+    layout = layout_dict(
+        # Taller with more rows; lab_ui.layout caps it for a projector.
+        height=int(np.clip(18 * rows + 220, 420, 800)),
         # Slanted or upright: slanted(). On a projector no axis title (the step's title names the map),
         # so the rows keep their height. On a phone the page thins the labels (phone_keys_css).
         xaxis=dict(
@@ -252,24 +258,19 @@ def head_map(numbers: HeadNumbers, view: ModelView, lang: str, lecture: bool = F
             tickangle=-45 if slanted(len(x_tick), lecture) else -90,
         ),
         yaxis=dict(axis, tickvals=y[::y_every], ticktext=y[::y_every], autorange="reversed", title=dict(text=query)),
-        font=dict(family=FONT_FAMILY),
-        hoverlabel=dict(font=dict(family=FONT_FAMILY)),
         modebar=MODEBAR,
-        margin=dict(l=10, r=10, t=20, b=10),
-        template=go.layout.Template(),
-        height=LECTURE_HEIGHT if lecture else int(np.clip(18 * rows + 220, 420, 800)),
     )
     return go.Figure(data=[trace], layout=layout)
 
 
-def share_map(view: ModelView, lang: str, lecture: bool = False) -> go.Figure:
+def share_map(view: ModelView, lang: str) -> go.Figure:
     """Each head's share of a word's attention parked on [CLS] and [SEP], layers down, heads across,
     the number printed in every cell. The axes are the layer and head numbers themselves, so hover
     needs no per-cell text."""
     z = np.asarray(view.share, dtype=np.float32)  # [L, H]
     L, H = z.shape
     layers, heads = list(range(1, L + 1)), list(range(1, H + 1))
-    layer, head, share = (t(f"real_model.{k}", lang) for k in ("layer_word", "head_word", "share"))
+    layer, head, share = t("real_model.layer_word", lang), t("real_model.head_word", lang), t("real_model.share", lang)
     trace = dict(
         type="heatmap",
         z=z,
@@ -285,17 +286,13 @@ def share_map(view: ModelView, lang: str, lecture: bool = False) -> go.Figure:
         colorbar=dict(title=dict(text=share, side="right"), thickness=14),
     )
     axis = dict(tickmode="array", showgrid=False, zeroline=False)
-    layout = dict(
+    layout = layout_dict(
+        height=70 + 42 * L,  # 42 px a layer: a cell holds its number at a projector's 20 px too
         xaxis=dict(axis, tickvals=heads, ticktext=[str(h) for h in heads], side="top", title=dict(text=head)),
         yaxis=dict(
             axis, tickvals=layers, ticktext=[str(i) for i in layers], autorange="reversed", title=dict(text=layer)
         ),
-        font=dict(family=FONT_FAMILY),
-        hoverlabel=dict(font=dict(family=FONT_FAMILY)),
         modebar=MODEBAR,
-        margin=dict(l=10, r=10, t=20, b=10),
-        height=min(70 + 42 * L, LECTURE_HEIGHT if lecture else 1000),
-        template=go.layout.Template(),
     )
     return go.Figure(data=[trace], layout=layout)
 
@@ -335,7 +332,7 @@ def grid_notes(view: ModelView, lang: str, shipped: bool, max_tokens: int, parki
 def head_words(numbers: HeadNumbers, view: ModelView, layer: int, head: int, lang: str) -> tuple[str, str, str]:
     """The close-up's words: what the head does (before the map), its row sums and notes (after)."""
     jobs = ", ".join(
-        t("real_model.job_share", lang, job=t(f"real_model.pattern_{p}", lang), share=f"{s:.2f}")
+        t("real_model.job_share", lang, job=JOB_WORDS.text(p, lang), share=f"{s:.2f}")
         for p, s in zip(PATTERNS, view.patterns[layer, head], strict=True)
         if not np.isnan(s)
     )

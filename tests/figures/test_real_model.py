@@ -5,6 +5,7 @@ import numpy as np
 
 from attention_core import softmax
 from attention_core.attention_views import ModelMaps, build_view, head_numbers
+from lab_ui import layout
 from lab_ui.figures import real_model as figs
 from lab_ui.figures.common import SEQUENTIAL
 from lab_ui.i18n import t
@@ -88,7 +89,8 @@ def test_head_map_rows_and_columns():
     assert fig.data[0].texttemplate  # 25 cells: the values are printed
     assert "Query: %{y}<br>Key: %{x}" in fig.data[0].hovertemplate
     assert fig.data[0].customdata is None  # no per-cell hover strings
-    assert figs.head_map(head_numbers(v, 0, 0), v, "en", lecture=True).layout.height <= figs.LECTURE_HEIGHT
+    projected = layout.place(figs.head_map(head_numbers(v, 0, 0), v, "en", lecture=True), lecture=True)
+    assert projected.to_dict()["layout"]["height"] <= layout.LECTURE_FIGURE_MAX_PX
 
 
 def test_a_projected_head_map_thins_its_row_labels_sooner_than_its_columns():
@@ -165,3 +167,20 @@ def test_on_a_phone_the_close_up_thins_its_key_labels_by_css():
     assert "nth-of-type(4n+1)" in crowded
     desktop = figs.head_map(head_numbers(sixteen, 0, 0), sixteen, "en")
     assert len(desktop.layout.xaxis.ticktext) == 16  # a desktop's figure keeps every label
+
+
+def test_figures_say_what_and_the_layout_module_says_where():
+    """No margins or lecture type sizes of the builders' own: lab_ui.layout gives the margins, and styles
+    every figure for a projector (at least 20 px text, no taller than the first screen)."""
+    v = view(maps(6, 12, 5))
+    built = {
+        "grid": figs.model_grid(v, (0, 0), "en"),
+        "head": figs.head_map(head_numbers(v, 0, 0), v, "en", lecture=True),
+        "share": figs.share_map(v, "en"),
+    }
+    for name, fig in built.items():
+        assert fig.layout.margin.to_plotly_json() == layout.layout_dict()["margin"], name
+        assert fig.layout.font.size is None, name  # the theme's, or lab_ui.layout's on a projector
+        projected = layout.place(fig, lecture=True).to_dict()["layout"]
+        assert projected["font"]["size"] >= layout.LECTURE_TEXT_PX, name
+        assert projected["height"] <= layout.LECTURE_FIGURE_MAX_PX, name
