@@ -21,11 +21,14 @@ from attention_core.head_stats import PATTERNS
 from attention_core.head_views import COST_ROWS, CostComparison, HeadDifferences, HeadsView, ScalingMistake
 from lab_ui.figures.common import DIVERGING_WARM, QUALITATIVE, SEQUENTIAL, heatmap, safe_label
 from lab_ui.i18n import t
-from lab_ui.layout import FONT_FAMILY, NO_TEMPLATE, layout_dict
+from lab_ui.layout import FONT_FAMILY, LABEL_GAP_PX, NO_TEMPLATE, TICK_PX, layout_dict, text_px
 from lab_ui.state import labels
 
 MAX_TEXT_CELLS = 160  # print values in the cells only when a part has at most this many
-PLOT_WIDTH_PX = 620  # the maps' plot area at 1280 px with the sidebar open (colour bar and labels beside it)
+# The maps' plot area in the steps' column of a 1280 px screen with the sidebar open: a figure 555 px wide,
+# less the rows' labels with the axis title and the colour bar beside it.
+PLOT_WIDTH_PX = 360
+DETAIL_WIDTH_PX = 340  # the close-up's square map there (its colour bar and both axes' labels beside it)
 LECTURE_WIDTH_PX = 1000  # the same in lecture mode: no sidebar
 # Lecture mode: the figures are built this tall (at most LECTURE_FIGURE_MAX_PX anyway), so that under the title
 # row, the step bar and a wrapped row of popovers a 1280x720 projector still shows each figure whole.
@@ -425,111 +428,89 @@ def maps_have_labels(n_heads: int, T: int, lecture: bool = False) -> bool:
 
 
 def head_maps(view: HeadsView, lang: str, lecture: bool = False) -> go.Figure:
-    """Small multiples of the weights [h, T, T], one trace per head on axes of its own (their token
-    categories name the query and the key on hover, with no per-cell strings to send), one shared
-    colour scale 0..1, so the same colour means the same weight in every head. Tokens label the
-    first column's rows and the lowest maps' columns, all of them while they fit, else the first
-    and every 2nd, 3rd, ...; in lecture mode only the rows (the close-up below has the rest)."""
+    """Small multiples of the weights [h, T, T] on one shared colour scale 0..1, so the same colour
+    means the same weight in every head, each map outlined in its head's colour and named above it.
+    Tokens label the first column's rows and the lowest maps' columns, all of them while they fit,
+    else the first and every 2nd, 3rd, ...; in lecture mode only the rows (the close-up has the rest).
+
+    All the maps are ONE heatmap on one pair of axes, empty (NaN) cells between them: twelve maps on
+    axes of their own took plotly.js about 2.5 times as long to draw, on every step of the layer
+    slider. Each cell's head comes from `customdata` (small integers, sent as binary); its query
+    and key from the axes' categories, "token (position)", made unique per row and column of maps
+    with trailing spaces, which the hover shows as nothing."""
     weights, h, T = view.weights, view.n_heads, view.T
     g = maps_grid(h, T, lecture)
     query, key, weight = t("multi_head.query", lang), t("multi_head.key", lang), t("multi_head.weight", lang)
-    names = [t("multi_head.head_name", lang, i=i + 1) for i in range(h)]
     text = [safe_label(s) for s in view.tokens]
-    cats = [f"{s} ({p + 1})" for p, s in enumerate(text)]  # unique even when a token repeats; hover shows them
-    shown = slice(0, T, g.every)  # the labelled positions
-    width, height_cells = g.cols * T + (g.cols - 1) * g.gap, g.rows * (T + g.gap_y)  # the grid in cells
+    names = [f"{s} ({p + 1})" for p, s in enumerate(text)]  # what hover says of a query or a key
+    step_x, step_y = T + g.gap, T + g.gap_y  # a map and the gap after it (across) or above it (down)
+    width, height_cells = g.cols * step_x - g.gap, g.rows * step_y  # the grid in cells
+    z = np.full((height_cells, width), np.nan, dtype=np.float32)  # [rows of cells, columns of cells]
+    heads = np.zeros((height_cells, width), dtype=np.uint8)  # each cell's head, from 1; 0 in the gaps
+    corners = [(c * step_x, r * step_y + g.gap_y) for r, c in (divmod(i, g.cols) for i in range(h))]  # top left
+    for i, (x0, y0) in enumerate(corners):
+        z[y0 : y0 + T, x0 : x0 + T] = weights[i]  # [T, T]
+        heads[y0 : y0 + T, x0 : x0 + T] = i + 1
+    xs = [" " * (k + 1) for k in range(width)]  # the gaps' categories: blanks of different lengths
+    ys = [" " * (k + 1) for k in range(height_cells)]
+    for c in range(g.cols):
+        xs[c * step_x : c * step_x + T] = [n + " " * c for n in names]
+    for r in range(g.rows):
+        ys[r * step_y + g.gap_y : (r + 1) * step_y] = [n + " " * r for n in names]
+    shown = range(0, T, g.every)  # the labelled positions of each map
+    last_row = h - (g.rows - 1) * g.cols  # maps in the lowest row: the columns whose keys are labelled
     gaps = 1 if g.cell >= 12 else 0  # white lines between cells, while they leave the cells visible (a phone too)
     font = dict(size=int(np.clip(g.cell * 0.9 * g.every, 9, 12)))
-    traces, shapes, notes, layout = [], [], [], {}
-    for i in range(h):
-        r, c = divmod(i, g.cols)
-        xa, ya = (f"x{i + 1}", f"y{i + 1}") if i else ("x", "y")
-        left, top = c * (T + g.gap) / width, 1 - (r * (T + g.gap_y) + g.gap_y) / height_cells
-        x_dom, y_dom = [left, min(1.0, left + T / width)], [max(0.0, top - T / height_cells), top]  # rounding
-        traces.append(
-            dict(
-                type="heatmap",
-                z=np.asarray(weights[i], dtype=np.float32),
-                x=cats,
-                y=cats,
-                xaxis=xa,
-                yaxis=ya,
-                coloraxis="coloraxis",
-                name=names[i],
-                xgap=gaps,
-                ygap=gaps,
-                texttemplate="%{z:.2f}" if T <= 6 and h <= 4 else None,
-                hovertemplate=f"{names[i]}<br>{query}: %{{y}}<br>{key}: %{{x}}<br>{weight}: %{{z:.4f}}<extra></extra>",
-            )
-        )
-        low = i + g.cols >= h  # the lowest map of its column: its keys are labelled under it
-        layout[xa.replace("x", "xaxis")] = dict(
-            domain=x_dom,
-            anchor=ya,
-            type="category",
-            tickmode="array",
-            tickvals=cats[shown],
-            ticktext=text[shown],
-            showticklabels=low and not lecture,
-            tickangle=-90 if T > 4 else 0,
-            tickfont=font,
-            ticks="",
-            showgrid=False,
-            zeroline=False,
-            title=dict(text=key) if low and c == 0 else None,
-        )
-        layout[ya.replace("y", "yaxis")] = dict(
-            domain=y_dom,
-            anchor=xa,
-            type="category",
-            autorange="reversed",
-            tickmode="array",
-            tickvals=cats[shown],
-            ticktext=text[shown],
-            showticklabels=c == 0,
-            tickfont=font,
-            ticks="",
-            showgrid=False,
-            zeroline=False,
-            title=dict(text=query) if c == 0 and r == (g.rows - 1) // 2 else None,
-        )
-        shapes.append(
-            dict(
-                type="rect",
-                xref="paper",
-                yref="paper",
-                x0=x_dom[0],
-                x1=x_dom[1],
-                y0=y_dom[0],
-                y1=y_dom[1],
-                line=dict(color=head_colour(i), width=3),
-                fillcolor="rgba(0,0,0,0)",
-            )
-        )
-        tag = (
-            names[i] if h <= NAMED_TAGS else str(i + 1)
-        )  # many heads: numbers, which fit above a narrow map on a phone
-        notes.append(
-            dict(
-                x=x_dom[0],
-                y=y_dom[1],
-                xref="paper",
-                yref="paper",
-                xanchor="left",
-                yanchor="bottom",
-                yshift=3,
-                **head_tag(i, tag),
-            )
-        )
+    axis = dict(type="category", categoryorder="array", tickmode="array", tickfont=font, ticks="", showgrid=False)
+    head = _head_name(lang)
+    trace = dict(
+        type="heatmap",
+        z=z,
+        x=xs,
+        y=ys,
+        customdata=heads,
+        coloraxis="coloraxis",
+        xgap=gaps,
+        ygap=gaps,
+        hoverongaps=False,
+        texttemplate="%{z:.2f}" if T <= 6 and h <= 4 else None,
+        hovertemplate=f"{head.format(i='%{customdata}')}<br>{query}: %{{y}}<br>{key}: %{{x}}<br>{weight}: %{{z:.4f}}"
+        "<extra></extra>",
+    )
+    shapes, notes = [], []
+    for i, (x0, y0) in enumerate(corners):
+        box = dict(x0=x0 - 0.5, x1=x0 + T - 0.5, y0=y0 - 0.5, y1=y0 + T - 0.5, xref="x", yref="y")
+        shapes.append(dict(type="rect", **box, line=dict(color=head_colour(i), width=3), fillcolor="rgba(0,0,0,0)"))
+        tag = head.format(i=i + 1) if h <= NAMED_TAGS else str(i + 1)  # many heads: numbers fit a phone's narrow maps
+        notes.append(dict(x=box["x0"], y=box["y0"], xref="x", yref="y", xanchor="left", yanchor="bottom", yshift=3))
+        notes[-1].update(head_tag(i, tag))
     label_room = 7 * max(map(len, text), default=0)  # rotated key labels under the maps
     height = height_cells * g.cell + 50 + 40 + min(label_room, 110)
     height = LECTURE_HEIGHT_PX if lecture else int(np.clip(height, 260, 1300))  # lecture: keys on the close-up
-    bar = dict(title=dict(text=weight, side="right"), thickness=14)
-    layout.update(
-        layout_dict(title=source_title(view, lang), height=height, shapes=shapes, annotations=notes),
-        coloraxis=dict(colorscale=SEQUENTIAL, cmin=0, cmax=1, colorbar=bar),
+    xaxis = dict(
+        axis,
+        categoryarray=xs,
+        tickvals=[xs[c * step_x + j] for c in range(last_row) for j in shown],
+        ticktext=[text[j] for _ in range(last_row) for j in shown],
+        showticklabels=not lecture,
+        tickangle=-90 if T > 4 else 0,
+        title=dict(text=key),
     )
-    return go.Figure(data=traces, layout=layout)
+    yaxis = dict(
+        axis,
+        categoryarray=ys,
+        autorange="reversed",
+        tickvals=[ys[r * step_y + g.gap_y + j] for r in range(g.rows) for j in shown],
+        ticktext=[text[j] for _ in range(g.rows) for j in shown],
+        title=dict(text=query),
+    )
+    bar = dict(title=dict(text=weight, side="right"), thickness=14)
+    layout = layout_dict(
+        title=source_title(view, lang), height=height, xaxis=xaxis, yaxis=yaxis, shapes=shapes, annotations=notes
+    )
+    return go.Figure(
+        data=[trace], layout=dict(layout, coloraxis=dict(colorscale=SEQUENTIAL, cmin=0, cmax=1, colorbar=bar))
+    )
 
 
 def head_detail(view: HeadsView, head: int, lang: str) -> go.Figure:
@@ -538,7 +519,7 @@ def head_detail(view: HeadsView, head: int, lang: str) -> go.Figure:
     i = head - 1
     name = t("multi_head.head_name", lang, i=head)
     title = f"<span style='color:{head_colour(i)}'>■</span> {name} · {source_title(view, lang)}"
-    return heatmap(
+    fig = heatmap(
         view.weights[i],
         view.tokens,
         view.tokens,
@@ -550,6 +531,10 @@ def head_detail(view: HeadsView, head: int, lang: str) -> go.Figure:
         zmax=1.0,
         height=int(np.clip(24 * view.T + 170, 300, 1000)),
     )
+    # Level keys while they fit their columns, else upright: an angle left to Plotly costs a measuring pass
+    widest = max(text_px(safe_label(s), TICK_PX) for s in view.tokens) + LABEL_GAP_PX
+    fig.layout.xaxis.tickangle = 0 if widest * view.T <= DETAIL_WIDTH_PX else -90
+    return fig
 
 
 # --- do the heads differ? ---------------------------------------------------------------------

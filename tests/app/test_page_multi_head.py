@@ -72,9 +72,18 @@ def blocks_apart(trace, n_heads: int) -> list[np.ndarray]:
     return np.split(z[:, filled], n_heads, axis=1)
 
 
-def tokens_of(trace) -> list[str]:
-    """The tokens a small map's axis names: its categories are "token (position)"."""
-    return [c.rsplit(" (", 1)[0] for c in trace["x"]]
+def head_maps(spec) -> list[np.ndarray]:
+    """Each head's map, out of the small multiples: one heatmap whose cells name their head (customdata, from 1)."""
+    z, heads = plotly_array(spec["data"][0]["z"]), plotly_array(spec["data"][0]["customdata"])
+    T = int(np.sqrt(np.count_nonzero(heads == 1)))
+    return [z[heads == i].reshape(T, T) for i in range(1, int(heads.max()) + 1)]
+
+
+def map_tokens(spec) -> list[str]:
+    """The keys of the first small map, as hover names them: the x categories are "token (position)"."""
+    heads = plotly_array(spec["data"][0]["customdata"])
+    row = heads[np.nonzero((heads == 1).any(axis=1))[0][0]]
+    return [spec["data"][0]["x"][j].rsplit(" (", 1)[0] for j in np.nonzero(row == 1)[0]]
 
 
 def titles(at) -> dict[str, str]:
@@ -102,7 +111,7 @@ def test_opens_on_the_real_models_heads_in_both_languages(lang):
         f"{i} · {t(INFO.steps[name], lang=lang)}" for i, name in enumerate(SECTIONS, 1)
     ]
     e = EXAMPLES["animal_tired"]  # the first example, layer 1: the model run here matches its shipped maps
-    maps = np.stack([plotly_array(trace["z"]) for trace in figures(at)["mh_maps"]["data"]])
+    maps = np.stack(head_maps(figures(at)["mh_maps"]))
     np.testing.assert_allclose(maps, e.attentions[0], atol=3e-3)  # shipped maps are float16
     model_title = t("multi_head.fig_model", lang=lang, layer=1)
     assert all(model_title in title for title in titles(at).values())
@@ -139,7 +148,7 @@ def test_a_link_from_before_with_random_controls_still_opens_on_random_weights()
     assert at.button_group(key=C.source.key).value == "random"
     assert at.query_params[C.source.key] == "random"  # the link now says so
     r = core("the cat sat", 8, 1, 0)
-    np.testing.assert_allclose(plotly_array(figures(at)["mh_maps"]["data"][0]["z"]), r.weights[0], atol=1e-6)
+    np.testing.assert_allclose(head_maps(figures(at)["mh_maps"])[0], r.weights[0], atol=1e-6)
 
 
 def test_a_link_without_source_or_random_controls_opens_on_the_model(shipped_only):
@@ -191,7 +200,7 @@ def test_each_head_map_is_the_cores_and_all_share_one_scale():
     at = open_step(PAGE, "maps", **link(text="I saw a saw", d="8", heads="4", seed="3"))
     r = core("I saw a saw", 8, 4, 3)
     spec = figures(at)["mh_maps"]
-    maps = [plotly_array(trace["z"]) for trace in spec["data"]]
+    maps = head_maps(spec)
     assert len(maps) == 4
     for i, m in enumerate(maps):
         np.testing.assert_allclose(m, r.weights[i], atol=1e-6)
@@ -205,13 +214,9 @@ def test_the_real_models_small_maps_are_labelled_and_the_close_up_names_every_to
     at = open_step(PAGE, "maps", **link(example="bank_river", layer="2"))
     tokens = EXAMPLES["bank_river"].tokens
     layout = figures(at)["mh_maps"]["layout"]
-    shown = layout["yaxis"]["ticktext"]
-    step = -(-len(tokens) // len(shown))
-    assert 1 < step <= 3  # 15 word pieces in maps this small: the first and one in 2 or 3
-    assert shown == list(tokens[::step])
-    assert layout["yaxis"]["showticklabels"] and not layout["yaxis2"]["showticklabels"]  # the first column only
-    assert layout["xaxis9"]["showticklabels"] and not layout["xaxis"]["showticklabels"]  # under the lowest maps
-    assert layout["xaxis9"]["ticktext"] == shown
+    step = next(k for k in range(1, len(tokens) + 1) if layout["yaxis"]["ticktext"] == list(tokens[::k]) * 3)
+    assert 1 < step <= 3  # 15 word pieces in maps this small: the first and one in every few, beside each row of maps
+    assert layout["xaxis"]["ticktext"] == list(tokens[::step]) * 4  # and under each of the 4 lowest maps
     assert t("multi_head.maps_labels", every=step) in [c.value for c in at.caption]
     detail = figures(at)["mh_focus_map"]["layout"]
     assert list(detail["yaxis"]["ticktext"]) == list(tokens) == list(detail["xaxis"]["ticktext"])
@@ -263,7 +268,7 @@ def test_a_non_divisor_in_the_link_is_explained_and_the_rest_is_kept(lang):
     assert at.text_input(key=C.text.key).value == "keep these words"
     assert at.number_input(key=C.seed.key).value == 7
     at = open_step(PAGE, "maps", lang=lang, **link(d="10", heads="4", text="keep these words", seed="7"))
-    assert len(figures(at)["mh_maps"]["data"]) == 2
+    assert len(head_maps(figures(at)["mh_maps"])) == 2
 
 
 @pytest.mark.parametrize(
@@ -399,7 +404,7 @@ def test_real_model_layer_shows_the_shipped_maps(shipped_only):
         if layer != 2:
             at.slider(key=C.layer.key).set_value(layer).run()
         spec = figures(at)
-        maps = [plotly_array(trace["z"]) for trace in spec["mh_maps"]["data"]]
+        maps = head_maps(spec["mh_maps"])
         assert len(maps) == 12
         for i, m in enumerate(maps):
             np.testing.assert_allclose(m, e.attentions[layer - 1, i], atol=1e-6)
@@ -441,7 +446,7 @@ def test_with_the_model_installed_examples_get_real_q_k_v_and_free_text_works():
     at = open_page(PAGE, whole="1", **link(source="model", example="cat_mat", layer="3"))
     e = EXAMPLES["cat_mat"]
     spec = figures(at)
-    maps = np.stack([plotly_array(trace["z"]) for trace in spec["mh_maps"]["data"]])
+    maps = np.stack(head_maps(spec["mh_maps"]))
     np.testing.assert_allclose(maps, e.attentions[2], atol=3e-3)  # shipped maps are float16
     split = spec["mh_split"]["data"]
     assert len(split) == 2
@@ -452,9 +457,10 @@ def test_with_the_model_installed_examples_get_real_q_k_v_and_free_text_works():
     text = "Dogs chase cats. " * 40
     at.text_input(key=C.own_text.key).set_value(text).run()
     assert not at.exception
-    maps = figures(at)["mh_maps"]["data"]
-    assert len(maps) == 12 and plotly_array(maps[0]["z"]).shape == (48, 48)  # cut to MAX_PIECES, [CLS] ... [SEP]
-    assert tokens_of(maps[0])[0] == "[CLS]" and tokens_of(maps[0])[-1] == "[SEP]"
+    maps = head_maps(figures(at)["mh_maps"])
+    assert len(maps) == 12 and maps[0].shape == (48, 48)  # cut to MAX_PIECES, [CLS] ... [SEP]
+    tokens = map_tokens(figures(at)["mh_maps"])
+    assert tokens[0] == "[CLS]" and tokens[-1] == "[SEP]"
     total = pretrained.load_minilm().tokenize(text)[2]
     assert t("multi_head.model_cut", shown=48, total=total) in [c.value for c in at.caption]
 
@@ -467,7 +473,7 @@ def test_own_text_the_model_cannot_read_falls_back_to_the_example(text):
     assert not at.exception
     assert at.info, "no message"
     assert at.text_input(key=C.own_text.key).value == text  # what was typed stays in the box
-    assert len(figures(at)["mh_maps"]["data"]) == 12
+    assert len(head_maps(figures(at)["mh_maps"])) == 12
 
 
 # --- presets, steps, check yourself ----------------------------------------------------------------
@@ -476,11 +482,11 @@ def test_own_text_the_model_cannot_read_falls_back_to_the_example(text):
 def test_article_preset_is_four_tokens_two_heads():
     at = open_step(PAGE, "maps")
     at.button(key="multi_head_preset_article").click().run()
-    maps = figures(at)["mh_maps"]["data"]
-    assert len(maps) == 2 and plotly_array(maps[0]["z"]).shape == (4, 4)
-    assert tokens_of(maps[0]) == list("机器学习")
+    maps = head_maps(figures(at)["mh_maps"])
+    assert len(maps) == 2 and maps[0].shape == (4, 4)
+    assert map_tokens(figures(at)["mh_maps"]) == list("机器学习")
     at.button(key="multi_head_preset_long").click().run()
-    assert len(figures(at)["mh_maps"]["data"]) == 8
+    assert len(head_maps(figures(at)["mh_maps"])) == 8
     assert not at.exception
 
 
@@ -541,8 +547,7 @@ def test_check_yourself_uses_the_models_sizes():
 def test_bad_sentences_never_break_the_page(text):
     at = open_step(PAGE, "maps", **link(text=text))
     assert not at.exception
-    maps = figures(at)["mh_maps"]["data"]
-    labels = tokens_of(maps[0])
+    labels = map_tokens(figures(at)["mh_maps"])
     assert all("<b>" not in label and "<script>" not in label for label in labels)
     if text.startswith("<b>"):
         assert "&lt;" in labels and "&gt;" in labels  # the tags' brackets arrive as text

@@ -1,6 +1,8 @@
 """lab_ui.figures.multi_head: the figures hold the arrays they were given, in the right places, say
 where their weights come from, and fit a projector in lecture mode."""
 
+import dataclasses
+
 import numpy as np
 import plotly.graph_objects as go
 import pytest
@@ -66,19 +68,31 @@ def test_concat_figure_shares_the_heads_scale_and_gives_the_output_its_own(small
     assert fig.layout.coloraxis.cmax == pytest.approx(figs.robust_max(small.layer.concat))
 
 
-def test_head_maps_one_trace_per_head_on_one_scale(shipped):
+def _corner(heads: np.ndarray, head: int) -> tuple[int, int]:
+    rows, cols = np.nonzero(heads == head)
+    return int(rows.min()), int(cols.min())
+
+
+def test_head_maps_are_one_heatmap_of_every_head_on_one_scale(shipped):
     fig = figs.head_maps(shipped, "en")
-    assert len(fig.data) == 12 and all(tr.coloraxis == "coloraxis" for tr in fig.data)
-    assert (fig.layout.coloraxis.cmin, fig.layout.coloraxis.cmax) == (0, 1)
-    for i, tr in enumerate(fig.data):
-        np.testing.assert_allclose(_z(tr), shipped.weights[i], atol=1e-6)
-    # four per row: head 4 starts a new row, under head 0, each map on axes of its own
-    assert fig.data[4].xaxis == "x5" and fig.layout.xaxis5.domain == fig.layout.xaxis.domain
-    assert fig.layout.yaxis5.domain[1] < fig.layout.yaxis.domain[0]
+    (trace,) = fig.data  # one heatmap on one pair of axes: twelve of them cost 2.5 times as much to draw
+    assert trace.coloraxis == "coloraxis" and (fig.layout.coloraxis.cmin, fig.layout.coloraxis.cmax) == (0, 1)
+    z, heads, T = _z(trace), np.asarray(trace.customdata), shipped.T
+    assert np.isnan(z[heads == 0]).all() and trace.hoverongaps is False  # empty cells between the maps
+    for i in range(12):
+        np.testing.assert_allclose(z[heads == i + 1].reshape(T, T), shipped.weights[i], atol=1e-6)
+    # four per row: head 5 starts a new row, under head 1; head 2 beside head 1
+    (r1, c1), (r2, c2), (r5, c5) = (_corner(heads, i) for i in (1, 2, 5))
+    assert r2 == r1 and c2 > c1 + T and c5 == c1 and r5 > r1 + T
+    outlines = [(s.x0 + 0.5, s.y0 + 0.5, s.line.color) for s in fig.layout.shapes]
+    assert outlines == [(*_corner(heads, i + 1)[::-1], QUALITATIVE[i % 8]) for i in range(12)]
     assert [a.bgcolor for a in fig.layout.annotations] == [QUALITATIVE[i % 8] for i in range(12)]
     assert [a.text for a in fig.layout.annotations[:2]] == ["<b>1</b>", "<b>2</b>"]  # many heads: numbers
-    assert list(fig.data[0].x[:2]) == ["[CLS] (1)", "she (2)"]  # hover names the tokens, no per-cell strings
-    assert "query: %{y}" in fig.data[0].hovertemplate and fig.data[0].customdata is None
+    # hover names the head, the query and the key with no per-cell strings: categories "token (position)",
+    # unique in each row and column of maps, however often a token repeats
+    assert list(trace.x[c1 : c1 + 2]) == ["[CLS] (1)", "she (2)"] and trace.x[c2 + 1].strip() == "she (2)"
+    assert len(set(trace.x)) == len(trace.x) and len(set(trace.y)) == len(trace.y)
+    assert "head %{customdata}" in trace.hovertemplate and "query: %{y}" in trace.hovertemplate
 
 
 def test_small_maps_label_the_first_token_and_every_few(shipped):
@@ -86,10 +100,16 @@ def test_small_maps_label_the_first_token_and_every_few(shipped):
     assert grid.every > 1 and not figs.maps_have_labels(12, shipped.T)
     fig = figs.head_maps(shipped, "en")
     shown = list(shipped.tokens[:: grid.every])
-    labelled_y = [k for k in range(1, 13) if fig.layout[f"yaxis{k if k > 1 else ''}"].showticklabels]
-    labelled_x = [k for k in range(1, 13) if fig.layout[f"xaxis{k if k > 1 else ''}"].showticklabels]
-    assert labelled_y == [1, 5, 9] and labelled_x == [9, 10, 11, 12]  # the first column; the lowest row
-    assert list(fig.layout.yaxis.ticktext) == shown == list(fig.layout.xaxis9.ticktext)
+    assert list(fig.layout.yaxis.ticktext) == shown * 3  # beside each row of maps
+    assert list(fig.layout.xaxis.ticktext) == shown * 4  # under each of the lowest maps
+    y, x = list(fig.data[0].y), list(fig.data[0].x)
+    first = [y.index(v) for v in fig.layout.yaxis.tickvals[: len(shown)]]
+    assert first == [_corner(np.asarray(fig.data[0].customdata), 1)[0] + k * grid.every for k in range(len(shown))]
+    lowest = [x.index(v) for v in fig.layout.xaxis.tickvals[:: len(shown)]]
+    assert lowest == [_corner(np.asarray(fig.data[0].customdata), head)[1] for head in (9, 10, 11, 12)]
+    five = figs.head_maps(dataclasses.replace(shipped, weights=shipped.weights[:5]), "en")  # rows of 3 and 2
+    shown = list(shipped.tokens[:: figs.maps_grid(5, shipped.T).every])
+    assert list(five.layout.xaxis.ticktext) == shown * 2  # the keys under the two lowest maps only
     assert figs.maps_have_labels(2, 4)
     assert figs.maps_grid(12, 40).every >= 3
 
@@ -138,8 +158,7 @@ def test_lecture_figures_fit_under_the_projectors_title_and_step_bar(small, ship
     step = int(fig.layout.yaxis.tickvals[1].split(":")[0]) - 1  # the second label's row, counted from 0
     assert step >= 2  # 20 px labels on short rows: thinned
     maps = figs.head_maps(shipped, "en", lecture=True)
-    keys_labelled = [maps.layout[f"xaxis{k if k > 1 else ''}"].showticklabels for k in range(1, 13)]
-    assert not any(keys_labelled)  # on a projector the keys are labelled on the close-up
+    assert maps.layout.xaxis.showticklabels is False  # on a projector the keys are labelled on the close-up
 
 
 def test_head_names_are_legible_on_every_colour():
