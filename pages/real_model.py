@@ -3,13 +3,11 @@ sentence, one head up close, how much attention is parked on [CLS]/[SEP], and he
 recognisable job, all found by computation (attention_core.attention_views).
 
 Steps (rm_step): grid, head, sink, jobs, check. The sentence, the [CLS]/[SEP] switch and the selected
-layer and head are page-level: the grid outlines the head that the close-up draws, the check asks
-about it, and the sink and jobs steps' "show" buttons select it and turn to the close-up's step (in
-whole-page mode it stands above them). The "find a head" pickers (rm_q, rm_k) are the jobs step's own.
-
-Memory: every step gets plain values (the sentence, the layer, the head) and asks the cache for the
-view; no callback, widget or fragment holds a computed result, so a closed session leaves nothing
-behind but the cache's bounded entries (issue 25: 7.6 GB for 200 students from a page that did).
+layer and head are page-level: the grid outlines the head the close-up draws, the check asks about
+it, and the sink and jobs steps' "show" buttons select it and turn to the close-up's step (on the
+whole page it stands above them). The "find a head" pickers (rm_q, rm_k) are the jobs step's own.
+Every step gets plain values and asks the cache for the view: no callback, widget or fragment holds
+a computed result (issue 25: 7.6 GB for 200 students from a page whose callbacks did).
 """
 
 from dataclasses import dataclass
@@ -22,7 +20,7 @@ from attention_core.shipped import load_examples
 from lab_ui import page, state, widgets
 from lab_ui.cache import cached
 from lab_ui.figures import real_model as figs
-from lab_ui.figures.real_model import position_label, position_number
+from lab_ui.figures.real_model import position_label
 from lab_ui.i18n import current_lang, literal, t
 from lab_ui.lecture import is_lecture, is_whole_page
 
@@ -44,8 +42,6 @@ LONG_TEXT = (
 N_LAYERS, N_HEADS = cached(av.example_maps, DEFAULT_EX).maps.shape[:2]
 ANCHORS = cached(av.find_anchors)  # the heads the presets and the defaults point at, found by computing
 A_LAYER, A_HEAD, A_IT, A_NOUN = ANCHORS.animal
-FOUND = state.labels("real_model.found_", "previous", "next", "self", "same")  # a job's finding, per PATTERNS
-assert tuple(FOUND) == av.PATTERNS
 
 
 class Controls(state.Table):
@@ -180,115 +176,75 @@ def head_step(p: page.Parts, s: Settings) -> None:
         st.markdown(row_sums)
         if notes:
             st.caption(notes)
-    p.table(
-        t("real_model.head_numbers"),
-        figs.head_table,
-        numbers,
-        v,
-        lang,
-        key="rm_head_table",
-        filename=f"layer{s.layer + 1}_head{s.head + 1}.csv",
-        caption=t("real_model.head_table"),
-    )
+    csv, caption = f"layer{s.layer + 1}_head{s.head + 1}.csv", t("real_model.head_table")
+    box = t("real_model.head_numbers")
+    p.table(box, figs.head_table, numbers, v, lang, key="rm_head_table", filename=csv, caption=caption)
 
 
 @PAGE.step("sink")
 def sink_step(p: page.Parts, s: Settings) -> None:
     v, lang = view_of(s), current_lang()
-    n, (top_l, top_h) = parked(v), v.top_park
     p.prose(t("real_model.sink_body"))
     with p.figure:
-        alt = t("real_model.share_alt", n=n, total=v.share.size)
+        alt = t("real_model.share_alt", n=parked(v), total=v.share.size)
         widgets.show_figure(cached(figs.share_map, v, lang), key="rm_share", numbers_on_phones=False, alt=alt)
     with p.reading:
-        top, mean = f"{v.share[top_l, top_h]:.0%}", f"{v.share.mean():.0%}"
-        st.markdown(
-            t("real_model.sink_numbers", n=n, total=v.share.size, mean=mean, layer=top_l + 1, head=top_h + 1, top=top)
-        )
-        show_button("real_model.show_parking", top_l, top_h, "rm_go_park")
-    p.table(
-        t("real_model.share_numbers"), figs.share_table, v, lang, key="rm_share_table", filename="cls_sep_share.csv"
-    )
+        st.markdown(figs.sink_words(v, parked(v), lang))
+        show_button("real_model.show_parking", *v.top_park, "rm_go_park")
+    box = t("real_model.share_numbers")
+    p.table(box, figs.share_table, v, lang, key="rm_share_table", filename="cls_sep_share.csv")
     p.formula(figs.LATEX_SHARE, av.special_share, av.hide_tokens)
 
 
-def job_line(text: str, layer: int, head: int, key: str) -> None:
-    """A finding in words, with a button that shows its head large."""
-    st.markdown(text)
-    show_button("real_model.show_head", layer, head, key, "tertiary")
+def show_found(found: figs.Finding) -> None:
+    """A head found doing something, in words, with a button that shows it large."""
+    st.markdown(found.text)
+    show_button("real_model.show_head", found.layer, found.head, found.key, "tertiary")
 
 
 @PAGE.step("jobs")
 def jobs_step(p: page.Parts, s: Settings) -> None:
-    v = view_of(s)
+    v, lang = view_of(s), current_lang()
     p.prose(t("real_model.jobs_body", page=t("multi_head.nav")))
+    jobs, weak, apart = figs.job_findings(v, lang, CLEAR_JOB)
     with p.figure:  # the step's result: the head that does each job best
-        weak = []
-        for job in v.jobs:
-            found = FOUND.text(job.pattern, layer=job.layer + 1, head=job.head + 1, share=f"{job.share:.2f}")
-            if job.share >= CLEAR_JOB:
-                job_line(found, job.layer, job.head, f"rm_go_{job.pattern}")
-            else:  # no button for a job nobody does
-                weak.append(t("real_model.weak_job", found=found, clear=f"{CLEAR_JOB:.2f}"))
+        for found in jobs:
+            show_found(found)
         if weak:
-            st.markdown("\n\n".join(weak))
-        if (a := v.apart) is not None:
-            i, j, apart = position_number(a.first), position_number(a.second), f"{a.distance:.2f}"
-            token = literal(v.tokens[a.first])
-            found = t("real_model.found_apart", token=token, i=i, j=j, layer=a.layer + 1, head=a.head + 1, apart=apart)
-            job_line(found, a.layer, a.head, "rm_go_apart")
-    with p.reading:
-        find_a_head(v, s.sentence == DEFAULT_EX)
+            st.markdown(weak)
+        if apart:  # one word in two contexts
+            show_found(apart)
+    with p.reading:  # which head links this word to that one most strongly?
+        st.markdown(f"**{t('real_model.find_title')}**")
+        words, tokens = list(av.word_positions(v)), v.tokens  # the pickers close over the tokens, not the view
+        default_q, default_k = (A_IT, A_NOUN) if s.sentence == DEFAULT_EX else av.default_link(v)  # "it" -> "animal"
+        with page.section_controls():
+            q = C.query.draw(options=words, default=default_q, format_func=lambda i: position_label(i, tokens))
+            k = C.key.draw(options=words, default=default_k, format_func=lambda i: position_label(i, tokens))
+        link = cached(av.find_link, v, q, k)
+        show_found(figs.Finding(figs.link_words(link, tokens, lang), link.layer, link.head, "rm_go_link"))
     p.formula(figs.LATEX_JOBS, av.pattern_shares, av.job_targets)  # the measure, after who does it
-
-
-def find_a_head(v: av.ModelView, animal: bool) -> None:
-    """Which head links this word to that one most strongly? Two pickers and the head found."""
-    st.markdown(f"**{t('real_model.find_title')}**")
-    words, tokens = list(av.word_positions(v)), v.tokens  # the pickers' words close over tokens, not the view
-    default_q, default_k = (A_IT, A_NOUN) if animal else av.default_link(v)  # the page's key effect: "it" -> "animal"
-    with page.section_controls():
-        q = C.query.draw(options=words, default=default_q, format_func=lambda i: position_label(i, tokens))
-        k = C.key.draw(options=words, default=default_k, format_func=lambda i: position_label(i, tokens))
-    link = cached(av.find_link, v, q, k)
-    name = {i: literal(position_label(i, tokens)) for i in (q, k, link.top)}
-    weight, top_weight = f"{link.weight:.2f}", f"{link.top_weight:.2f}"
-    where = dict(layer=link.layer + 1, head=link.head + 1)
-    found = t(
-        "real_model.found_link", q=name[q], k=name[k], top=name[link.top], weight=weight, top_weight=top_weight, **where
-    )
-    job_line(found, link.layer, link.head, "rm_go_link")
 
 
 @PAGE.step("check")
 def check_step(p: page.Parts, s: Settings) -> None:
     v = view_of(s)
-    answers, tokens = cached(av.check_answers, v, s.layer, s.head), v.tokens
-
-    def name(position: int) -> str:  # closes over the tokens (text), not the view
-        return literal(position_label(position, tokens))
-
+    answers, tokens = cached(av.check_answers, v, s.layer, s.head), v.tokens  # the choice's words: tokens, not v
+    words = figs.check_words(answers, tokens, s.layer, s.head, current_lang())
     with p.check:
-        if (prev := answers.previous) is not None:
+        if answers.previous is not None:
             options = [str(o) for o in answers.options]
             page.choice_keep_valid(CHECK, ["", *options], "")
-            where = dict(layer=prev.layer + 1, head=prev.head + 1)
             widgets.check_choice(
-                t("real_model.check_q", **where, share=f"{prev.share:.2f}", query=name(answers.ask)),
+                words["check_q"],
                 options,
                 str(answers.best),
                 key=CHECK,
-                format_func=lambda o: name(int(o)),
-                explanation=t(
-                    "real_model.check_expl", **where, best=name(answers.best), weight=f"{answers.best_weight:.3f}"
-                ),
+                format_func=lambda o: literal(position_label(int(o), tokens)),
+                explanation=words["check_expl"],
             )
         widgets.check_number(
-            t("real_model.number_q", layer=s.layer + 1, head=s.head + 1, query=name(answers.ask)),
-            answers.parked,
-            key=NUMBER,
-            tolerance=0.01,
-            explanation=t("real_model.number_expl", share=f"{answers.parked:.3f}", rest=f"{1 - answers.parked:.3f}"),
+            words["number_q"], answers.parked, key=NUMBER, tolerance=0.01, explanation=words["number_expl"]
         )
 
 

@@ -10,15 +10,16 @@ the whole grid serialises like a single map.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from attention_core.attention_views import PATTERNS, HeadNumbers, ModelView
+from attention_core.attention_views import PATTERNS, CheckAnswers, HeadNumbers, Link, ModelView
 from lab_ui import state
 from lab_ui.figures.common import QUALITATIVE, SEQUENTIAL, SEQUENTIAL_ALT, safe_label
-from lab_ui.i18n import t
+from lab_ui.i18n import literal, t
 from lab_ui.layout import key_labels_hidden_on_phones, layout_dict
 
 OUTLINE = QUALITATIVE[5]  # Okabe-Ito vermillion: stands out on every Viridis colour
@@ -26,7 +27,8 @@ GRID_MAX = 32  # word pieces drawn in each of the 72 small maps (about 3 px a ce
 GRID_HEIGHT = 450  # the grid is twice as wide as tall: 450 px fill a desktop's steps column and a phone alike
 # The words of each simple job (attention_core.attention_views.PATTERNS), in its order.
 JOB_WORDS = state.labels("real_model.pattern_", "previous", "next", "self", "same")
-assert tuple(JOB_WORDS) == PATTERNS
+FOUND = state.labels("real_model.found_", "previous", "next", "self", "same")  # the head found for each
+assert tuple(JOB_WORDS) == tuple(FOUND) == PATTERNS
 # Plotly's toolbar keeps zoom, reset and download (three buttons at the top right).
 MODEBAR = dict(remove=["zoomin", "zoomout", "autoscale", "pan", "select", "lasso"])
 
@@ -348,6 +350,64 @@ def head_words(numbers: HeadNumbers, view: ModelView, layer: int, head: int, lan
         view.hidden and view.empty_rows and t("real_model.empty_rows", lang, n=view.empty_rows),
     ]
     return body, row_sums, "\n\n".join(note for note in notes if note)
+
+
+def sink_words(view: ModelView, parked: int, lang: str) -> str:
+    """How many heads park (`parked` of them), all heads' mean, and the head that parks most."""
+    layer, head = view.top_park
+    share, mean = f"{view.share[layer, head]:.0%}", f"{view.share.mean():.0%}"
+    where = dict(layer=layer + 1, head=head + 1)
+    return t("real_model.sink_numbers", lang, n=parked, total=view.share.size, mean=mean, top=share, **where)
+
+
+class Finding(NamedTuple):
+    """A head found doing something, in words, and the key of the button that shows it large."""
+
+    text: str
+    layer: int  # 0-based
+    head: int
+    key: str
+
+
+def job_findings(view: ModelView, lang: str, clear: float) -> tuple[list[Finding], str, Finding | None]:
+    """The head that does each simple job best; the jobs whose best share is under `clear`, in one
+    paragraph that says they are weak (nobody does them: no head to show); a word in two contexts."""
+    found, weak = [], []
+    for job in view.jobs:
+        text = FOUND.text(job.pattern, lang, layer=job.layer + 1, head=job.head + 1, share=f"{job.share:.2f}")
+        if job.share >= clear:
+            found.append(Finding(text, job.layer, job.head, f"rm_go_{job.pattern}"))
+        else:
+            weak.append(t("real_model.weak_job", lang, found=text, clear=f"{clear:.2f}"))
+    if (a := view.apart) is None:
+        return found, "\n\n".join(weak), None
+    i, j, apart = position_number(a.first), position_number(a.second), f"{a.distance:.2f}"
+    where = dict(layer=a.layer + 1, head=a.head + 1)
+    text = t("real_model.found_apart", lang, token=literal(view.tokens[a.first]), i=i, j=j, apart=apart, **where)
+    return found, "\n\n".join(weak), Finding(text, a.layer, a.head, "rm_go_apart")
+
+
+def link_words(link: Link, tokens: Sequence[str], lang: str) -> str:
+    """The head that links the query word to the key word most, and what the query looks at most there."""
+    name = {i: literal(position_label(i, tokens)) for i in (link.query, link.key, link.top)}
+    words = dict(q=name[link.query], k=name[link.key], top=name[link.top], layer=link.layer + 1, head=link.head + 1)
+    return t("real_model.found_link", lang, weight=f"{link.weight:.2f}", top_weight=f"{link.top_weight:.2f}", **words)
+
+
+def check_words(answers: CheckAnswers, tokens: Sequence[str], layer: int, head: int, lang: str) -> dict[str, str]:
+    """The two checks' questions and explanations (the choice's only when the text has a previous-token
+    head); (layer, head), 0-based, is the selected head the number check asks about."""
+    ask, parked = literal(position_label(answers.ask, tokens)), answers.parked
+    words = dict(
+        number_q=t("real_model.number_q", lang, layer=layer + 1, head=head + 1, query=ask),
+        number_expl=t("real_model.number_expl", lang, share=f"{parked:.3f}", rest=f"{1 - parked:.3f}"),
+    )
+    if (prev := answers.previous) is not None:
+        where = dict(layer=prev.layer + 1, head=prev.head + 1)
+        best, weight = literal(position_label(answers.best, tokens)), f"{answers.best_weight:.3f}"
+        words["check_q"] = t("real_model.check_q", lang, share=f"{prev.share:.2f}", query=ask, **where)
+        words["check_expl"] = t("real_model.check_expl", lang, best=best, weight=weight, **where)
+    return words
 
 
 # --- the numbers behind the figures, as tables -----------------------------------------------------

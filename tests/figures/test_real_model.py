@@ -184,3 +184,13 @@ def test_figures_say_what_and_the_layout_module_says_where():
         projected = layout.place(fig, lecture=True).to_dict()["layout"]
         assert projected["font"]["size"] >= layout.LECTURE_TEXT_PX, name
         assert projected["height"] <= layout.LECTURE_FIGURE_MAX_PX, name
+
+
+def test_findings_in_words_with_the_keys_of_their_show_buttons():
+    v = view()  # "a" stands at 2 and at 4: one word in two contexts
+    jobs, weak, apart = figs.job_findings(v, "en", clear=0.0)
+    assert [f.key for f in jobs] == [f"rm_go_{j.pattern}" for j in v.jobs] and weak == ""
+    assert (apart.key, apart.layer, apart.head) == ("rm_go_apart", v.apart.layer, v.apart.head)
+    assert "“a” stands at 2 and at 4" in apart.text
+    none_clear, weak, _ = figs.job_findings(v, "zh", clear=1.01)  # no share reaches 1.01: every job weak, no button
+    assert none_clear == [] and weak.count(t("real_model.weak_job", "zh", found="", clear="1.01")) == len(v.jobs)
