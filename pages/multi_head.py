@@ -22,7 +22,7 @@ from attention_core.pretrained import minilm_available
 from lab_ui import page, state, widgets
 from lab_ui.cache import cached
 from lab_ui.figures import multi_head as figs
-from lab_ui.i18n import current_lang, literal, t
+from lab_ui.i18n import current_lang, t
 from lab_ui.lecture import is_lecture
 from lab_ui.registry import info as page_info
 
@@ -41,7 +41,6 @@ MODEL = dict(d_model=MODEL_D, n_heads=MODEL_HEADS, d_head=head_size(MODEL_D, MOD
 EXAMPLES = hv.example_texts()
 CLEAREST = hv.clearest_view("animal_tired")  # the layer whose heads differ most, and its most focused head
 SOURCES = state.labels("multi_head.source_", "model", "random")
-HEAD_NOTES = state.labels("multi_head.heads_", "not_divisor", "too_many", "not_number", "too_few")
 CHOICES = state.labels("multi_head.choice_", "every_token", "same_token", "all_heads")
 
 
@@ -77,6 +76,10 @@ NUMBER_CHECK, CHOICE_CHECK = PAGE.info.checks
 SCALING = page_info("scaling")
 
 
+def numbers_label() -> str:  # the folded box of the numbers behind a figure
+    return t("multi_head.numbers")
+
+
 @dataclass(frozen=True)
 class Settings:
     """The page-level values every step receives (plain values: a step asks the cache for the view)."""
@@ -101,10 +104,6 @@ def view_of(s: Settings) -> hv.HeadsView:
     return cached(hv.model_view, cached(hv.encode_text, s.text, MAX_PIECES), s.layer)
 
 
-def sizes_of(view: hv.HeadsView) -> dict[str, int]:
-    return dict(T=view.T, d_model=view.d_model, n_heads=view.n_heads, d_head=view.d_head)
-
-
 def settings(model: bool) -> Settings:
     """The page-level controls: where the weights come from, and their sizes or the model's layer."""
     link = st.query_params  # a link from when random weights were the default (the module's docstring)
@@ -114,8 +113,8 @@ def settings(model: bool) -> Settings:
 
 
 def random_settings(model: bool) -> Settings:
-    text = t(C.text.label)
-    tokens = widgets.sentence_tokens(text, C.text.default, key=C.text.key, max_tokens=MAX_TOKENS, help=t(C.text.help))
+    label, help_text = t(C.text.label), t(C.text.help)
+    tokens = widgets.sentence_tokens(label, C.text.default, key=C.text.key, max_tokens=MAX_TOKENS, help=help_text)
     d_model = C.d.draw()
     n_heads = heads_control(d_model)
     seed = C.seed.draw()
@@ -128,34 +127,21 @@ def heads_control(d_model: int) -> int:
     wanted = st.session_state.get(C.heads.key)
     raw = st.query_params.get_all(C.heads.key)[:1] if wanted is None else []
     fit = hv.fit_heads(d_model, raw[0] if raw else wanted, MAX_HEADS, DEFAULT_HEADS)
-    if fit.reason != "ok":
-        wanted = raw[0][:40] if raw else wanted
-        ratio = f"{fit.ratio:.2f}" if fit.ratio is not None else ""
-        choices = ", ".join(map(str, fit.options))
-        note = HEAD_NOTES.text(
-            fit.reason,
-            value=literal(str(wanted)),
-            wanted=wanted,
-            d_model=d_model,
-            fallback=fit.n_heads,
-            choices=choices,
-            max_heads=MAX_HEADS,
-            ratio=ratio,
-        )
+    note = figs.heads_note(fit, raw[0][:40] if raw else wanted, d_model, MAX_HEADS, current_lang())
+    if note:
         st.session_state[C.heads.key] = fit.n_heads
     n_heads = C.heads.draw(options=fit.options, default=fit.n_heads)
     sizes = dict(d_model=d_model, n_heads=n_heads, d_head=d_model // n_heads, max_heads=MAX_HEADS)
     st.caption(t("multi_head.heads_only_one" if fit.options == (1,) else "multi_head.heads_caption", **sizes))
-    if fit.reason != "ok":
+    if note:
         st.warning(note, icon="⚠️")
     return n_heads
 
 
 def model_settings(model: bool) -> Settings:
     own = t("multi_head.example_own")  # fixed now: a widget may call format_func after the run
-    example = C.example.draw(
-        options=[*EXAMPLES, OWN] if model else list(EXAMPLES), format_func=lambda e: EXAMPLES.get(e, own)
-    )
+    offered = [*EXAMPLES, OWN] if model else list(EXAMPLES)
+    example = C.example.draw(options=offered, format_func=lambda e: EXAMPLES.get(e, own))
     typed = C.own_text.draw() if example == OWN else ""
     layer = C.layer.draw()
     st.caption(t("multi_head.model_sizes", layer=layer, **MODEL))
@@ -181,34 +167,28 @@ def split_step(p: page.Parts, s: Settings) -> None:
     view, lang = view_of(s), current_lang()
     p.prose(t("multi_head.s1_body"))
     if view.layer is None:
-        with p.figure:
-            st.info(t("multi_head.need_encoder"), icon=":material/info:")
-        return
+        return needs_encoder(p)
     with p.controls:
         name = C.matrix.draw()
-    sizes = sizes_of(view)
+    sizes = figs.sizes(view)
     with p.figure:
+        fig = cached(figs.split_figure, view, name, lang, is_lecture())
         widgets.show_figure(
-            cached(figs.split_figure, view, name, lang, is_lecture()),
-            key="mh_split",
-            alt=t("multi_head.split_alt", name=name, **sizes),
-            numbers_on_phones=False,
+            fig, key="mh_split", alt=t("multi_head.split_alt", name=name, **sizes), numbers_on_phones=False
         )
     with p.reading:
         st.markdown(f"`{t('multi_head.shapes_split', name=name, **sizes)}`")
-    p.table(
-        t("multi_head.numbers"),
-        figs.split_table,
-        view,
-        name,
-        lang,
-        key="mh_split_numbers",
-        filename=f"{name}_heads.csv",
-        caption=t("multi_head.split_table", name=name),
-    )
+    caption, csv = t("multi_head.split_table", name=name), f"{name}_heads.csv"
+    p.table(numbers_label(), figs.split_table, view, name, lang, key="mh_split_numbers", filename=csv, caption=caption)
     p.formula(figs.FORMULAS["split"], split_heads)
     with p.code:
         st.caption(t("multi_head.split_indexing"))
+
+
+def needs_encoder(p: page.Parts) -> None:
+    """The shipped maps have no Q, K or V: what would show them."""
+    with p.figure:
+        st.info(t("multi_head.need_encoder"), icon=":material/info:")
 
 
 @PAGE.step("maps")
@@ -216,29 +196,15 @@ def maps_step(p: page.Parts, s: Settings) -> None:
     view, lang, lecture = view_of(s), current_lang(), is_lecture()
     p.prose(t("multi_head.s2_body"))
     with p.figure:
-        widgets.show_figure(
-            cached(figs.head_maps, view, lang, lecture),
-            key="mh_maps",
-            alt=t("multi_head.maps_alt", n_heads=view.n_heads, T=view.T),
-            numbers_on_phones=False,
-        )
+        fig, alt = cached(figs.head_maps, view, lang, lecture), t("multi_head.maps_alt", n_heads=view.n_heads, T=view.T)
+        widgets.show_figure(fig, key="mh_maps", alt=alt, numbers_on_phones=False)
         st.html(figs.MAPS_ON_PHONES)
         if (every := figs.maps_grid(view.n_heads, view.T, lecture).every) > 1:
             close_up(view, every, lang)
-    p.table(
-        t("multi_head.numbers"),
-        figs.maps_table,
-        view,
-        lang,
-        key="mh_maps_numbers",
-        filename="attention_maps.csv",
-        caption=t("multi_head.maps_table"),
-    )
+    caption, csv = t("multi_head.maps_table"), "attention_maps.csv"
+    p.table(numbers_label(), figs.maps_table, view, lang, key="mh_maps_numbers", filename=csv, caption=caption)
     with p.reading:
-        if view.layer is not None:
-            gap = figs.gap_text(cached(hv.scores_gap, view))
-            st.markdown(t("multi_head.sum_check", n_heads=view.n_heads, gap=gap))
-        st.markdown(f"**{t('multi_head.mistake_title')}**\n\n{t('multi_head.mistake_body', d_head=view.d_head)}")
+        st.markdown(figs.scaling_text(view, cached(hv.scores_gap, view) if view.layer else None, lang))
         if view.layer is None:
             st.info(t("multi_head.need_encoder"), icon=":material/info:")
         elif view.d_head == 1:
@@ -253,19 +219,13 @@ def maps_step(p: page.Parts, s: Settings) -> None:
 def close_up(view: hv.HeadsView, every: int, lang: str) -> None:
     """The small maps label one token in `every`: one head large, every token labelled."""
     st.caption(t("multi_head.maps_labels", every=every))
-    head = t("multi_head.head_name", i="{i}")  # "head {i}"
-    focus = C.focus.draw(
-        options=range(1, view.n_heads + 1),
-        default=cached(hv.head_differences, view.weights).most_focused + 1,
-        format_func=lambda i: head.format(i=i),
-    )
+    head, heads = t("multi_head.head_name", i="{i}"), range(1, view.n_heads + 1)  # "head {i}"
+    best = cached(hv.head_differences, view.weights).most_focused + 1
+    focus = C.focus.draw(options=heads, default=best, format_func=lambda i: head.format(i=i))
+    alt = t("multi_head.focus_alt", head=head.format(i=focus), T=view.T)
     # Below the first screen even on a projector: it may be as tall as the screen, 30 px a row for 20 px labels.
-    widgets.show_figure(
-        cached(figs.head_detail, view, focus, lang),
-        key="mh_focus_map",
-        alt=t("multi_head.focus_alt", head=head.format(i=focus), T=view.T),
-        lecture_px=min(30 * view.T + 200, 680),
-    )
+    fig, tallest = cached(figs.head_detail, view, focus, lang), min(30 * view.T + 200, 680)
+    widgets.show_figure(fig, key="mh_focus_map", alt=alt, lecture_px=tallest)
 
 
 @PAGE.step("join")
@@ -273,29 +233,16 @@ def join_step(p: page.Parts, s: Settings) -> None:
     view, lang = view_of(s), current_lang()
     p.prose(t("multi_head.s3_body"))
     if view.layer is None:
-        with p.figure:
-            st.info(t("multi_head.need_encoder"), icon=":material/info:")
-        return
-    sizes = sizes_of(view)
+        return needs_encoder(p)
+    sizes = figs.sizes(view)
     with p.figure:
-        widgets.show_figure(
-            cached(figs.concat_figure, view, lang, is_lecture()),
-            key="mh_concat",
-            alt=t("multi_head.concat_alt", **sizes),
-            numbers_on_phones=False,
-        )
+        fig, alt = cached(figs.concat_figure, view, lang, is_lecture()), t("multi_head.concat_alt", **sizes)
+        widgets.show_figure(fig, key="mh_concat", alt=alt, numbers_on_phones=False)
     with p.reading:
         st.markdown(f"`{t('multi_head.shapes_concat', **sizes)}`")
         st.caption(t("multi_head.concat_check", gap=figs.gap_text(cached(hv.concat_gap, view))))
-    p.table(
-        t("multi_head.numbers"),
-        figs.joined_table,
-        view,
-        lang,
-        key="mh_concat_numbers",
-        filename="heads_joined.csv",
-        caption=t("multi_head.concat_table"),
-    )
+    caption, csv = t("multi_head.concat_table"), "heads_joined.csv"
+    p.table(numbers_label(), figs.joined_table, view, lang, key="mh_concat_numbers", filename=csv, caption=caption)
     p.formula(figs.FORMULAS["join"], merge_heads)
 
 
@@ -307,29 +254,21 @@ def differ_step(p: page.Parts, s: Settings) -> None:
     p.prose(f"{body}\n\n{t('multi_head.measures')}")
     with p.figure:
         left, right = st.columns(2)
-    with left:
+    with left:  # on a projector no taller than the maps, which leave room for the step bar
         alt = t("multi_head.entropy_alt", n_heads=view.n_heads, bits=f"{diff.uniform_bits:.2f}")
-        widgets.show_figure(
-            cached(figs.entropy_bars, view, diff, lang), key="mh_entropy", alt=alt, lecture_px=figs.LECTURE_HEIGHT_PX
-        )
+        fig = cached(figs.entropy_bars, view, diff, lang)
+        widgets.show_figure(fig, key="mh_entropy", alt=alt, lecture_px=figs.LECTURE_HEIGHT_PX)
     with right:
-        widgets.show_figure(
-            cached(figs.overlap_heatmap, view, diff, lang),
-            key="mh_overlap",
-            alt=t("multi_head.overlap_alt", n_heads=view.n_heads),
-            lecture_px=figs.LECTURE_HEIGHT_PX,
-        )
+        fig, alt = cached(figs.overlap_heatmap, view, diff, lang), t("multi_head.overlap_alt", n_heads=view.n_heads)
+        widgets.show_figure(fig, key="mh_overlap", alt=alt, lecture_px=figs.LECTURE_HEIGHT_PX)
     with p.reading:
         st.markdown(cached(figs.differences_text, diff, lang, view.source != "random"))
-    with p.numbers:  # two tables behind two figures, in one box
-        if box := page.numbers_box(f"{p.box_key}_table", t("multi_head.numbers")):
+    with p.numbers:  # the tables behind both figures in one box, built only while it is open
+        if box := page.numbers_box(f"{p.box_key}_table", numbers_label()):
             with box:
-                caption = t("multi_head.stats_table")
-                widgets.show_table(
-                    figs.stats_table(diff, lang), key="mh_stats", filename="head_stats.csv", caption=caption
-                )
-                caption = t("multi_head.overlap_table")
-                table = figs.overlap_table(diff, lang)
+                caption, table = t("multi_head.stats_table"), figs.stats_table(diff, lang)
+                widgets.show_table(table, key="mh_stats", filename="head_stats.csv", caption=caption)
+                caption, table = t("multi_head.overlap_table"), figs.overlap_table(diff, lang)
                 widgets.show_table(table, key="mh_overlap_table", filename="head_overlap.csv", caption=caption)
     p.formula(figs.FORMULAS["differ"], mean_entropy, head_overlap)
 
@@ -337,17 +276,18 @@ def differ_step(p: page.Parts, s: Settings) -> None:
 @PAGE.step("cost")
 def cost_step(p: page.Parts, s: Settings) -> None:
     view, lang = view_of(s), current_lang()
-    sizes = sizes_of(view)
     cost = cached(hv.cost_comparison, view.d_model, view.n_heads, view.T)
     p.prose(t("multi_head.s5_body"))
     with p.figure:
+        caption, table = t("multi_head.cost_table", **figs.sizes(view)), cached(figs.cost_table, cost, lang)
+        # whole numbers with thousands separators, 589,824, as the text below writes them
         widgets.show_table(
-            cached(figs.cost_table, cost, lang),
+            table,
             key="mh_cost",
             filename="multi_head_cost.csv",
             decimals=None,
-            number_format="localized",  # 589,824 as the text below writes it
-            caption=t("multi_head.cost_table", **sizes),
+            number_format="localized",
+            caption=caption,
         )
     with p.reading:
         if view.n_heads == 1:
@@ -362,20 +302,12 @@ def cost_step(p: page.Parts, s: Settings) -> None:
 @PAGE.step("check")
 def check_step(p: page.Parts, s: Settings) -> None:
     with p.check:
-        widgets.check_number(
-            t("multi_head.check_q", **MODEL),
-            MODEL["d_head"],
-            key=NUMBER_CHECK,
-            tolerance=0,
-            explanation=t("multi_head.check_expl", **MODEL),
-        )
+        question, explanation = t("multi_head.check_q", **MODEL), t("multi_head.check_expl", **MODEL)
+        widgets.check_number(question, MODEL["d_head"], key=NUMBER_CHECK, tolerance=0, explanation=explanation)
+        question, explanation = t("multi_head.choice_q"), t("multi_head.choice_expl")
+        answers, right = list(CHOICES), "every_token"
         widgets.check_choice(
-            t("multi_head.choice_q"),
-            list(CHOICES),
-            "every_token",
-            key=CHOICE_CHECK,
-            format_func=CHOICES.text,
-            explanation=t("multi_head.choice_expl"),
+            question, answers, right, key=CHOICE_CHECK, format_func=CHOICES.text, explanation=explanation
         )
 
 

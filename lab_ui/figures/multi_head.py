@@ -18,9 +18,9 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from attention_core.head_stats import PATTERNS
-from attention_core.head_views import COST_ROWS, CostComparison, HeadDifferences, HeadsView, ScalingMistake
+from attention_core.head_views import COST_ROWS, CostComparison, HeadDifferences, HeadsFit, HeadsView, ScalingMistake
 from lab_ui.figures.common import DIVERGING_WARM, QUALITATIVE, SEQUENTIAL, heatmap, safe_label
-from lab_ui.i18n import t
+from lab_ui.i18n import literal, t
 from lab_ui.layout import FONT_FAMILY, LABEL_GAP_PX, NO_TEMPLATE, TICK_PX, layout_dict, text_px
 from lab_ui.state import labels
 
@@ -46,6 +46,7 @@ TAG_ROW_PX = 20  # a second row of head tags (12 px bold numbers and their paddi
 NAMED_TAGS, MANY_TAGS = 4, 8
 RANDOM_COLOUR = "#B34E00"  # dark orange, 5.2:1 on white: the title of random weights stands out
 PATTERN_NAMES = labels("multi_head.pattern_", "self", "previous", "next", "first", "last")
+HEAD_NOTES = labels("multi_head.heads_", "not_divisor", "too_many", "not_number", "too_few")  # HeadsFit.reason
 COST_NAMES = labels("multi_head.cost_", "qkv_per_head", "qkv", "w_o", "total", "score_products", "softmax_rows")
 assert tuple(PATTERN_NAMES) == PATTERNS and tuple(COST_NAMES) == COST_ROWS
 
@@ -75,6 +76,38 @@ FORMULAS = {
         r" + \underbrace{d_{model}^2}_{W_o} \\ &= 3\, d_{model}^2 + d_{model}^2 = 4\, d_{model}^2 \end{aligned}"
     ),
 }
+
+
+def sizes(view: HeadsView) -> dict[str, int]:
+    """The layer's sizes by the names the texts give them: T, d_model, n_heads, d_head."""
+    return dict(T=view.T, d_model=view.d_model, n_heads=view.n_heads, d_head=view.d_head)
+
+
+def heads_note(fit: HeadsFit, wanted: object, d_model: int, max_heads: int, lang: str) -> str | None:
+    """Why the head count drawn is not the one asked for (`wanted`: a number, or a link's text), or None."""
+    if fit.reason == "ok":
+        return None
+    return HEAD_NOTES.text(
+        fit.reason,
+        lang,
+        value=literal(str(wanted)),
+        wanted=wanted,
+        d_model=d_model,
+        fallback=fit.n_heads,
+        choices=", ".join(map(str, fit.options)),
+        max_heads=max_heads,
+        ratio=f"{fit.ratio:.2f}" if fit.ratio is not None else "",
+    )
+
+
+def scaling_text(view: HeadsView, gap: float | None, lang: str) -> str:
+    """Under the maps: the heads' scores add up to one big head's (`gap`: the largest difference, None
+    without Q and K), then article 003's mistake, whose numbers follow (mistake_table)."""
+    title, body = t("multi_head.mistake_title", lang), t("multi_head.mistake_body", lang, d_head=view.d_head)
+    mistake = f"**{title}**\n\n{body}"
+    if gap is None:
+        return mistake
+    return f"{t('multi_head.sum_check', lang, n_heads=view.n_heads, gap=gap_text(gap))}\n\n{mistake}"
 
 
 def gap_text(gap: float) -> str:
