@@ -155,7 +155,6 @@ class Page:
         info = self.info
         step = restore_step(info.step_key, len(info.steps))
         lecture = is_lecture()
-        frame = Frame(self, step, is_whole_page() and not lecture)
         st.title(t(info.text["title"]))
         if lecture:
             bar = st.columns([1.1, 2.6, 1, 3.6], vertical_alignment="center")
@@ -165,8 +164,11 @@ class Page:
             if self.presets():
                 with toolbar.popover(t("common.presets_button"), icon=":material/bookmarks:"):
                     self._preset_buttons(width="stretch")
+            frame = Frame(self, step, False, toolbar.popover(t("common.controls"), icon=":material/tune:"))
             _lecture_step_bar(frame, *bar[:3])
-        elif step == 1 or frame.whole:
+            return frame
+        frame = Frame(self, step, is_whole_page())
+        if step == 1 or frame.whole:
             st.markdown(t(info.text["intro"]))
         else:  # read on step 1; a link to a later step still has it a click away
             with st.expander(t("common.introduction"), icon=":material/subject:"):
@@ -186,6 +188,7 @@ class Frame:
     page: Page
     step: int  # the step on the screen, 1-based
     whole: bool  # every step at once (?whole=1)
+    lecture_controls: object = None  # lecture mode: the title row's popover for the page-level controls
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -205,22 +208,22 @@ class Frame:
 
         The settings and the steps are one fragment, each step a fragment inside it: a page-level
         control reruns the settings and the step on the screen, not the page around them (title,
-        sidebar, navigation), and a step's own control reruns that step alone."""
+        sidebar, navigation), and a step's own control reruns that step alone. In lecture mode the
+        settings stay in the title row's popover, so the step's figure has the projector's screen
+        (a page-level control there reruns the page)."""
+        if self.lecture_controls is not None:
+            with self.lecture_controls:
+                values = settings(*args)
+            self._steps(values)
+            return
         st.fragment(self._body)(settings, *args)
-        if not is_lecture() and (self.whole or self.step == len(self.names)):
+        if self.whole or self.step == len(self.names):
             self.end()
 
     def _body(self, settings: Callable, *args) -> None:
         info = self.page.info
         if st.session_state.get(info.step_key, self.step) != self.step:
             st.rerun()  # the step bar turned the page: the whole page follows, not this fragment alone
-        if is_lecture():  # the settings in a popover over the figure, which has the projector's screen
-            with st.container(horizontal=True, horizontal_alignment="right"):
-                box = st.popover(t("common.controls"), icon=":material/tune:")
-            with box:
-                values = settings(*args)
-            self._steps(values)
-            return
         # The page-level controls beside the step, so that moving one shows what it changed on the
         # same screen; a phone stacks the two, the settings first (folded with one click).
         side, main = st.columns(SETTINGS_COLUMNS, gap="medium")
