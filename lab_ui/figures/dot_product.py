@@ -75,7 +75,7 @@ def score_bars(s: QueryScores, names: tuple[str, ...], lang: str) -> go.Figure:
         title=t("dot_product.bars_title", lang),
         height=380,
         barmode="group",
-        xaxis=dict(title=dict(text=t("dot_product.key_axis", lang)), tickangle=0),
+        xaxis=dict(tickangle=0),  # the keys' names say what the axis is; a title there met the legend
         yaxis=dict(title=dict(text=t("dot_product.value_axis", lang)), zeroline=True),
         legend=dict(orientation="h", y=-0.25, x=0),
     )
