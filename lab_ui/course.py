@@ -48,10 +48,13 @@ def status(ns: str) -> tuple[str, int, int]:
 
 
 def status_text(ns: str) -> str:
-    """A page's status in words: "not started", "visited · 2 of 6 questions right", "done: ...".
-    A page with nothing to answer (the final quiz keeps its score to itself) is only visited."""
+    """A page's status in words: "not started", "visited · 2 of 6 questions right", "done: ...";
+    the final quiz's is its best score ("best score 9 of 12"). The ladder of a best score counts
+    its passed items: the best score is how many."""
     state, passed, total = status(ns)
-    if state == "visited" and not total:
+    if info(ns).scored and passed:
+        return t("course.status_best", best=passed, total=total)
+    if state == "visited" and (not total or info(ns).scored):
         return t("course.status_seen")
     return STATUS.text(state, passed=passed, total=total)
 

@@ -14,7 +14,7 @@ from functools import cache
 
 import numpy as np
 
-from attention_core import local_mask, one_hot, sinusoidal_positional_encoding, softmax
+from attention_core import causal_mask, local_mask, one_hot, sinusoidal_positional_encoding, softmax
 from attention_core.head_stats import head_size, multi_head_cost
 from attention_core.positional import pair_frequencies
 from attention_core.saturation import scale_factor
@@ -235,3 +235,52 @@ def window_inputs(rng: np.random.Generator) -> Task:
 
 
 _saw_task = cache(saw_task)  # its vocabulary and tags size the weights; built once
+
+
+# --- the final quiz's own questions: each joins what two pages taught ------------------------------
+
+
+def attention_weights_per_layer(rng: np.random.Generator) -> Task:
+    """h heads of T x T weights: the count that makes long inputs expensive."""
+    T, h = int(rng.choice([8, 16, 32, 64, 128])), int(rng.choice([4, 8, 12]))
+    return Task({"T": T, "h": h}, float(h * T * T))
+
+
+def scaled_score(rng: np.random.Generator) -> Task:
+    """q · k / √d_k for d_k = 4, so the division is by 2 and stays exact by hand."""
+    q, k = _vector(rng, 4), _vector(rng, 4)
+    return Task({"q": _text(q), "k": _text(k)}, float((q @ k) * scale_factor(4, "sqrt")), tolerance=0.005)
+
+
+def causal_weights(rng: np.random.Generator) -> Task:
+    """The weights a causal mask leaves: row i sees i + 1 keys, T(T + 1)/2 in all."""
+    T = int(rng.integers(4, 40))
+    return Task({"T": T}, float(causal_mask(T).sum()))
+
+
+def projection_weights(rng: np.random.Generator) -> Task:
+    """W_q, W_k, W_v and W_o, each d_model x d_model (no biases): 4 d_model²."""
+    d_model = int(rng.choice([64, 128, 256, 384, 512, 768]))
+    return Task({"d_model": d_model}, float(multi_head_cost(d_model, 1, T=1).total))
+
+
+def positional_cosine(rng: np.random.Generator) -> Task:
+    """PE[p, 1] = cos(p / 10000^0) = cos p: the fastest pair's second number."""
+    p = int(rng.integers(1, 7))
+    return Task({"p": p}, float(sinusoidal_positional_encoding(p + 1, 4)[p, 1]), tolerance=0.005)
+
+
+def window_weights(rng: np.random.Generator) -> Task:
+    """A local window of w on each side: the allowed weights of a T x T map, the edges counted."""
+    T, w = int(rng.integers(6, 30)), int(rng.integers(1, 4))
+    return Task({"T": T, "w": w}, float(local_mask(T, w).sum()))
+
+
+def temperature_weight(rng: np.random.Generator) -> Task:
+    """Two scores divided by τ, then softmax: the first one's weight."""
+    scores, tau = np.round(rng.uniform(-1, 2, 2), 1), float(rng.choice([0.5, 2.0]))
+    return Task(
+        {"s1": f"{scores[0]:g}", "s2": f"{scores[1]:g}", "tau": f"{tau:g}"},
+        float(softmax(scores / tau)[0]),
+        tolerance=0.005,
+    )

@@ -31,7 +31,8 @@ class PageInfo:
     prefix: str = ""  # the page's control-key prefix: its step is <prefix>_step in a link
     steps: Labels = NO_STEPS  # step name -> catalog key of its title, in order (lab_ui.page)
     checks: tuple[str, ...] = ()  # its check-yourself boxes' widget keys, each a progress item
-    quiz: tuple[Question, ...] = ()  # the questions at the end of the page
+    quiz: tuple[Question, ...] = ()  # the questions at the end of the page (the final quiz: the page itself)
+    scored: bool = False  # the final quiz: its progress is the best score, not each question
 
     @property
     def url_path(self) -> str:
@@ -52,7 +53,10 @@ class PageInfo:
 
     @property
     def items(self) -> tuple[str, ...]:
-        """Its progress items: the page visited, its checks, its quiz questions."""
+        """Its progress items: the page visited, its checks, its quiz questions; for the final quiz the
+        best score, as a ladder: "final:best:k" is passed once an attempt had k right answers."""
+        if self.scored:
+            return (f"page:{self.ns}", *(f"final:best:{k}" for k in range(1, len(self.quiz) + 1)))
         return (f"page:{self.ns}", *self.checks, *(q.id for q in self.quiz))
 
 
@@ -264,6 +268,22 @@ _ALL = (
         text=labels("quiz.", "nav", "title", "intro", "summary", "objective"),
         minutes=15,
         prefix="qz",
+        # questions of its own, each joining what pages taught; numbers drawn afresh per attempt
+        quiz=(
+            Question("quiz.final_1", "cost", qb.attention_weights_per_layer, taught_on="multi_head"),
+            Question("quiz.final_2", "spread", qb.scaled_score, taught_on="scaling"),
+            Question("quiz.final_3", "map", qb.causal_weights, taught_on="heatmap"),
+            Question("quiz.final_4", "cost", qb.projection_weights, taught_on="multi_head"),
+            Question("quiz.final_5", "sinusoids", qb.positional_cosine, taught_on="positional"),
+            Question("quiz.final_6", "speech", qb.window_weights, taught_on="heatmap"),
+            Question("quiz.final_7", "map", qb.temperature_weight, taught_on="heatmap"),
+            Question("quiz.final_8", "spread", qb.choice("d_k", "one", "sqrt"), taught_on="scaling"),
+            Question("quiz.final_9", "parallel", qb.choice("attention", "rnn", "neither"), taught_on="rnn_cnn"),
+            Question("quiz.final_10", "maps", qb.choice("target", "source", "both"), taught_on="before_self_attention"),
+            Question("quiz.final_11", "why", qb.choice("shuffled", "different", "error"), taught_on="positional"),
+            Question("quiz.final_12", "similarity", qb.choice("zero", "one", "depends"), taught_on="one_hot"),
+        ),
+        scored=True,
     ),
 )
 
@@ -362,4 +382,6 @@ LEDGER: tuple[str, ...] = (
     "quiz:dot_product:2",
     "quiz:dot_product:3",
     "quiz:dot_product:4",
+    # the final quiz's best score (issue 26 #3)
+    *(f"final:best:{k}" for k in range(1, 13)),
 )

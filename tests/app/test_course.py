@@ -19,7 +19,7 @@ from lab_ui.quiz_bank import Task
 from lab_ui.registry import LEDGER, PAGES
 from lab_ui.registry import info as page_info
 
-QUESTIONS = [q for info in PAGES for q in info.quiz]
+QUESTIONS = [q for info in PAGES if not info.scored for q in info.quiz]  # the pages' own quizzes
 QUIZ = {info.ns: info.quiz for info in PAGES}
 
 ITEMS = course.ITEMS
@@ -353,7 +353,7 @@ def test_the_final_quiz_scores_and_a_new_attempt_draws_new_numbers():
     assert not at.exception
     first = [m.value for m in at.markdown]
     keys = [w.key for w in (*at.radio, *at.text_input) if w.key and w.key.startswith("final_")]
-    assert len(keys) == 2 * len(course.concept_pages())
+    assert len(keys) == len(page_info("quiz").quiz)
     radio = next(w for w in at.radio if w.key.startswith("final_"))
     radio.set_value(radio.options[1]).run()
     assert any(
@@ -379,7 +379,7 @@ def test_the_final_quiz_says_what_to_reread_as_soon_as_an_answer_is_wrong():
     at = open_page("pages/quiz.py", "zh", qz_seed="2")
     assert "quiz_step" not in at.query_params  # the quiz has no lecture steps
     widget = next(w for w in at.text_input if w.key and w.key.startswith("final_"))
-    question = next(q for q in QUESTIONS if widget.key.endswith(q.id))
+    question = next(q for q in page_info("quiz").quiz if widget.key.endswith(q.id))
     widget.input("-1").run()  # wrong, and the page's other question is still unanswered
     rereads = [p.label for p in at.get("page_link")]
     teacher = page_info(question.teacher)
@@ -404,3 +404,32 @@ def test_the_course_knows_every_check_yourself_of_every_page(info):
     at = open_page(info.path, "en", whole="1")  # every step, so every check
     drawn = {w.key[: -len("_show")] for w in at.toggle if w.key and w.key.endswith("_show")}
     assert drawn and drawn <= set(info.checks)  # some checks appear only under a setting
+
+
+def test_the_final_quiz_asks_questions_of_its_own():
+    """It reused the pages' quiz questions with new numbers (issue 26 #3): now its own, each taught
+    by a step of a concept page."""
+    final = page_info("quiz").quiz
+    assert final and not {q.text for q in final} & {q.text for q in QUESTIONS}
+    for question in final:
+        assert question.section in page_info(question.teacher).steps, question.id
+
+
+def test_the_final_quizs_best_score_is_kept_in_the_progress_code_and_shown_at_home():
+    """After 19/20 the home page showed only "visited" (issue 26 #3)."""
+    at = open_page("pages/quiz.py", "en", qz_seed="5")
+    final = page_info("quiz").quiz
+    right = 0
+    for question in final[:3]:
+        task = question.make(np.random.default_rng([5, ITEMS.index("page:quiz"), question.number]))
+        key = f"final_5_{question.id}"
+        if task.options:
+            at.radio(key=key).set_value(task.answer).run()
+        else:
+            at.text_input(key=key).input(shown(float(task.answer))).run()
+        right += 1
+    passed = progress.decode(at.query_params["progress"], ITEMS)
+    assert {f"final:best:{k}" for k in range(1, right + 1)} <= passed and f"final:best:{right + 1}" not in passed
+    home = open_page("pages/home.py", "en", progress=at.query_params["progress"])
+    best = t("course.status_best", lang="en", best=right, total=len(final))
+    assert any(c.value.endswith(best) for c in home.caption)

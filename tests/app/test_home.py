@@ -50,7 +50,7 @@ def test_home_maps_every_page():
     at = open_page()
     links = [link.label for link in at.get("page_link")]
     assert links[0] == t("course.start_here", lang="en")  # a newcomer is told where to begin
-    assert links[1:] == [t(f"{p.ns}.nav", lang="en") for p in PAGES]
+    assert links[1:] == [t(p.text["nav"], lang="en") for p in PAGES]
 
 
 def test_the_final_quiz_is_visited_not_zero_of_zero_right():
