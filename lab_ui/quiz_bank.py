@@ -14,7 +14,18 @@ from functools import cache
 
 import numpy as np
 
-from attention_core import causal_mask, local_mask, one_hot, sinusoidal_positional_encoding, softmax
+from attention_core import (
+    causal_mask,
+    decoder,
+    flash,
+    grouped,
+    local_mask,
+    one_hot,
+    rotary,
+    sinusoidal_positional_encoding,
+    softmax,
+    windows,
+)
 from attention_core.head_stats import head_size, multi_head_cost
 from attention_core.positional import pair_frequencies
 from attention_core.saturation import scale_factor
@@ -284,3 +295,81 @@ def temperature_weight(rng: np.random.Generator) -> Task:
         float(softmax(scores / tau)[0]),
         tolerance=0.005,
     )
+
+
+# --- the pages on attention since 2017 and the whole block: their numeric questions ---------------
+
+
+def ffn_width(rng: np.random.Generator) -> Task:
+    """The feed-forward network's hidden width in BERT's and GPT's blocks: 4 d_model."""
+    d_model = int(rng.choice([256, 384, 512, 768, 1024]))
+    return Task({"d_model": d_model}, float(4 * d_model))
+
+
+def residual_sum(rng: np.random.Generator) -> Task:
+    """One component of x + sublayer(x): the residual stream adds, it does not replace."""
+    x, update = np.round(rng.uniform(-2, 2, 2), 1)
+    return Task({"x": f"{x + 0.0:g}", "u": f"{update + 0.0:g}"}, float(x + update), tolerance=0.005)
+
+
+def decoder_cache_bytes(rng: np.random.Generator) -> Task:
+    """2 (K and V) x layers x tokens x d_model x 2 bytes (16-bit numbers)."""
+    layers, T, d_model = int(rng.choice([2, 4, 12])), int(rng.choice([100, 512, 1000])), int(rng.choice([64, 128, 768]))
+    return Task({"L": layers, "T": T, "d_model": d_model}, float(decoder.kv_cache_bytes(layers, T, d_model, 2)))
+
+
+def cached_step_rows(rng: np.random.Generator) -> Task:
+    """With the cache a generated token computes one new row of scores per head: T keys."""
+    T = int(rng.integers(5, 200))
+    return Task({"T": T}, float(T))
+
+
+def rope_angle(rng: np.random.Generator) -> Task:
+    """The angle RoPE turns pair i by at position p: p · base^(-2i/d), in radians."""
+    d, i, p = int(rng.choice([8, 16, 64])), int(rng.integers(0, 2)), int(rng.integers(1, 10))
+    return Task({"d": d, "i": i, "p": p}, float(p * rotary.rope_frequencies(d)[i]), tolerance=0.005)
+
+
+def alibi_penalty(rng: np.random.Generator) -> Task:
+    """ALiBi's penalty for head k at distance n: m_k · n, with the slopes of Press et al. (2022)."""
+    n_heads, head, distance = int(rng.choice([4, 8])), int(rng.integers(1, 4)), int(rng.integers(1, 6))
+    m = float(rotary.alibi_slopes(n_heads)[head - 1])
+    return Task({"h": n_heads, "k": head, "n": distance}, m * distance, tolerance=0.0005)
+
+
+def shared_cache_bytes(rng: np.random.Generator) -> Task:
+    """A grouped-query model's cache: 2 x layers x T x g key/value heads x d_head x 2 bytes."""
+    layers, T, g, d_head = int(rng.choice([2, 4, 8])), int(rng.choice([100, 1000])), int(rng.choice([1, 2, 4])), 64
+    values = {"L": layers, "T": T, "g": g, "d_head": d_head}
+    return Task(values, float(grouped.kv_cache_bytes(layers, T, g, d_head, bytes_per_value=2)))
+
+
+def queries_per_kv_head(rng: np.random.Generator) -> Task:
+    """h query heads sharing g key/value heads: h / g queries read each one."""
+    h = int(rng.choice([8, 12, 16, 32]))
+    g = int(rng.choice([d for d in (1, 2, 4) if h % d == 0]))
+    return Task({"h": h, "g": g}, float(h // g))
+
+
+def flash_tiles(rng: np.random.Generator) -> Task:
+    """T queries and keys in blocks of B: ⌈T/B⌉ x ⌈T/B⌉ tiles."""
+    T, block = int(rng.integers(8, 64)), int(rng.choice([4, 8, 16]))
+    return Task({"T": T, "B": block}, float(-(-T // block)) ** 2)
+
+
+def score_matrix_bytes(rng: np.random.Generator) -> Task:
+    """The full T x T score matrix in float32: what FlashAttention never writes out whole."""
+    T = int(rng.choice([1024, 2048, 4096, 8192]))
+    return Task({"T": f"{T:,}"}, float(flash.attention_memory(T, 64, 64).score_matrix_bytes))
+
+
+def window_keys_seen(rng: np.random.Generator) -> Task:
+    """Under a sliding window of w with s sinks, how many keys the query at position i (from 1) sees."""
+    window, sinks, i = int(rng.choice([3, 4, 8])), int(rng.integers(0, 3)), int(rng.integers(10, 30))
+    return Task({"w": window, "s": sinks, "i": i}, float(windows.visible_keys(i, window, sinks)[i - 1]))
+
+
+def window_step_cost(rng: np.random.Generator) -> Task:
+    """A generated token under a window of w scores w keys, however long the text already is."""
+    window, T = int(rng.choice([128, 256, 4096])), int(rng.choice([10_000, 100_000]))
+    return Task({"w": f"{window:,}", "T": f"{T:,}"}, float(window))
