@@ -28,6 +28,10 @@ def test_a_copied_link_reproduces_the_view_in_a_fresh_browser(browser, app_url, 
     page = first.new_page()
     open_page(page, f"{app_url}/{info.url_path}?lang=zh")
     before = chart_data(page)
+    # A stepper keeps its presets in a popover beside its settings; open it first.
+    opener = page.locator("[data-testid=stPopover] button", has_text=t("common.presets_button", lang="zh"))
+    if opener.count():
+        opener.first.click()
     presets = page.locator(f"[class*='st-key-{info.url_path}'][class*='_preset_'] button, [class*='_preset_'] button")
     assert presets.count() > 0, "no preset buttons found"
     presets.last.click()
