@@ -38,6 +38,7 @@ sections: dict[str, list] = {"": [_page(HOME)]}
 for info in PAGES:
     sections.setdefault(t(info.section), []).append(_page(info))
 page = st.navigation(sections, expanded=True)  # every page listed, not "View 3 more"
+progress.tell_rejected(on_home=page.url_path == HOME.url_path)  # one notice, on whichever page the link opened
 
 with st.sidebar:
     language_picker(lang)

@@ -25,6 +25,7 @@ from lab_ui.i18n import t
 PARAM = "progress"
 _STATE = "_progress"  # the set of passed item ids, in st.session_state
 _REJECTED = "_progress_rejected"  # the code the link brought that could not be read (the home page shows it)
+_TOLD = "_progress_rejected_told"  # tell_rejected has said it
 _VERSION = "1"
 _CHECK_CHARS = 4
 
@@ -79,11 +80,20 @@ def restore(items: Sequence[str]) -> None:
             try:
                 passed = decode(raw, items)
             except ValueError:
-                # a long notice: a student who loses their progress must not miss why
-                st.toast(t("course.bad_progress_code"), icon="⚠️", duration="long")
-                st.session_state[_REJECTED] = raw[:80]
+                st.session_state[_REJECTED] = raw[:80]  # said once, by tell_rejected
         st.session_state[_STATE] = set(passed)
     _publish(items)
+
+
+def tell_rejected(on_home: bool) -> None:
+    """One notice for a code that could not be read, once per session: on the home page its
+    progress box says it (a warning with the code as typed), elsewhere a long toast (a student who
+    loses their progress must not miss why). Two notices in different words read as two problems."""
+    if rejected() is None or st.session_state.get(_TOLD):
+        return
+    st.session_state[_TOLD] = True
+    if not on_home:
+        st.toast(t("course.bad_progress_code"), icon="⚠️", duration="long")
 
 
 def rejected() -> str | None:
