@@ -23,6 +23,9 @@ from dataclasses import dataclass
 import numpy as np
 
 SPECIAL_TOKENS = ("[CLS]", "[SEP]")  # the tokens BERT adds around every text
+# A piece missing from the vocabulary: two [UNK]s may stand for two different characters (猫 and 狗
+# both read [UNK]), so an [UNK] is never "the same word piece" as another.
+UNKNOWN = "[UNK]"
 # The simple jobs pattern_shares() measures, in its order: the word just before, the word just
 # after, the word itself, and other copies of the same word piece.
 PATTERNS = ("previous", "next", "self", "same")
@@ -82,9 +85,10 @@ def pattern_shares(weights: np.ndarray, tokens: Sequence[str]) -> np.ndarray:
     """How strongly each head does each job in PATTERNS.  [..., T, T], T tokens -> [..., 4]
 
     For a job, the target keys of word query i are: previous = word i-1, next = word i+1,
-    self = i, same = every other position holding the same word piece. The share is the
-    weight on the targets, averaged over the word queries that have a target ([CLS] and [SEP]
-    are neither queries nor targets here, so a head that parks on them scores low). NaN when no
+    self = i, same = every other position holding the same known word piece ([UNK] never counts:
+    two may be different characters). The share is the weight on the targets, averaged over the
+    word queries that have a target ([CLS] and [SEP] are neither queries nor targets here, so a
+    head that parks on them scores low). NaN when no
     query has a target: one word has no previous word, a text without repeats has no "same".
     """
     alpha = _square(weights)  # [..., T, T]
@@ -106,12 +110,14 @@ def job_targets(tokens: Sequence[str], T: int) -> tuple[np.ndarray, ...]:
     word = ~special_positions(tokens)  # [T]
     pos = np.arange(T)  # [T]
     text = np.array(tokens, dtype=object)  # [T]
+    known = text != UNKNOWN  # [T]
     both = word[:, None] & word[None, :]  # [T, T]  a word query and a word key
+    same = both & known[:, None] & (text[None, :] == text[:, None]) & (pos[None, :] != pos[:, None])  # [T, T]
     return (
         both & (pos[None, :] == pos[:, None] - 1),  # [T, T]  previous
         both & (pos[None, :] == pos[:, None] + 1),  # [T, T]  next
         both & (pos[None, :] == pos[:, None]),  # [T, T]  self
-        both & (text[None, :] == text[:, None]) & (pos[None, :] != pos[:, None]),  # [T, T]  same word piece
+        same,  # [T, T]  the same known word piece elsewhere
     )
 
 
@@ -313,7 +319,7 @@ def build_view(source: ModelMaps, hide: bool) -> ModelView:
 
 def _apart(raw: np.ndarray, tokens: tuple[str, ...], special: np.ndarray) -> Apart | None:
     """Two copies of one word piece ("I saw a saw"): the head whose rows for them differ most."""
-    repeats = [i for i in range(len(tokens)) if not special[i] and tokens.index(tokens[i]) < i]
+    repeats = [i for i in range(len(tokens)) if not special[i] and tokens[i] != UNKNOWN and tokens.index(tokens[i]) < i]
     if not repeats:
         return None
     second = repeats[0]

@@ -122,9 +122,10 @@ def notes(view: HeatmapView, lang: str) -> list[str]:
         view.source == "random" and len(set(view.tokens)) < len(view.tokens) and "heatmap.same_vectors",
         view.source != "random" and "heatmap.model_tokens",
         view.source != "random" and lang == "zh" and "heatmap.model_english",
-        "[UNK]" in view.tokens and "heatmap.model_unk",
     ]
     out = [t(key, lang) for key in keys if key]
+    if n_unknown := view.tokens.count("[UNK]"):
+        out.append(t("heatmap.model_unk", lang, n=n_unknown, T=len(view.tokens)))
     if view.total_tokens > len(view.tokens):
         out.append(t("common.tokens_cut", lang, total=view.total_tokens, shown=len(view.tokens)))
     return [*out, t("heatmap.rows_not_columns", lang)]

@@ -19,6 +19,7 @@ from attention_core.attention_views import (
     head_numbers,
     head_special_share,
     hide_tokens,
+    job_targets,
     pattern_shares,
     read_text,
     rows_apart,
@@ -94,6 +95,20 @@ def test_pattern_shares_by_hand():
     # same: the two "saw"s; the first gives 0 to the second, the second .5 to the first
     assert same == pytest.approx(0.25)
     assert PATTERNS == ("previous", "next", "self", "same")
+
+
+def test_unknown_pieces_are_never_the_same_word_piece():
+    """猫 and 狗 both read [UNK]: the "same word piece" job and the two-contexts pair leave them out
+    (issue 26 #9), while a known repeat still counts."""
+    unk = ["[CLS]", "[UNK]", "saw", "[UNK]", "saw", "[SEP]"]
+    same = job_targets(unk, 6)[3]
+    assert not same[1, 3] and not same[3, 1]  # two [UNK]s: perhaps two different characters
+    assert same[2, 4] and same[4, 2]
+    assert pattern_shares(ALPHA, unk)[3] == pytest.approx(pattern_shares(ALPHA, TOKENS)[3])  # only the saws
+    only_unk = ["[CLS]", "[UNK]", "a", "[UNK]", "b", "[SEP]"]
+    assert np.isnan(pattern_shares(ALPHA, only_unk)[3])  # no known repeat: the job does not occur
+    maps = np.broadcast_to(ALPHA, (2, 3, 6, 6))
+    assert build_view(ModelMaps(tuple(only_unk), maps, False), hide=False).apart is None
 
 
 def test_pattern_shares_of_perfect_heads():

@@ -256,7 +256,10 @@ def test_words_under_the_figures():
     assert figs.bytes_text(512) == "512 B"
     e = EXAMPLES["cat_river_zh"]
     notes = figs.notes(shipped_view(e.tokens, e.attentions, 1, 1, mask="causal"), "zh")
-    assert t("heatmap.masked_note", "zh") in notes and t("heatmap.model_unk", "zh") in notes
+    n_unknown = e.tokens.count("[UNK]")
+    assert n_unknown > 0 and t("heatmap.masked_note", "zh") in notes
+    assert t("heatmap.model_unk", "zh", n=n_unknown, T=len(e.tokens)) in notes  # how many, beside the map
+    assert any(f"{len(e.tokens)} 个词元中有 {n_unknown} 个是 [UNK]" in note for note in notes)
     assert t("heatmap.model_english", "zh") in notes
     assert t("common.tokens_cut", "en", total=100, shown=64) in figs.notes(
         random_view(("w",) * 100, 2, 0, max_tokens=64), "en"
