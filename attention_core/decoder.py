@@ -28,6 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
+from attention_core import grouped
 from attention_core.attention import (
     merge_heads,
     multi_head_attention,
@@ -37,6 +38,7 @@ from attention_core.attention import (
 )
 from attention_core.layers import gelu, layer_norm
 from attention_core.positional import sinusoidal_positional_encoding
+from attention_core.published import GPT2_SMALL, GPT3_175B, LLAMA2_7B, LLAMA2_70B, MISTRAL_7B, PALM_540B
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
 WEIGHTS_FILE = DATA_DIR / "decoder.safetensors"  # every parameter, float32
@@ -570,10 +572,62 @@ def _multiply_adds(config: DecoderConfig, rows: int, n_keys: int) -> MultiplyAdd
 
 def kv_cache_bytes(n_layers: int, T: int, d_model: int, bytes_per_number: int) -> int:
     """2 (K and V) x layers x tokens x d_model x bytes per number: what a cache of T tokens holds
-    (with grouped-query attention, pass n_kv_heads · d_head for d_model)."""
-    for name, value in (("n_layers", n_layers), ("T", T), ("d_model", d_model), ("bytes_per_number", bytes_per_number)):
-        _whole(value, name, 0, 10**12)
-    return 2 * n_layers * T * d_model * bytes_per_number
+    (with grouped-query attention, pass n_kv_heads · d_head for d_model). The count is
+    attention_core.grouped's, with one key/value head d_model wide, so the two pages cannot disagree."""
+    return grouped.kv_cache_bytes(n_layers, T, 1, d_model, bytes_per_value=bytes_per_number)
+
+
+@dataclass(frozen=True)
+class CacheSize:
+    """What one model's KV cache holds for a sequence of T tokens, by the formula and as the model keeps it."""
+
+    name: str  # "this decoder" or the name the paper uses
+    source: str  # where the layers, widths and context come from
+    layers: int  # L
+    d_model: int  # the residual stream's width
+    kv_width: int  # numbers per token and layer in K (and in V): n_kv_heads · d_head
+    T: int  # tokens in the sequence: the model's whole context
+    kept: int  # tokens the cache holds: T, or the sliding window when the model has one
+    bytes_per_number: int
+    formula_bytes: int  # 2 x layers x T x d_model x bytes: as if every head kept its own keys and values
+    bytes: int  # 2 x layers x kept x kv_width x bytes: what the model keeps (grouped heads, window)
+
+
+# Decoders only: an encoder (BERT) reads its whole input at once and keeps no cache between tokens.
+PUBLISHED_DECODERS = (GPT2_SMALL, GPT3_175B, PALM_540B, LLAMA2_7B, LLAMA2_70B, MISTRAL_7B)
+THIS_DECODER_SOURCE = "this app: attention_core/data/decoder_vocab.json, trained by scripts/build_decoder.py"
+
+
+def cache_sizes(
+    config: DecoderConfig, bytes_per_number: int = 2, window: int | None = None, n_sink: int = 0
+) -> tuple[CacheSize, ...]:
+    """The KV cache at full context for this decoder (with a window: n_sink + window tokens at most, as
+    KVCache keeps them), then for the published decoders of attention_core.published, each with its source.
+    bytes_per_number 2 is the float16/bfloat16 models are usually served in; this core computes in float64 (8)."""
+    bytes_per_number = _whole(bytes_per_number, "bytes_per_number", 1, 64)
+    window, n_sink = _window_args(window, n_sink)
+    ours = config.context if window is None else min(config.context, window + n_sink)
+    L, d, T, b = config.n_layers, config.d_model, config.context, bytes_per_number
+    rows = [_cache_size("this decoder", THIS_DECODER_SOURCE, L, d, d, T, ours, b)]
+    for m in PUBLISHED_DECODERS:
+        kept = m.context if m.window is None else min(m.context, m.window)  # Mistral's rolling buffer
+        rows.append(_cache_size(m.name, m.source, m.layers, m.d_model, m.kv_heads * m.d_head, m.context, kept, b))
+    return tuple(rows)
+
+
+def _cache_size(name, source, layers, d_model, kv_width, T, kept, bytes_per_number) -> CacheSize:
+    return CacheSize(
+        name=name,
+        source=source,
+        layers=layers,
+        d_model=d_model,
+        kv_width=kv_width,
+        T=T,
+        kept=kept,
+        bytes_per_number=bytes_per_number,
+        formula_bytes=kv_cache_bytes(layers, T, d_model, bytes_per_number),
+        bytes=kv_cache_bytes(layers, kept, kv_width, bytes_per_number),
+    )
 
 
 # --- characters <-> ids ----------------------------------------------------------------------------
@@ -753,7 +807,9 @@ def _whole(n, name: str, low: int, high: int | None) -> int:
 __all__ = [
     "MAX_NEW_TOKENS",
     "PARAGRAPH",
+    "PUBLISHED_DECODERS",
     "UNKNOWN",
+    "CacheSize",
     "CharVocabulary",
     "DecoderConfig",
     "DecoderResult",
@@ -764,6 +820,7 @@ __all__ = [
     "ShippedDecoder",
     "StepCost",
     "StepResult",
+    "cache_sizes",
     "decoder_mask",
     "empty_cache",
     "encode_prompt",
