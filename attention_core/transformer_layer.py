@@ -409,3 +409,129 @@ def _average_ranks(x: np.ndarray) -> np.ndarray:
         if count > 1:
             ranks[order[start : start + count]] = start + (count + 1) / 2
     return ranks  # [n]
+
+
+# --- the arrays of one block, named and shaped, for a page to walk through -----------------------
+
+# Every array of LayerView in the order the model computes it: the input layer, then the block.
+STAGES = (
+    "word",  # the piece's row of the vocabulary table                 [T, d_model]
+    "position",  # learned position rows                                [T, d_model]
+    "segment",  # sentence A's row, the same for every piece            [d_model]
+    "embedding_sum",  # word + position + segment                       [T, d_model]
+    "embedding",  # LayerNorm of the sum: block 1's input               [T, d_model]
+    "input",  # x, this block's input (the previous block's output)     [T, d_model]
+    "q",  # Q = x W_q + b_q, cut into heads                             [h, T, d_head]
+    "k",  # K                                                           [h, T, d_head]
+    "v",  # V                                                           [h, T, d_head]
+    "weights",  # softmax(Q Kᵀ / √d_head) per head                       [h, T, T]
+    "heads",  # each head's weights · V                                 [h, T, d_head]
+    "concat",  # the heads side by side                                 [T, d_model]
+    "attention",  # a = concat W_o + b_o                                [T, d_model]
+    "residual_1",  # x + a                                              [T, d_model]
+    "norm_1",  # h = LayerNorm(x + a)                                   [T, d_model]
+    "ff_hidden",  # h W₁ + b₁                                           [T, d_ff]
+    "ff_activation",  # GELU(h W₁ + b₁)                                 [T, d_ff]
+    "ff_output",  # f = GELU(h W₁ + b₁) W₂ + b₂                         [T, d_model]
+    "residual_2",  # h + f                                              [T, d_model]
+    "output",  # LayerNorm(h + f): the next block's input               [T, d_model]
+)
+
+
+@dataclass(frozen=True)
+class Stage:
+    """One array of the block as the model computed it, with what a page writes beside it."""
+
+    name: str  # one of STAGES
+    array: np.ndarray  # the array itself (a view of LayerView's): [T, d], [h, T, d_head], [h, T, T] or [d_model]
+    token_axis: int | None  # the axis that runs over the pieces; None for the segment row, shared by all
+    token_norms: np.ndarray  # |the piece's numbers| over every other axis (12 heads' rows together)  [T]
+    mean: float  # of every number in the array
+    std: float
+
+
+def layer_stages(view: LayerView) -> tuple[Stage, ...]:
+    """view's arrays in STAGES order, each with its per-piece norm, mean and spread."""
+    e, b = view.embedding, view.block
+    a = b.attention
+    arrays = (
+        (e.word, 0),
+        (e.position, 0),
+        (e.segment, None),
+        (e.total, 0),
+        (e.output, 0),
+        (b.input, 0),
+        (a.q_heads, 1),
+        (a.k_heads, 1),
+        (a.v_heads, 1),
+        (a.weights, 1),
+        (a.heads, 1),
+        (a.concat, 0),
+        (a.output, 0),
+        (b.attention_residual, 0),
+        (b.attention_norm, 0),
+        (b.ff_hidden, 0),
+        (b.ff_activation, 0),
+        (b.ff_output, 0),
+        (b.ff_residual, 0),
+        (b.output, 0),
+    )
+    T = len(view.pieces.tokens)
+    stages = []
+    for name, (array, axis) in zip(STAGES, arrays, strict=True):
+        if axis is None:
+            norms = np.full(T, np.linalg.norm(array))  # [T]: the one row every piece gets
+        else:
+            rows = np.moveaxis(array, axis, 0).reshape(T, -1)  # [T, everything else]
+            norms = np.linalg.norm(rows, axis=-1)  # [T]
+        stages.append(Stage(name, array, axis, norms, float(array.mean()), float(array.std())))
+    return tuple(stages)
+
+
+# --- do the two rankings of the heads agree? -----------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RankingAgreement:
+    """The heads that matter most to the sentence embedding against the most peaked ones.
+    Heads are (layer, head) pairs from 0; a page shows them + 1."""
+
+    k: int  # how many heads at the top of each ranking are compared
+    top_effect: tuple[tuple[int, int], ...]  # the k heads whose removal moves the embedding most, most first
+    top_peaked: tuple[tuple[int, int], ...]  # the k heads of highest mean max weight, most peaked first
+    shared: tuple[tuple[int, int], ...]  # heads in both, in top_effect's order
+    effect_rank_of_peaked: tuple[int, ...]  # where each of top_peaked stands in the effect ranking (1..72)
+    spearman: float | None  # rank correlation of the effect with the mean max weight, all heads
+    verdict: str  # "agree" (spearman >= STRONG), "opposite" (<= -STRONG), "unrelated" (between), "none"
+
+
+STRONG = 0.4  # |Spearman| from which the two rankings are said to (dis)agree rather than to be unrelated
+
+
+def ranking_agreement(result: AblationResult, k: int = 5) -> RankingAgreement:
+    """Compare head_ablation's effect ranking with its peakedness ranking: top k of each, their
+    overlap, and the correlation over all heads, turned into one of four verdicts."""
+    L, H = result.embedding_shift.shape
+    if not 1 <= int(k) <= L * H:
+        raise ValueError(f"k={k}: compare between 1 and {L * H} heads.")
+    k = int(k)
+
+    def top(ranks: np.ndarray) -> tuple[tuple[int, int], ...]:
+        order = np.argsort(ranks.ravel(), kind="stable")[:k]  # [k], flat indices, rank 1 first
+        return tuple((int(i) // H, int(i) % H) for i in order)
+
+    by_effect, by_peak = top(result.effect_rank), top(result.peak_rank)
+    rho = result.spearman_max_weight
+    if rho is None:
+        verdict = "none"
+    else:
+        verdict = "agree" if rho >= STRONG else "opposite" if rho <= -STRONG else "unrelated"
+    return RankingAgreement(
+        k=k,
+        top_effect=by_effect,
+        top_peaked=by_peak,
+        shared=tuple(h for h in by_effect if h in by_peak),
+        effect_rank_of_peaked=tuple(int(result.effect_rank[layer, head]) for layer, head in by_peak),
+        spearman=rho,
+        verdict=verdict,
+    )

@@ -471,3 +471,47 @@ def test_bad_arguments_are_value_errors(minilm):
         tl.token_paths(SENTENCE, k=0, encoder=minilm)
     with pytest.raises(ValueError, match="max_tokens"):
         tl.text_rollout(SENTENCE, max_tokens=1, encoder=minilm)
+
+
+# --- layer_stages and ranking_agreement (the whole-layer page's walk and its verdict) ---------------
+
+
+def test_layer_stages_are_the_blocks_arrays_in_order_with_their_norms(minilm):
+    view = tl.layer_view(SENTENCE, 2, encoder=minilm)
+    stages = {s.name: s for s in tl.layer_stages(view)}
+    assert tuple(stages) == tl.STAGES
+    T, b = view.pieces.n_pieces, view.block
+    assert stages["input"].array is b.input and stages["weights"].array is b.attention.weights
+    assert stages["q"].array.shape == (12, T, 32) and stages["ff_hidden"].array.shape == (T, 1536)
+    # the 12 heads' rows of one piece together are that piece's row of Q before the split
+    np.testing.assert_allclose(stages["q"].token_norms, np.linalg.norm(b.attention.q, axis=-1))
+    np.testing.assert_allclose(stages["weights"].token_norms, np.linalg.norm(b.attention.weights, axis=(0, 2)))
+    np.testing.assert_allclose(stages["segment"].token_norms, np.linalg.norm(view.embedding.segment))
+    assert stages["output"].mean == pytest.approx(float(np.mean(b.output)))
+    assert stages["ff_activation"].std == pytest.approx(float(np.std(gelu(b.ff_hidden))), rel=1e-6)
+
+
+def _ablation_with(shift: np.ndarray, peak: np.ndarray) -> tl.AblationResult:
+    """An AblationResult whose two rankings are given, the rest left empty."""
+    return tl.AblationResult(
+        pieces=None, pair_pieces=None, mode="zero", embedding_shift=shift, similarity=None,
+        ablated_similarity=None, similarity_shift=None, mean_max_weight=peak, mean_entropy=peak,
+        effect_rank=tl.descending_rank(shift), peak_rank=tl.descending_rank(peak),
+        spearman_max_weight=tl.spearman(shift, peak), spearman_entropy=None, similarity_spearman_max_weight=None,
+    )  # fmt: skip
+
+
+def test_ranking_agreement_on_rankings_worked_by_hand():
+    shift = np.array([[0.9, 0.1, 0.5], [0.3, 0.7, 0.2]])  # effect order: (0,0) (1,1) (0,2) (1,0) (1,2) (0,1)
+    peak = np.array([[0.2, 0.8, 0.6], [0.1, 0.9, 0.3]])  # peak order: (1,1) (0,1) (0,2) (1,2) (0,0) (1,0)
+    r = tl.ranking_agreement(_ablation_with(shift, peak), k=3)
+    assert r.top_effect == ((0, 0), (1, 1), (0, 2)) and r.top_peaked == ((1, 1), (0, 1), (0, 2))
+    assert r.shared == ((1, 1), (0, 2))
+    assert r.effect_rank_of_peaked == (2, 6, 3)
+    # ranks (1 = smallest) shift 6 1 4 3 5 2, peak 2 5 4 1 6 3: d = 4 -4 0 2 -1 -1, Σd² = 38
+    assert r.spearman == pytest.approx(1 - 6 * 38 / (6 * 35)) and r.verdict == "unrelated"
+    assert tl.ranking_agreement(_ablation_with(shift, shift), k=2).verdict == "agree"
+    assert tl.ranking_agreement(_ablation_with(shift, -shift), k=2).verdict == "opposite"
+    assert tl.ranking_agreement(_ablation_with(shift, np.ones_like(shift)), k=2).verdict == "none"
+    with pytest.raises(ValueError, match="between 1 and 6"):
+        tl.ranking_agreement(_ablation_with(shift, peak), k=7)
