@@ -20,7 +20,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attention_core.attention import _as_float, _as_mask, _non_negative_int, _positive_int
+from attention_core.attention import (
+    _as_float,
+    _as_mask,
+    _non_negative_int,
+    _positive_int,
+    causal_mask,
+    scaled_dot_product_attention,
+)
 
 ONLINE_SOFTMAX_FORMULA = (
     r"\begin{aligned} m' &= \max\big(m,\ \max_j s_j\big)\\ \ell' &= e^{m - m'}\,\ell + \textstyle\sum_j e^{s_j - m'}"
@@ -162,6 +169,58 @@ def flash_attention(
         n_query_blocks=n_q,
         n_key_blocks=n_k,
         scale=scale,
+    )
+
+
+@dataclass(frozen=True)
+class FlashExample:
+    """One head's attention computed twice on the same q, k, v: tile by tile (FlashResult) and whole
+    (the T x T weights at once), and how far apart the two outputs are: rounding, nothing more."""
+
+    q: np.ndarray  # [T, d]
+    k: np.ndarray  # [T, d]
+    v: np.ndarray  # [T, d]
+    result: FlashResult  # the tiled computation and its record
+    weights: np.ndarray  # softmax of the whole score matrix, which the tiles never hold  [T, T]
+    reference: np.ndarray  # weights @ v, the ordinary computation  [T, d]
+    row_max: np.ndarray  # each row's largest score, read off the whole matrix  [T]
+    denominator: np.ndarray  # Σ_j e^(s_j - row_max): softmax's denominator, whole  [T]
+    max_error: float  # max |tiled - whole| over the output
+    causal: bool
+    first_raise: tuple[int, int] | None  # (row, key block) where a later block first raised a row's maximum
+
+    def raised(self, row: int, block: int) -> bool:
+        """Did key block `block` raise row `row`'s running maximum (so l and O shrank by e^(m - m'))?"""
+        return block > 0 and bool(self.result.rescale[block, row] < 1.0)
+
+
+def flash_example(T: int, d: int, block_size: int, seed: int, causal: bool = False) -> FlashExample:
+    """q, k, v drawn from the seed (standard normal, [T, d] each), attended tile by tile and whole."""
+    T, d = _positive_int(T, "T"), _positive_int(d, "d")
+    rng = np.random.default_rng(seed)
+    q, k, v = rng.standard_normal((3, T, d))  # [T, d] each
+    mask = causal_mask(T) if causal else None  # [T, T] or None
+    result = flash_attention(q, k, v, block_size, mask=mask)
+    whole = scaled_dot_product_attention(q, k, v, mask=mask)
+    row_max = whole.scaled.max(axis=-1)  # [T]; the diagonal is always visible, so finite
+    denominator = np.exp(whole.scaled - row_max[:, None]).sum(axis=-1)  # [T]
+    later = result.rescale[1:] < 1.0  # [T_c - 1, T]: blocks after the first that raised a row's maximum
+    blocks, rows = np.nonzero(later)
+    first = None if blocks.size == 0 else (int(rows[np.argmin(blocks * T + rows)]), int(blocks.min()) + 1)
+    for a in (q, k, v):
+        a.setflags(write=False)  # cached and shared by every session
+    return FlashExample(
+        q=q,
+        k=k,
+        v=v,
+        result=result,
+        weights=whole.weights,  # [T, T]
+        reference=whole.output,  # [T, d]
+        row_max=row_max,  # [T]
+        denominator=denominator,  # [T]
+        max_error=float(np.abs(result.output - whole.output).max()),
+        causal=bool(causal),
+        first_raise=first,
     )
 
 
