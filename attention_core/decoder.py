@@ -502,6 +502,79 @@ def _generate(params, config, prompt, n_new, temperature, top_k, rng, window, n_
         seconds = time.perf_counter() - started
 
 
+def draw_token(probs: np.ndarray, seed: int, index: int) -> int:
+    """The index-th written character, drawn from probs with its own generator, default_rng([seed, index]):
+    the same seed, text and settings give the same character whether it is written alone (one click) or
+    inside a run of many, and changing the temperature for one character leaves the others' draws alone.
+    A distribution with all its weight on one character (temperature 0) gives that character."""
+    probs = np.asarray(probs, dtype=np.float64)  # [V]
+    best = int(np.argmax(probs))
+    if probs[best] == 1.0:
+        return best
+    return int(
+        np.random.default_rng([_whole(seed, "seed", 0, None), _whole(index, "index", 0, None)]).choice(
+            len(probs), p=probs
+        )
+    )
+
+
+def write(
+    params: dict[str, np.ndarray],
+    config: DecoderConfig,
+    ids,
+    n_new: int,
+    temperature: float,
+    top_k: int | None,
+    seed: int,
+    first_index: int = 0,
+) -> Iterator[GenerationStep]:
+    """Write n_new characters after `ids` as a page does: character first_index + i is drawn by
+    draw_token(probs, seed, first_index + i). While the sequence fits the context each one costs a step()
+    with the cache; once it is full the model reads the last `context` tokens again with forward() (that
+    step says rebuilt=True), exactly what next_token() reads for the same text."""
+    tokens = _tokens(ids, config)
+    n_new = _whole(n_new, "n_new", 0, MAX_NEW_TOKENS)
+    temperature = _temperature(temperature)
+    top_k = _top_k(top_k, config.vocab_size)
+    seed, first_index = _whole(seed, "seed", 0, None), _whole(first_index, "first_index", 0, None)
+    return _write(params, config, tokens, n_new, temperature, top_k, seed, first_index)
+
+
+def _write(params, config, tokens, n_new, temperature, top_k, seed, first_index) -> Iterator[GenerationStep]:
+    started = time.perf_counter()
+    result, cache = prefill(params, tokens, config)
+    logits, weights, rebuilt = result.logits[-1], result.weights[:, :, -1], False  # [V], [L, h, T]
+    seconds = time.perf_counter() - started
+    for index in range(n_new):
+        probs = sampling_probs(logits, temperature, top_k)  # [V]
+        token = draw_token(probs, seed, first_index + index)
+        yield GenerationStep(
+            index=index,
+            token=token,
+            query_position=cache.length - 1,
+            model_probs=softmax(logits),
+            probs=probs,
+            weights=weights,
+            key_positions=cache.positions,
+            cache=cache,
+            rebuilt=rebuilt,
+            seconds=seconds,
+            temperature=temperature,
+            top_k=top_k,
+        )
+        if index == n_new - 1:
+            return
+        started = time.perf_counter()
+        if cache.length < config.context:
+            read = step(params, cache, token)
+            logits, weights, cache, rebuilt = read.logits, read.weights, read.cache, False
+        else:  # full: read the last `context` tokens again, as next_token() does
+            recent = np.append(cache.tokens, token)[-config.context :]  # [context]
+            result, cache = prefill(params, recent, config)
+            logits, weights, rebuilt = result.logits[-1], result.weights[:, :, -1], True  # [V], [L, h, context]
+        seconds = time.perf_counter() - started
+
+
 def sampling_probs(logits, temperature: float, top_k: int | None) -> np.ndarray:
     """The distribution a token is drawn from: softmax(logits / temperature) over the top_k best, 0 elsewhere.
     Temperature 0 puts all the weight on the best character.  [V] -> [V]"""
@@ -742,6 +815,187 @@ def config_dict(config: DecoderConfig) -> dict:
     return asdict(config)
 
 
+# --- what the page /decoder shows, one function per step ---------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class Sight:
+    """What each position of one attention map can see, and how much weight it puts on positions after it."""
+
+    visible: np.ndarray  # keys each query may read: t + 1 in a decoder, T in an encoder       int [T]
+    future: np.ndarray  # each row's weight on keys after the query (j > i)                     [T]
+    mean_future: float  # the average over the rows: 0 for a decoder, exactly
+    max_future: float
+
+
+def sight(weights, mask=None) -> Sight:
+    """Read one attention map.  [T, T], bool [T, T] or None (every key visible) -> Sight"""
+    w = np.asarray(weights, dtype=np.float64)  # [T, T]
+    if w.ndim != 2 or w.shape[0] != w.shape[1] or w.shape[0] == 0:
+        raise ValueError(f"weights must be one square map [T, T]; got shape {w.shape}.")
+    allowed = np.ones(w.shape, dtype=bool) if mask is None else np.asarray(mask, dtype=bool)  # [T, T]
+    future = np.triu(w, k=1).sum(axis=1)  # [T]
+    return Sight(
+        visible=allowed.sum(axis=1),  # [T]
+        future=future,
+        mean_future=float(future.mean()),
+        max_future=float(future.max()),
+    )
+
+
+@dataclass(frozen=True, eq=False)
+class TextView:
+    """A text through the shipped decoder, as the page shows it."""
+
+    encoded: EncodedPrompt  # the text as read: its last `context` characters, unknown ones as "�"
+    chars: tuple[str, ...]  # one per position: what each column of a map is
+    result: DecoderResult  # every layer's and head's map, the logits
+    sight: Sight  # of the mask: position t sees t + 1 characters
+    future_max: np.ndarray  # per layer and head, the most weight any row puts after itself: 0     [L, h]
+
+
+def read_text(text: str) -> TextView:
+    """The shipped decoder on `text` (encode_prompt: cut to the context, unknown characters marked; an empty
+    text reads as a paragraph's start)."""
+    shipped = load_decoder()
+    encoded = encode_prompt(text, shipped.vocab, shipped.config.context)
+    result = forward(shipped.params, encoded.ids, shipped.config)
+    future_max = np.triu(result.weights, k=1).sum(axis=-1).max(axis=-1)  # [L, h]
+    return TextView(
+        encoded=encoded,
+        chars=tuple(encoded.read),
+        result=result,
+        sight=sight(result.weights.mean(axis=(0, 1)), result.mask),  # the average head
+        future_max=future_max,
+    )
+
+
+@dataclass(frozen=True, eq=False)
+class NextToken:
+    """The character after a text: the model's probabilities, the ones it is drawn from, the one drawn."""
+
+    view: TextView
+    index: int  # the written character's number: draw_token's index
+    temperature: float
+    top_k: int  # clamped to 1..V
+    model_probs: np.ndarray  # softmax of the last row's logits, temperature 1                [V]
+    probs: np.ndarray  # after temperature and top-k: what the character is drawn from           [V]
+    token: int  # the character drawn
+    top: np.ndarray  # the n_top most probable characters of the model, best first           int [n_top]
+    weights: np.ndarray  # the last position's attention over every position, per layer and head  [L, h, T]
+    kept: int  # characters with probability above 0 after top-k
+
+
+def next_token(text: str, temperature: float, top_k: int | None, seed: int, index: int, n_top: int = 12) -> NextToken:
+    """What the shipped decoder writes after `text` as its index-th character (draw_token)."""
+    view = read_text(text)
+    logits = view.result.logits[-1]  # [V]
+    probs = sampling_probs(logits, temperature, top_k)  # [V]
+    model_probs = view.result.probs[-1]  # [V]
+    n_top = _whole(n_top, "n_top", 1, len(logits))
+    return NextToken(
+        view=view,
+        index=_whole(index, "index", 0, None),
+        temperature=_temperature(temperature),
+        top_k=_top_k(top_k, len(logits)),
+        model_probs=model_probs,
+        probs=probs,
+        token=draw_token(probs, seed, index),
+        top=np.argsort(-model_probs, kind="stable")[:n_top],  # [n_top]
+        weights=view.result.weights[:, :, -1],  # [L, h, T]
+        kept=int(np.count_nonzero(probs)),
+    )
+
+
+@dataclass(frozen=True, eq=False)
+class CacheReport:
+    """The KV cache of the shipped decoder after a text: what it holds, how it grows, what it saves."""
+
+    T: int  # tokens read
+    n_layers: int
+    n_heads: int
+    d_head: int
+    d_model: int
+    bytes_per_number: int
+    lengths: np.ndarray  # 1 .. context                                                     int [context]
+    growth: np.ndarray  # the cache's bytes after each length: 2 L t d_model b                  int [context]
+    bytes_now: int  # after T tokens
+    sizes: tuple[CacheSize, ...]  # at full context: this decoder, then the published decoders
+    cost: StepCost  # multiply-adds of the next step, with the cache and recomputing
+    measured_step: float  # seconds, measured on this machine: step() with the cache (median)
+    measured_full: float  # seconds, measured: forward() on all T tokens again (median)
+    repeats: int
+
+
+def cache_report(text: str, bytes_per_number: int = 2, repeats: int = 5) -> CacheReport:
+    """The cache after `text` (read_text), its growth over the context, the published decoders' caches, and
+    the last token's cost both ways: counted from the shapes and timed here (the median of `repeats`)."""
+    shipped = load_decoder()
+    config, params = shipped.config, shipped.params
+    ids = read_text(text).encoded.ids  # [T]
+    T = len(ids)
+    b = _whole(bytes_per_number, "bytes_per_number", 1, 64)
+    repeats = _whole(repeats, "repeats", 1, 100)
+    lengths = np.arange(1, config.context + 1)  # [context]
+    cache = prefill(params, ids[:-1], config)[1] if T > 1 else empty_cache(config)
+    cached_s, full_s = [], []
+    for _ in range(repeats):  # alternating, so a change of load falls on both
+        started = time.perf_counter()
+        step(params, cache, int(ids[-1]))
+        cached_s.append(time.perf_counter() - started)
+        started = time.perf_counter()
+        forward(params, ids, config)
+        full_s.append(time.perf_counter() - started)
+    return CacheReport(
+        T=T,
+        n_layers=config.n_layers,
+        n_heads=config.n_heads,
+        d_head=config.d_head,
+        d_model=config.d_model,
+        bytes_per_number=b,
+        lengths=lengths,
+        growth=2 * config.n_layers * lengths * config.d_model * b,  # [context]
+        bytes_now=kv_cache_bytes(config.n_layers, T, config.d_model, b),
+        sizes=cache_sizes(config, b),
+        cost=step_cost(config, T),
+        measured_step=float(np.median(cached_s)),
+        measured_full=float(np.median(full_s)),
+        repeats=repeats,
+    )
+
+
+@dataclass(frozen=True, eq=False)
+class Comparison:
+    """One text through an encoder's map and the decoder's: what each position can see."""
+
+    encoder_tokens: tuple[str, ...]
+    encoder_map: np.ndarray  # one head of the encoder                                [T_e, T_e]
+    encoder: Sight  # every key visible: T_e each
+    decoder: TextView
+    decoder_map: np.ndarray  # one head of the decoder                                [T_d, T_d]
+    decoder_sight: Sight  # key j visible to query i when j <= i
+
+
+def compare(encoder_tokens, encoder_map, text: str, layer: int, head: int) -> Comparison:
+    """An encoder's map of a text (attention_core.attention_views gives one) beside the decoder's map of
+    the same text at layer `layer`, head `head` (0-based)."""
+    e = np.asarray(encoder_map, dtype=np.float64)  # [T_e, T_e]
+    if e.ndim != 2 or e.shape[0] != len(encoder_tokens):
+        raise ValueError(f"the encoder's map must be [T, T] with one token per row; got {e.shape}.")
+    view = read_text(text)
+    config = load_decoder().config
+    layer, head = _whole(layer, "layer", 0, config.n_layers - 1), _whole(head, "head", 0, config.n_heads - 1)
+    d = view.result.weights[layer, head]  # [T_d, T_d]
+    return Comparison(
+        encoder_tokens=tuple(encoder_tokens),
+        encoder_map=e,
+        encoder=sight(e),
+        decoder=view,
+        decoder_map=d,
+        decoder_sight=sight(d, view.result.mask),
+    )
+
+
 # --- argument checks ---------------------------------------------------------------------------------
 
 
@@ -809,19 +1063,27 @@ __all__ = [
     "PARAGRAPH",
     "PUBLISHED_DECODERS",
     "UNKNOWN",
+    "CacheReport",
     "CacheSize",
     "CharVocabulary",
+    "Comparison",
     "DecoderConfig",
     "DecoderResult",
     "EncodedPrompt",
     "GenerationStep",
     "KVCache",
     "MultiplyAdds",
+    "NextToken",
     "ShippedDecoder",
+    "Sight",
     "StepCost",
     "StepResult",
+    "TextView",
+    "cache_report",
     "cache_sizes",
+    "compare",
     "decoder_mask",
+    "draw_token",
     "empty_cache",
     "encode_prompt",
     "forward",
@@ -830,10 +1092,14 @@ __all__ = [
     "kv_cache_bytes",
     "load_decoder",
     "n_parameters",
+    "next_token",
     "parameter_shapes",
     "prefill",
+    "read_text",
     "sampling_probs",
+    "sight",
     "step",
     "step_cost",
     "visible",
+    "write",
 ]

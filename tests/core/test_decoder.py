@@ -9,8 +9,11 @@ from attention_core.decoder import (
     CharVocabulary,
     DecoderConfig,
     KVCache,
+    cache_report,
     cache_sizes,
+    compare,
     decoder_mask,
+    draw_token,
     empty_cache,
     encode_prompt,
     forward,
@@ -19,12 +22,16 @@ from attention_core.decoder import (
     kv_cache_bytes,
     load_decoder,
     n_parameters,
+    next_token,
     parameter_shapes,
     prefill,
+    read_text,
     sampling_probs,
+    sight,
     step,
     step_cost,
     visible,
+    write,
 )
 from attention_core.grouped import model_kv_cache
 from attention_core.published import BERT_BASE, MISTRAL_7B, PUBLISHED_MODELS
@@ -364,3 +371,82 @@ def test_the_shipped_decoder_beats_the_bigram_baseline_on_held_out_text():
 
 def test_visible_is_what_the_cache_keeps():
     np.testing.assert_array_equal(visible([5], np.arange(6), 2, 1)[0], [True, False, False, False, True, True])
+
+
+# --- what the page shows --------------------------------------------------------------------------------
+
+
+def test_draw_token_is_a_function_of_seed_and_index():
+    probs = np.array([0.1, 0.2, 0.3, 0.4])
+    draws = [draw_token(probs, 7, i) for i in range(200)]
+    assert draws == [draw_token(probs, 7, i) for i in range(200)]
+    assert draws != [draw_token(probs, 8, i) for i in range(200)]
+    np.testing.assert_allclose(np.bincount(draws, minlength=4) / 200, probs, atol=0.1)
+    assert draw_token(np.array([0.0, 1.0, 0.0]), 3, 5) == 1  # temperature 0: no draw at all
+    with pytest.raises(ValueError, match="seed"):
+        draw_token(probs, -1, 0)
+
+
+@pytest.mark.parametrize("prompt", ["Attention ", "注意力" * 40])  # the second runs past the context
+def test_writing_n_at_once_is_clicking_next_n_times(prompt):
+    """The page's "write N" (the cache) and N clicks of "next token" (the whole text again) write the same."""
+    shipped = load_decoder()
+    ids = encode_prompt(prompt, shipped.vocab, shipped.config.context).ids
+    steps = list(write(shipped.params, shipped.config, ids, 12, 0.9, 20, 4))
+    text = prompt
+    for i, s in enumerate(steps):
+        nxt = next_token(text, 0.9, 20, 4, i)
+        np.testing.assert_allclose(s.model_probs, nxt.model_probs, atol=1e-12)
+        np.testing.assert_allclose(s.weights, nxt.weights, atol=1e-12)
+        assert s.token == nxt.token
+        text += shipped.vocab.chars[nxt.token]
+    assert any(s.rebuilt for s in steps) == (len(ids) + len(steps) - 1 > shipped.config.context)
+    later = list(write(shipped.params, shipped.config, ids, 3, 0.9, 20, 4, first_index=5))
+    assert later[0].token == draw_token(later[0].probs, 4, 5)
+
+
+def test_next_token_probabilities_and_top_k():
+    nxt = next_token("The query ", 1.0, 5, 0, 0)
+    assert nxt.kept == 5 and nxt.probs[nxt.token] > 0
+    assert set(np.flatnonzero(nxt.probs)) == set(nxt.top[:5])
+    assert np.all(np.diff(nxt.model_probs[nxt.top]) <= 0)
+    np.testing.assert_allclose(nxt.probs.sum(), 1.0)
+    np.testing.assert_allclose(nxt.weights.sum(axis=-1), 1.0)
+    greedy = next_token("The query ", 0, None, 0, 0)
+    assert greedy.token == int(np.argmax(greedy.model_probs)) == int(greedy.top[0])
+
+
+def test_sight_of_a_map_worked_by_hand():
+    w = np.array([[0.5, 0.25, 0.25], [0.0, 1.0, 0.0], [0.2, 0.3, 0.5]])
+    s = sight(w)
+    np.testing.assert_allclose(s.future, [0.5, 0.0, 0.0])
+    np.testing.assert_array_equal(s.visible, [3, 3, 3])
+    assert s.mean_future == pytest.approx(0.5 / 3) and s.max_future == 0.5
+    np.testing.assert_array_equal(sight(w, decoder_mask(3)).visible, [1, 2, 3])
+
+
+def test_the_decoder_puts_no_weight_after_any_position_and_the_encoder_does():
+    view = read_text("Attention is all you need.")
+    assert view.chars == tuple("Attention is all you need.")
+    assert np.all(view.future_max == 0)
+    np.testing.assert_array_equal(view.sight.visible, np.arange(1, 27))
+    tokens = ("a", "b", "c")
+    uniform = np.full((3, 3), 1 / 3)
+    c = compare(tokens, uniform, "abc", 1, 2)
+    assert c.encoder.mean_future == pytest.approx((2 / 3 + 1 / 3) / 3)
+    assert c.decoder_sight.max_future == 0
+    np.testing.assert_array_equal(c.decoder_map, read_text("abc").result.weights[1, 2])
+    with pytest.raises(ValueError, match="layer"):
+        compare(tokens, uniform, "abc", 5, 0)
+
+
+def test_the_cache_report_counts_and_measures():
+    shipped = load_decoder()
+    config = shipped.config
+    r = cache_report("Attention ", bytes_per_number=2, repeats=2)
+    assert r.T == 10 and r.bytes_now == 2 * config.n_layers * 10 * config.d_model * 2
+    assert r.growth[9] == r.bytes_now and len(r.growth) == config.context
+    assert r.sizes[0].bytes == r.growth[-1]
+    assert r.cost.cached.total < r.cost.full.total
+    assert r.measured_step > 0 and r.measured_full > 0
+    assert cache_report("a", 8, 1).T == 1  # one token: the step reads an empty cache
