@@ -344,3 +344,90 @@ def _method_index(method: str) -> int:
     if method not in POSITION_METHODS:
         raise ValueError(f"method must be one of {', '.join(POSITION_METHODS)}; got {method!r}.")
     return POSITION_METHODS.index(method)
+
+
+# --- one sentence's queries and keys, for a page that shows the above on words ----------------------
+
+
+@dataclass(frozen=True)
+class SentenceQK:
+    """Seeded stand-ins for a sentence's queries and keys: made-up token vectors through seeded
+    random W_q, W_k (no learned meaning; the same token gets the same vector wherever it stands)."""
+
+    tokens: tuple[str, ...]  # the sentence, one token per position                T
+    x: np.ndarray  # token vectors, no position in them                          [T, d_model]
+    w_q: np.ndarray  # N(0, 1/d_model) entries                                    [d_model, d_model]
+    w_k: np.ndarray  #                                                            [d_model, d_model]
+    q: np.ndarray  # x W_q                                                        [T, d_model]
+    k: np.ndarray  # x W_k                                                        [T, d_model]
+
+
+def sentence_qk(tokens, d_model: int, seed: int = 0) -> SentenceQK:
+    """The tokens' seeded vectors and their queries and keys (d_model = n_heads · d_head)."""
+    from attention_core.embedding import token_vectors  # embedding imports nothing of this module
+
+    tokens = tuple(str(token) for token in tokens)
+    if not tokens:
+        raise ValueError("the sentence has no tokens: give at least one word.")
+    d_model = _positive_int(d_model, "d_model")
+    x = token_vectors(list(tokens), d_model, seed)  # [T, d_model]
+    rng = np.random.default_rng([_non_negative_int(seed, "seed"), 2021])  # 2021: RoFormer; not the heatmap's W
+    w_q, w_k = rng.standard_normal((2, d_model, d_model)) / np.sqrt(d_model)  # [d_model, d_model] each
+    return SentenceQK(tokens=tokens, x=x, w_q=w_q, w_k=w_k, q=x @ w_q, k=x @ w_k)
+
+
+@dataclass(frozen=True)
+class RopeTurn:
+    """One query vector rotated to position m: each pair's angle, before and after."""
+
+    q: np.ndarray  # the vector as projected, no position in it                  [d]
+    position: float  # m
+    theta: np.ndarray  # θ_i = base^(-2i/d), radians per position                 [d/2]
+    angle: np.ndarray  # m θ_i, radians                                           [d/2]
+    degrees: np.ndarray  # the same angle in degrees, folded into [0, 360)         [d/2]
+    rotated: np.ndarray  # R_m q                                                  [d]
+    pair_norm: np.ndarray  # |(q_2i, q_2i+1)|: the same before and after          [d/2]
+    base: float
+
+
+def rope_turn(q, position: float, base: float = 10000.0) -> RopeTurn:
+    """q: one vector [d] (d even), turned by RoPE as if it stood at `position`."""
+    q = np.asarray(q, dtype=np.float64)  # [d]
+    if q.ndim != 1 or not np.isfinite(q).all():
+        raise ValueError(f"q must be one vector [d] of finite numbers; got shape {q.shape}.")
+    d = _even_width(q.shape[0])
+    p = _positions([position], 1)  # [1]
+    theta = rope_frequencies(d, base)  # [d/2]
+    angle = p[0] * theta  # [d/2]
+    pairs = q.reshape(d // 2, 2)  # [d/2, 2]
+    return RopeTurn(
+        q=q,
+        position=float(p[0]),
+        theta=theta,
+        angle=angle,
+        degrees=np.degrees(angle) % 360.0,  # [d/2]
+        rotated=rotary_embedding(q[None, :], p, base)[0],  # [d]
+        pair_norm=np.hypot(pairs[:, 0], pairs[:, 1]),  # [d/2]
+        base=_base(base),
+    )
+
+
+def sentence_turn(tokens, d: int, seed: int, index: int, position: float, base: float = 10000.0) -> RopeTurn:
+    """The query of token `index` (0-based) of the sentence, turned to `position`."""
+    s = sentence_qk(tokens, d, seed)
+    index = _non_negative_int(index, "index")
+    if index >= len(s.tokens):
+        raise ValueError(f"index={index} is past the sentence's {len(s.tokens)} tokens (0 .. {len(s.tokens) - 1}).")
+    return rope_turn(s.q[index], position, base)
+
+
+def sentence_shift(tokens, d: int, seed: int, shift: int, base: float = 10000.0) -> ShiftCheck:
+    """rope_shift_check on the sentence's queries and keys (width d, even)."""
+    s = sentence_qk(tokens, d, seed)
+    return rope_shift_check(s.q, s.k, shift, base)
+
+
+def sentence_positions(tokens, d_head: int, n_heads: int, seed: int, offset: int = 0) -> PositionComparison:
+    """compare_positions on the sentence, causal, with n_heads heads of width d_head each."""
+    s = sentence_qk(tokens, _positive_int(d_head, "d_head") * _positive_int(n_heads, "n_heads"), seed)
+    return compare_positions(s.x, s.w_q, s.w_k, n_heads, causal=True, offset=offset)

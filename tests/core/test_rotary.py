@@ -193,3 +193,39 @@ def test_compare_positions_only_the_sinusoids_feel_where_the_sentence_starts():
 def test_every_bad_argument_says_what_to_do(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+# --- the page's calls: one sentence's queries and keys -------------------------------------------
+
+
+def test_rope_turn_turns_each_pair_by_position_times_theta_and_keeps_its_length():
+    from attention_core.rotary import rope_turn
+
+    q = np.array([1.0, 0.0, 0.0, 2.0])  # pair 0 on the x axis, pair 1 on the y axis
+    r = rope_turn(q, 3, base=100.0)  # θ = 1, 100^(-1/2) = 0.1
+    np.testing.assert_allclose(r.theta, [1.0, 0.1])
+    np.testing.assert_allclose(r.angle, [3.0, 0.3])
+    np.testing.assert_allclose(r.rotated, [np.cos(3), np.sin(3), -2 * np.sin(0.3), 2 * np.cos(0.3)], atol=1e-15)
+    np.testing.assert_allclose(r.pair_norm, [1.0, 2.0])
+    np.testing.assert_allclose(r.degrees, [np.degrees(3.0), np.degrees(0.3)])
+    np.testing.assert_allclose(np.hypot(r.rotated[0::2], r.rotated[1::2]), r.pair_norm)
+
+
+def test_the_sentence_helpers_give_the_same_token_the_same_vector_and_keep_the_relative_property():
+    from attention_core.rotary import sentence_positions, sentence_qk, sentence_shift, sentence_turn
+
+    tokens = ("the", "cat", "saw", "the", "dog")
+    s = sentence_qk(tokens, 8, seed=3)
+    np.testing.assert_array_equal(s.q[0], s.q[3])  # no position in the vectors themselves
+    np.testing.assert_allclose(s.q, s.x @ s.w_q)
+    turn = sentence_turn(tokens, 8, 3, 1, 5.0)
+    np.testing.assert_allclose(turn.rotated, rotary_embedding(s.q[1:2], [5.0])[0])
+    shift = sentence_shift(tokens, 8, 3, 40)
+    assert shift.rope_change < 1e-12 < 1e-3 < shift.sinusoid_change
+    a, b = sentence_positions(tokens, 4, 2, 3, offset=0), sentence_positions(tokens, 4, 2, 3, offset=30)
+    moved = np.abs(a.weights - b.weights).reshape(4, -1).max(axis=1)  # [4] per method
+    assert moved[0] == moved[3] == 0.0 and moved[2] < 1e-12 < 1e-3 < moved[1]  # only the sinusoids feel the start
+    with pytest.raises(ValueError, match="no tokens"):
+        sentence_qk((), 8)
+    with pytest.raises(ValueError, match="past the sentence"):
+        sentence_turn(tokens, 8, 3, 5, 1.0)
