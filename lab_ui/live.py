@@ -38,6 +38,17 @@ the session waits without a word and cannot be interrupted before its run starts
 how busy the worker is (running, waiting, limit) for a page that wants to show it before a click.
 A page catches OverBudget (or checks `budget(...).within` first and offers `max_steps`) and shows
 its message; it raises `Interrupted.cause` again, as for a stopped run.
+
+On the page (the end of this module: the training page's runs, in its catalog's words):
+
+    pressed = live.ask("tr_run_scale", t("train.run_scale"), compare_scaling, args, steps=C.steps, offered=STEPS)
+    comp = live.result(compare_scaling, *args, name="scale", asked=pressed)
+
+`ask` says the run's cost before the click, disables the button over the ceiling and offers the
+steps that fit (a button that sets the `steps` control), and says when the worker is busy; `result`
+is the finished run (any session's), the one run now if asked (`watch`: its place in line with a
+button that leaves it, then its progress with a Stop button), or this session's stopped one. What
+a session keeps is a flag for a pressed button, never a result.
 """
 
 from __future__ import annotations
@@ -50,8 +61,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
+
 from attention_core.train_cost import Cost, check, run_cost
 from lab_ui import cache
+from lab_ui.i18n import current_lang, t
 
 EVERY = 0.2  # seconds between two drawings of the progress (the issue asks for at most 0.25)
 
@@ -297,3 +312,123 @@ def _give_turn() -> None:
     with _turns:
         _computing -= 1
         _grant()
+
+
+# --- on the page: a run's cost before the click, its place in line, its progress ------------------
+
+
+def _seconds(x: float) -> str:
+    return f"{x:.1f}" if x < 10 else f"{x:.0f}"
+
+
+def fitting_steps(cost: Cost, offered: tuple[int, ...]) -> int | None:
+    """The most steps the slider offers within one click's ceiling (None: not even the fewest)."""
+    return max((s for s in offered if s <= cost.max_steps), default=None)
+
+
+def cost_words(cost: Cost, lang: str) -> str:
+    """What the run will cost, said before the button is pressed."""
+    values = dict(seconds=_seconds(cost.seconds), limit=f"{cost.limit_s:g}", runs=cost.runs)
+    return t("train.cost_runs" if cost.runs > 1 else "train.cost_run", lang, **values)
+
+
+def over_words(cost: Cost, fitting: int | None, lang: str) -> str:
+    """Why a run over one click's ceiling is not started, and what would fit instead."""
+    values = dict(seconds=_seconds(cost.seconds), limit=f"{cost.limit_s:g}", most=cost.max_steps, fit=fitting)
+    return t("train.over_budget" if fitting else "train.over_budget_model", lang, **values)
+
+
+def queue_words(queue: Queue, lang: str) -> str:
+    """How busy the server is, said before the click when a run would have to wait."""
+    return t("train.queue_busy", lang, running=queue.running, limit=queue.limit, waiting=queue.waiting)
+
+
+def waiting_words(waiting: Waiting, lang: str) -> str:
+    """A waiting run's place in line, as the student who asked for it (and anyone following it) sees it."""
+    return t(
+        "train.waiting",
+        lang,
+        position=waiting.position,
+        running=waiting.running,
+        limit=waiting.limit,
+        seconds=f"{waiting.seconds:.0f}",
+    )
+
+
+def ask(key: str, label: str, fn: Callable, args: tuple, *, steps, offered: tuple, **button) -> bool:
+    """The run's cost, then its button `key` (disabled over one click's ceiling, with a button that
+    sets the `steps` control, a lab_ui.state entry, to the most of `offered` that fit), and how busy
+    the worker is. -> whether it was pressed: a flag its callback set, taken once (the app shell may
+    rerun the script before the page, which would lose a plain button's True)."""
+    lang, cost = current_lang(), budget(fn, *args)
+    over = cost is not None and not cost.within
+    if cost is not None and not over:
+        st.caption(cost_words(cost, lang))
+    elif over:
+        fitting = fitting_steps(cost, offered)
+        st.warning(over_words(cost, fitting, lang), icon=":material/timer_off:")
+        kwargs = dict(key=f"{key}_fit", on_click=st.session_state.__setitem__, args=(steps.key, fitting))
+        if fitting and st.button(t("train.use_steps", steps=fitting), **kwargs):
+            st.rerun()  # from inside the step's fragment: the settings must show the new steps
+    if (busy := queue()).running >= busy.limit:
+        st.caption(queue_words(busy, lang))
+    flag = f"_{key}_asked"
+    st.button(label, key=key, on_click=st.session_state.__setitem__, args=(flag, True), disabled=over, **button)
+    return st.session_state.pop(flag, False)
+
+
+def watch(fn: Callable, *args, name: str, label=lambda p: "", chart: Callable | None = None, offered: tuple = ()):
+    """fn(*args) run here: while it waits for its turn, its place in line and a button that
+    leaves it; while it runs, a progress bar at most every EVERY seconds (and chart(progress, key),
+    if given, drawing its live figure under a key of its own each time) and a Stop button. A click
+    meanwhile interrupts it; what it had done is kept for the rerun. None for a run refused over
+    one click's ceiling (said, with the most of `offered` steps that fit)."""
+    lang, area = current_lang(), st.empty()  # one place for the buttons, the bar and the chart, cleared at the end
+    box = area.container()
+    button, bar, figure = box.empty(), box.empty(), box.empty()
+    bar.progress(0.0, text=t("train.starting"))
+    shown = {"leave": False, "stop": False, "drawn": 0}
+
+    def wait_(waiting: Waiting) -> None:
+        if not shown["leave"]:
+            shown["leave"] = True
+            button.button(t("train.leave_line"), key=f"tr_leave_{name}", icon=":material/logout:")
+        bar.info(waiting_words(waiting, lang), icon=":material/hourglass_top:")
+
+    def draw(p) -> None:
+        if not shown["stop"]:
+            shown["stop"] = True
+            button.button(t("train.stop"), key=f"tr_stop_{name}", icon=":material/stop_circle:")
+        values = dict(step=p.step, steps=p.steps, loss=f"{p.loss:.4f}", seconds=f"{p.seconds:.1f}")
+        bar.progress(min(p.fraction, 1.0), text=t("train.progress", label=label(p), **values))
+        if chart is not None:
+            shown["drawn"] += 1  # two drawings with equal keys would clash
+            with figure:
+                chart(p, f"tr_live_{shown['drawn']}")
+
+    try:
+        value = run(fn, *args, draw=draw, owner=session(), wait=wait_)
+    except Interrupted as stop:  # stopped, or left the line: the click's rerun shows what is kept
+        raise stop.cause from None
+    except OverBudget as refused:
+        area.empty()
+        st.error(over_words(refused.cost, fitting_steps(refused.cost, offered), lang), icon=":material/timer_off:")
+        return None
+    area.empty()
+    return value
+
+
+def result(fn: Callable, *args, name: str, asked: bool, **watching):
+    """The finished result of fn(*args) if any session computed it, else the one run now if
+    asked (watch, with `watching`), else this session's stopped one, else None."""
+    hit, value = finished(fn, *args)
+    if hit:
+        return value
+    if asked:
+        return watch(fn, *args, name=name, **watching)
+    return stopped(session(), fn, *args)
+
+
+def session() -> str:
+    """This browser session's id: whose stopped run is whose."""
+    return get_script_run_ctx().session_id

@@ -1,12 +1,27 @@
 """Train a small tagger live: article 001's "I saw a saw" as numbers. Choose the model, press Train,
 watch the loss and the accuracies grow, play the attention of "I saw a saw ." sharpening, tag a
 sentence of your own, and compare the three taggers, positions against none, and article 003's
-1/d_k against 1/sqrt(d_k). Every run is cached by its settings and shared between sessions."""
+1/d_k against 1/sqrt(d_k). Every run is cached by its settings and shared between sessions.
 
-import contextlib
+Steps (tr_step): train, frames, tag, compare, order, scale, check. The model and its training
+(model, d_model, heads, positions, scaling, window, learning rate, steps, seed) are page-level:
+every step shows the model these settings train, or compares with them. The head (tr_head) is the
+frames step's own, the sentence (tr_text) the tag step's, the comparison's rate (tr_slr) the scale
+step's.
+
+One click's work is bounded (issue 25): beside each run's button its cost (attention_core.train_cost
+through lab_ui.live.budget) is said before the click; a run over one click's ceiling cannot be
+started (its button is disabled, another offers the steps that fit, and lab_ui.live refuses it
+anyway); at most ATTENTION_LAB_TRAININGS runs train at once per worker, and a run waiting for its
+turn shows its place in line, with a button that leaves it. A step asks lab_ui.live for a finished
+run (shared by every session) or this session's stopped one: no session state, callback or fragment
+holds a result, and a click's request is a flag in the session, taken once.
+"""
+
+from dataclasses import dataclass
+from functools import partial
 
 import streamlit as st
-from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from attention_core.train import (
     SCALING_LEARNING_RATE,
@@ -20,344 +35,279 @@ from attention_core.train import (
     saw_task,
 )
 from attention_core.train_views import word_ceiling
-from lab_ui import controls, layout, live, page, widgets
+from lab_ui import live, page, state, widgets
 from lab_ui.cache import cached
 from lab_ui.figures import train as figures
+from lab_ui.figures.train import MODEL_NAMES, POSITION_NAMES, SCALE_NAMES
 from lab_ui.i18n import current_lang, literal, t
 from lab_ui.lecture import is_lecture
 
-P = "train."
 LECTURE_PX = 350  # the height a figure gets on a 1280 x 720 projector (lecture mode)
-MODELS, POSITIONS, SCALES = ("word", "window", "attention"), ("sinusoidal", "learned", "none"), ("sqrt", "d", "none")
 D_VALUES, HEADS = (4, 8, 16, 32, 64, 128), (1, 2, 4, 8)
 RATES = (0.0003, 0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1, 10, 1000)  # as the link writes them: 1000, not 1000.0
 STEPS = (10, 20, 50, 100, 200, 300, 500, 1000, 2000)
 SCALING_RATES = (0.001, 0.003, 0.01)
 EXAMPLE = "I saw a saw ."
-ARTICLE = {
-    "tr_model": "attention",
-    "tr_d": 16,
-    "tr_heads": 2,
-    "tr_pos": "sinusoidal",
-    "tr_scale": "sqrt",
-    "tr_lr": 0.01,
-    "tr_steps": 300,
-    "tr_window": 1,
-    "tr_seed": 0,
-}
-PRESETS = {
-    "article": ARTICLE,
-    "no_position": {**ARTICLE, "tr_pos": "none"},
-    "scale_d": {**ARTICLE, "tr_scale": "d", "tr_d": 64, "tr_heads": 1, "tr_lr": 0.001},
-}
+ORDER_FIXES = state.labels("train.q_order_", "positions", "heads", "wider", "longer")  # the check's options
 
-frame = page.start("train", presets=PRESETS)
-lang, big = current_lang(), is_lecture()
-with frame.controls(), page.section_controls():  # every section uses the model these settings train
-    model = controls.segmented(
-        t(P + "model"), MODELS, key="tr_model", default="attention", format_func=lambda m: t(P + f"model_{m}", w="w")
+
+class Controls(state.Table):
+    """Every control of the page: its link parameter, default, range and step."""
+
+    model = state.choice("tr_model", "train.model", MODEL_NAMES, "attention")
+    d = state.select_slider("tr_d", "train.d_model", D_VALUES, 16, help="train.d_model_help")
+    heads = state.choice("tr_heads", "train.heads", HEADS, 2)  # those dividing d_model offered
+    positional = state.choice("tr_pos", "train.positional", POSITION_NAMES)
+    scale = state.choice("tr_scale", "train.scale", SCALE_NAMES)
+    window = state.slider("tr_window", "train.window", 0, 4, 1, help="train.window_help")
+    lr = state.select_slider("tr_lr", "train.lr", RATES, 0.01)
+    steps = state.select_slider("tr_steps", "train.steps", STEPS, 300)
+    seed = state.seed("tr_seed")
+    head = state.choice("tr_head", "train.head", (), 1, on="frames")  # the trained model's heads, 1..h
+    text = state.text("tr_text", "train.text", EXAMPLE, on="tag")
+    scaling_lr = state.select_slider(
+        "tr_slr", "train.scaling_lr", SCALING_RATES, SCALING_LEARNING_RATE, on="scale", help="train.scaling_lr_help"
     )
-    d_model = controls.select_slider(t(P + "d_model"), D_VALUES, 16, key="tr_d", help=t(P + "d_model_help"))
-    heads_offered = [h for h in HEADS if d_model % h == 0]
-    page.choice_keep_valid("tr_heads", heads_offered, 2)
-    heads = controls.segmented(t(P + "heads"), heads_offered, key="tr_heads", default=2)
-    positional = controls.segmented(
-        t(P + "positional"), POSITIONS, key="tr_pos", format_func=lambda p: t(P + f"pos_{p}")
-    )
-    scale = controls.segmented(t(P + "scale"), SCALES, key="tr_scale", format_func=lambda s: t(P + f"scale_{s}"))
-    window = controls.slider(t(P + "window"), 0, 4, 1, key="tr_window", help=t(P + "window_help"))
-    lr = controls.select_slider(t(P + "lr"), RATES, 0.01, key="tr_lr")
-    steps = controls.select_slider(t(P + "steps"), STEPS, 300, key="tr_steps")
-    seed = widgets.seed_input(key="tr_seed")
-config = Config(model=model, d_model=d_model, heads=heads, window=window, positional=positional, scale=scale)
-task = cached(saw_task)
-settings = (config, task, steps, float(lr), seed)
 
 
-def _watch(fn, *args, name: str, label=lambda p: ""):
-    """fn(*args) through lab_ui.live: a progress bar (and live curves for a training run) at most
-    every 0.2 s; a click meanwhile (Stop) interrupts it, and what it had done is kept for the rerun."""
-    area = st.empty()  # one place for the button, the bar and the live chart, cleared in one go at the end
-    box = area.container()
-    box.button(t(P + "stop"), key=f"tr_stop_{name}", icon=":material/stop_circle:")
-    bar, chart = box.progress(0.0, text=t(P + "starting")), box.empty()
+C = Controls
+ARTICLE = {C.model: "attention", C.d: 16, C.heads: 2, C.positional: "sinusoidal", C.scale: "sqrt", C.lr: 0.01}
+ARTICLE |= {C.steps: 300, C.window: 1, C.seed: 0}
+PAGE = page.Page(
+    "train",
+    Controls,
+    presets=(
+        state.Preset("train.preset_article", ARTICLE),
+        state.Preset("train.preset_no_position", {**ARTICLE, C.positional: "none"}),
+        state.Preset("train.preset_scale_d", {**ARTICLE, C.scale: "d", C.d: 64, C.heads: 1, C.lr: 0.001}),
+    ),
+)
+CEILING_CHECK, ORDER_CHECK = PAGE.info.checks
+CONFIG_FIELDS = ("model", "d_model", "heads", "window", "positional", "scale")  # the Settings that make the Config
 
-    drawn = []
 
-    def draw(p) -> None:
-        drawn.append(p)  # each drawing's chart gets a key of its own: two equal ones would clash
-        bar.progress(
-            min(p.fraction, 1.0),
-            text=t(
-                P + "progress",
-                label=label(p),
-                step=p.step,
-                steps=p.steps,
-                loss=f"{p.loss:.4f}",
-                seconds=f"{p.seconds:.1f}",
-            ),
+@dataclass(frozen=True)
+class Settings:
+    """The page-level values every step receives: the model and how it is trained (plain values)."""
+
+    model: str
+    d_model: int
+    heads: int
+    positional: str
+    scale: str
+    window: int
+    learning_rate: float
+    steps: int
+    seed: int
+
+    @property
+    def config(self) -> Config:
+        return Config(**{name: getattr(self, name) for name in CONFIG_FIELDS})
+
+    def fit_args(self) -> tuple:
+        return self.config, cached(saw_task), self.steps, self.learning_rate, self.seed
+
+    @property
+    def auto(self) -> bool:
+        """The article's example, trained unasked (about 1 s once per server, then shared) so that a
+        fresh visitor's every step has a model; other settings train only when asked: a hall must not
+        start 200 runs by opening a link."""
+        return (
+            self.fit_args() == (Config(), cached(saw_task), 300, 0.01, 0)
+            and not live.finished(fit, *self.fit_args())[0]
         )
-        if name == "train":
-            with chart:
-                st.plotly_chart(
-                    layout.lecture_styled(figures.curves(p, p.steps, lang))
-                    if big
-                    else figures.curves(p, p.steps, lang),
-                    config=widgets.plotly_config("train"),
-                    key=f"tr_live_{len(drawn)}",
-                )
-
-    try:
-        result = live.run(fn, *args, draw=draw, owner=_session())
-    except live.Interrupted as stop:  # kept by lab_ui.live for this session: shown, marked stopped, on the rerun
-        raise stop.cause from None
-    area.empty()
-    return result
 
 
-def _result(fn, *args, name: str, asked: bool, label=lambda p: ""):
-    """The finished result of fn(*args) if any session computed it, else the one trained now if
-    asked, else this session's stopped one, else None."""
-    hit, value = live.finished(fn, *args)
-    if hit:
-        return value
-    if asked:
-        return _watch(fn, *args, name=name, label=label)
-    return live.stopped(_session(), fn, *args)
+def settings() -> Settings:
+    lang = current_lang()
+    with page.section_controls():
+        model = C.model.draw(format_func=lambda m: MODEL_NAMES.text(m, lang, w="w"))
+        d_model = C.d.draw()
+        heads = C.heads.draw(options=[h for h in HEADS if d_model % h == 0])
+        positional, scale, window = C.positional.draw(), C.scale.draw(), C.window.draw()
+        lr, steps, seed = C.lr.draw(), C.steps.draw(), C.seed.draw()
+    return Settings(model, d_model, heads, positional, scale, window, float(lr), steps, seed)
 
 
-def _session() -> str:
-    """This browser session's id: whose stopped run is whose."""
-    return get_script_run_ctx().session_id
+# --- a run: lab_ui.live says its cost, its place in line and its progress; the rest here ---------
 
 
-def _button(name: str, label: str, **kwargs) -> bool:
-    """A run's button. The press is noted by its callback and taken here once: the app shell may
-    rerun the script before the page is reached, which would lose a plain button's True."""
-    key = "tr_train" if name == "train" else f"tr_run_{name}"
-    st.button(label, key=key, on_click=st.session_state.__setitem__, args=(f"_tr_asked_{name}", True), **kwargs)
-    return st.session_state.pop(f"_tr_asked_{name}", False)
+def _trained(s: Settings, asked: bool = False):
+    """The model these settings train: finished, trained now (asked, or the article's example), or
+    the one stopped in this session; the run's progress and live curves drawn where it is called."""
+    chart = partial(_live_curves, lang=current_lang())
+    return live.result(fit, *s.fit_args(), name="train", asked=asked or s.auto, chart=chart, offered=STEPS)
 
 
-def _explain(result) -> None:
+def _live_curves(progress, key: str, lang: str) -> None:
+    widgets.show_figure(figures.curves(progress, progress.steps, lang), key=key, alt=t("train.curves_title"))
+
+
+def _ending(result) -> None:
     """A stopped or diverged run, said in the user's language, with what the numbers show."""
-    if result.diverged:
-        smaller = max((r for r in RATES if r <= result.learning_rate / 10), default=RATES[0])  # one the slider has
-        st.error(
-            t(
-                P + f"diverged_{result.divergence}",
-                at=result.diverged_at,
-                lr=f"{result.learning_rate:g}",
-                shown=result.steps_run,
-                smaller=f"{smaller:g}",
-            ),
-            icon=":material/warning:",
+    if ending := figures.ending_words(result, RATES, current_lang()):
+        kind, words = ending
+        (st.error if kind == "error" else st.warning)(words, icon=":material/warning:")
+
+
+# --- the steps -------------------------------------------------------------------------------------
+
+
+@PAGE.step("train")
+def train_step(p: page.Parts, s: Settings) -> None:
+    lang = current_lang()
+    p.prose(t("train.train_body"))
+    with p.controls:
+        hit = live.finished(fit, *s.fit_args())[0]
+        icon = ":material/model_training:"
+        asked = live.ask(
+            "tr_train", t("train.train"), fit, s.fit_args(), steps=C.steps, offered=STEPS, type="primary", icon=icon
         )
-    elif result.stopped:
-        st.warning(t(P + "stopped", k=result.steps_run, n=result.steps), icon=":material/stop_circle:")
-
-
-def train_section(auto: bool):
-    frame.heading("train")
-    page.prose(t(P + "train_body"))
-    hit, _ = live.finished(fit, *settings)
-    asked = _button("train", t(P + "train"), type="primary", icon=":material/model_training:")
-    result = _result(fit, *settings, name="train", asked=asked or auto)
-    if result is None:  # a message, not empty axes, as sections 4-6 do before their runs
-        st.info(t(P + "press_train", steps=steps), icon=":material/play_arrow:")
-        return None
-    if hit and asked:
-        st.caption(t(P + "from_cache"))
-    _explain(result)
-    widgets.show_figure(
-        cached(figures.curves, result, steps, lang),
-        key="tr_curves",
-        lecture_px=LECTURE_PX,
-        alt=t(
-            P + "curves_alt",
-            amb=f"{100 * result.ambiguous_accuracy:.1f}",
-            steps=result.steps_run,
-            test=f"{100 * result.test_accuracy:.1f}",
-            loss=f"{result.final_loss:.4f}",
-        ),
-    )
-    st.markdown(
-        t(
-            P + "train_reading",
-            amb=f"{100 * result.ambiguous_accuracy:.1f}",
-            steps=result.steps_run,
-            test=f"{100 * result.test_accuracy:.1f}",
-            loss=f"{result.final_loss:.4f}",
-            seconds=f"{result.seconds:.1f}",
-        )
-    )
-    if box := page.numbers_box("tr_curves_numbers", t(P + "numbers")):
-        with box:
-            widgets.show_table(
-                cached(figures.curves_table, result, lang),
-                key="tr_curves_table",  # rounded there
-                filename="learning_curves.csv",
-                decimals=None,
-            )
-    return result
-
-
-@st.fragment
-def frames_section(result) -> None:
-    frame.heading("frames")
-    page.prose(t(P + "frames_body"))
-    if result is None or result.attention_frames.shape[2] == 0:
-        st.info(t(P + ("frames_none" if result is None else "frames_no_attention")), icon=":material/info:")
+        result = _trained(s, asked)
+    if result is None:  # a message, not empty axes
+        with p.figure:
+            st.info(t("train.press_train", steps=s.steps), icon=":material/play_arrow:")
         return
-    n_heads = result.attention_frames.shape[2]
-    controls_box, figure_box = page.parts(2)
-    page.choice_keep_valid("tr_head", list(range(1, n_heads + 1)), 1)
-    with controls_box:
-        head = controls.segmented(t(P + "head"), list(range(1, n_heads + 1)), key="tr_head", default=1) - 1
-    with figure_box:
+    values = figures.run_values(result)
+    with p.figure:
+        if hit and asked:
+            st.caption(t("train.from_cache"))
+        _ending(result)
+        alt = t("train.curves_alt", **values)
         widgets.show_figure(
-            cached(figures.frames, result, head, lang, big),
-            key="tr_frames",
-            lecture_px=LECTURE_PX,
-            alt=t(P + "frames_alt", head=head + 1, steps=result.steps_run),
+            cached(figures.curves, result, s.steps, lang), key="tr_curves", lecture_px=LECTURE_PX, alt=alt
         )
-    if len(result.frame_steps) > 1:  # a single snapshot has nothing to play
-        st.caption(t(P + "frames_hint"))
-    if box := page.numbers_box("tr_frames_numbers", t(P + "numbers")):
-        with box:
-            widgets.show_table(
-                cached(figures.frames_table, result, head, lang), key="tr_frames_table", filename="attention_frames.csv"
+    with p.reading:
+        st.markdown(t("train.train_reading", **values))
+    shown = dict(key="tr_curves_table", filename="learning_curves.csv", decimals=None)
+    p.table(t("train.numbers"), figures.curves_table, result, lang, **shown)
+
+
+@PAGE.step("frames")
+def frames_step(p: page.Parts, s: Settings) -> None:
+    lang = current_lang()
+    p.prose(t("train.frames_body"))
+    result = _trained(s)
+    if result is None or result.attention_frames.shape[2] == 0:
+        with p.figure:
+            st.info(
+                t("train.frames_none") if result is None else t("train.frames_no_attention"), icon=":material/info:"
             )
+        return
+    with p.controls:
+        head = C.head.draw(options=list(range(1, result.attention_frames.shape[2] + 1))) - 1
+    with p.figure:
+        alt = t("train.frames_alt", head=head + 1, steps=result.steps_run)
+        widgets.show_figure(
+            cached(figures.frames, result, head, lang, is_lecture()), key="tr_frames", lecture_px=LECTURE_PX, alt=alt
+        )
+        if len(result.frame_steps) > 1:  # a single snapshot has nothing to play
+            st.caption(t("train.frames_hint"))
+    shown = dict(key="tr_frames_table", filename="attention_frames.csv")
+    p.table(t("train.numbers"), figures.frames_table, result, head, lang, **shown)
 
 
-@st.fragment
-def tag_section(result) -> None:
-    frame.heading("tag")
-    page.prose(t(P + "tag_body"))
-    controls_box, figure_box = page.parts(2)
-    with controls_box:
+@PAGE.step("tag")
+def tag_step(p: page.Parts, s: Settings) -> None:
+    lang, task = current_lang(), cached(saw_task)
+    p.prose(t("train.tag_body"))
+    with p.controls:
         st.markdown(cached(figures.tag_legend, task, lang))  # what PRON, DET, ... mean, before they are shown
-        words = widgets.sentence_tokens(t(P + "text"), EXAMPLE, key="tr_text", max_tokens=task.max_len)
-        with st.expander(t(P + "vocabulary_box"), icon=":material/menu_book:"):
+        words = widgets.sentence_tokens(t("train.text"), C.text.default, key=C.text.key, max_tokens=task.max_len)
+        with st.expander(t("train.vocabulary_box"), icon=":material/menu_book:"):
             st.markdown(literal(" · ".join(task.vocab[2:])))
+    result = _trained(s)
     if result is None:
-        st.info(t(P + "frames_none"), icon=":material/info:")
+        with p.figure:
+            st.info(t("train.frames_none"), icon=":material/info:")
         return
     pred = cached(predict, result.params, result.config, task, tuple(words))
-    with controls_box:
+    with p.controls:
         if pred.unknown:
             once = ", ".join(dict.fromkeys(pred.unknown))  # each word once, in the order typed
-            st.warning(t(P + "unknown_words", words=literal(once)), icon="⚠️")
+            st.warning(t("train.unknown_words", words=literal(once)), icon="⚠️")
         if len(words) > 7:
-            st.caption(t(P + "long_sentence", n=len(words)))
-    with figure_box:
-        widgets.show_figure(
-            cached(figures.tags, pred, lang), key="tr_tags", lecture_px=LECTURE_PX, alt=t(P + "tags_alt", n=len(words))
+            st.caption(t("train.long_sentence", n=len(words)))
+    with p.figure:
+        alt = t("train.tags_alt", n=len(words))
+        widgets.show_figure(cached(figures.tags, pred, lang), key="tr_tags", lecture_px=LECTURE_PX, alt=alt)
+    with p.reading:
+        widgets.show_table(
+            cached(figures.tags_table, pred, lang), key="tr_tags_table", filename="tags.csv", decimals=1, missing="—"
         )
-    widgets.show_table(
-        cached(figures.tags_table, pred, lang), key="tr_tags_table", filename="tags.csv", decimals=1, missing="—"
-    )
 
 
-def _comparison(name: str, fn, args: tuple, ceiling: float, kind: str, at=None) -> None:
-    """A comparison's Run button (in `at` if given), progress, figure, table and reading (its
-    heading drawn already)."""
-    with at or contextlib.nullcontext():
-        asked = _button(name, t(P + f"run_{name}"), icon=":material/play_arrow:")
-    comp = _result(fn, *args, name=name, asked=asked, label=lambda p: f"{p.run + 1}/{p.runs} · ")
+def _comparison(p: page.Parts, name: str, fn, args: tuple, kind: str, words: tuple[str, str, str], ceiling=0.5) -> None:
+    """A comparison's button and cost, its progress, then its figure, reading and table; words:
+    the catalog keys of its button, its alt text and its reading."""
+    lang, (run, alt, reading) = current_lang(), words
+    with p.controls:
+        asked = live.ask(f"tr_run_{name}", t(run), fn, args, steps=C.steps, offered=STEPS, icon=":material/play_arrow:")
+        comp = live.result(fn, *args, name=name, asked=asked, label=lambda p: f"{p.run + 1}/{p.runs} · ", offered=STEPS)
     if comp is None:
-        st.info(t(P + "press_run", steps=steps), icon=":material/play_arrow:")
+        with p.figure:
+            st.info(t("train.press_run", steps=args[1]), icon=":material/play_arrow:")
         return
-    for row in comp.rows:
-        if row.fit.stopped or row.diverged:
-            st.caption(figures.row_name(row, kind, lang))
-            _explain(row.fit)
-    fig = (
-        cached(figures.scaling, comp, lang)
-        if kind == "scaling"
-        else cached(figures.comparison, comp, kind, ceiling, lang)
-    )
-    widgets.show_figure(fig, key=f"tr_{name}_figure", lecture_px=LECTURE_PX, alt=t(P + f"{name}_alt"))
-    table = figures.scaling_table if kind == "scaling" else figures.comparison_table
-    widgets.show_table(
-        cached(table, comp, lang) if kind == "scaling" else cached(table, comp, kind, lang),
-        key=f"tr_{name}_table",
-        filename=f"{name}.csv",
-        missing="—",
-        decimals=None,
-    )
-    st.markdown(t(P + f"{name}_reading"))
+    with p.figure:
+        for row in comp.rows:
+            if row.fit.stopped or row.diverged:
+                st.caption(figures.row_name(row, kind, lang))
+                _ending(row.fit)
+        scaling = kind == "scaling"
+        fig = cached(figures.scaling, comp, lang) if scaling else cached(figures.comparison, comp, kind, ceiling, lang)
+        widgets.show_figure(fig, key=f"tr_{name}_figure", lecture_px=LECTURE_PX, alt=t(alt))
+    with p.reading:
+        st.markdown(t(reading))
+    build, more = (figures.scaling_table, ()) if scaling else (figures.comparison_table, (kind,))
+    shown = dict(key=f"tr_{name}_table", filename=f"{name}.csv", missing="—", decimals=None)
+    p.table(t("train.numbers"), build, comp, *more, lang, **shown)
 
 
-@st.fragment
-def comparison_section(name: str, fn, args: tuple, ceiling: float, kind: str) -> None:
-    frame.heading(name)
-    page.prose(t(P + f"{name}_body"))
-    _comparison(name, fn, args, ceiling, kind)
+@PAGE.step("compare")
+def compare_step(p: page.Parts, s: Settings) -> None:
+    p.prose(t("train.compare_body"))
+    task, words = cached(saw_task), ("train.run_compare", "train.compare_alt", "train.compare_reading")
+    args = (task, s.steps, s.learning_rate, s.seed, s.config)
+    _comparison(p, "compare", compare_models, args, "models", words, cached(word_ceiling, task))
 
 
-@st.fragment
-def scale_section() -> None:
-    frame.heading("scale")
-    page.prose(t(P + "scale_body"))
-    button = box = None
-    if big:  # the rate in a popover beside the button: the figure below keeps the projector's first screen
-        with st.container(horizontal=True, vertical_alignment="center"):
-            button, box = st.container(width="content"), st.popover(t(P + "scaling_lr"), icon=":material/tune:")
-    with box if big else page.section_controls():
-        rate = controls.select_slider(
-            t(P + "scaling_lr"), SCALING_RATES, SCALING_LEARNING_RATE, key="tr_slr", help=t(P + "scaling_lr_help")
-        )
-    _comparison("scale", compare_scaling, (task, steps, float(rate), seed, 64), 0.5, "scaling", at=button)
-    widgets.formula_and_code(
-        rf"\begin{{aligned}} A &= \mathrm{{softmax}}(c\,Q K^\top) \\ c &= 1/\sqrt{{d_k}}"
-        rf" \ \text{{{t(P + 'or')}}}\ 1/d_k \ \text{{{t(P + 'or')}}}\ 1 \end{{aligned}}",
+@PAGE.step("order")
+def order_step(p: page.Parts, s: Settings) -> None:
+    p.prose(t("train.order_body"))
+    task, words = cached(order_task), ("train.run_order", "train.order_alt", "train.order_reading")
+    args = (task, s.steps, s.learning_rate, s.seed, s.config)
+    _comparison(p, "order", compare_positions, args, "positions", words, cached(word_ceiling, task))
+
+
+@PAGE.step("scale")
+def scale_step(p: page.Parts, s: Settings) -> None:
+    p.prose(t("train.scale_body"))
+    with p.controls, page.section_controls():
+        rate = C.scaling_lr.draw()
+    words = ("train.run_scale", "train.scale_alt", "train.scale_reading")
+    _comparison(p, "scale", compare_scaling, (cached(saw_task), s.steps, float(rate), s.seed, 64), "scaling", words)
+    either = rf"\ \text{{{t('train.or')}}}\ "
+    p.formula(
+        rf"A = \mathrm{{softmax}}(c\,Q K^\top), \quad c = 1/\sqrt{{d_k}}{either}1/d_k{either}1",
         Config.scale_factor.fget,
     )
 
 
-@st.fragment
-def check_section() -> None:
-    frame.heading("check")
-    ceiling = cached(word_ceiling, task)
-    widgets.check_number(
-        t(P + "q_ceiling"),
-        100 * ceiling,
-        key="tr_check_ceiling",
-        tolerance=0.5,
-        explanation=t(P + "q_ceiling_why", p=f"{100 * ceiling:.0f}"),
-    )
-    widgets.check_choice(
-        t(P + "q_order"),
-        ["same", "different"],
-        "same",
-        key="tr_check_order",
-        format_func=lambda o: t(P + f"q_order_{o}"),
-        explanation=t(P + "q_order_why"),
-    )
+@PAGE.step("check")
+def check_step(p: page.Parts, s: Settings) -> None:
+    lang, ceiling = current_lang(), cached(word_ceiling, cached(saw_task))
+    with p.check:
+        why = t("train.q_ceiling_why", p=f"{100 * ceiling:.0f}")
+        widgets.check_number(t("train.q_ceiling"), 100 * ceiling, key=CEILING_CHECK, tolerance=0.5, explanation=why)
+        widgets.check_choice(
+            t("train.q_order"),
+            list(ORDER_FIXES),
+            "positions",
+            key=ORDER_CHECK,
+            format_func=lambda o: ORDER_FIXES.text(o, lang),
+            explanation=t("train.q_order_why"),
+        )
 
 
-# A fresh visitor gets the article's example trained (about 2 s once per server, then shared by
-# every session and every reload), so every section has a model to show; any other settings train
-# only when asked: a large model costs minutes, and a hall must not start 200 of them by opening a link.
-auto = settings == (Config(), task, 300, 0.01, 0) and not live.finished(fit, *settings)[0]
-trained = train_section(auto) if frame.shows("train") else _result(fit, *settings, name="train", asked=auto)
-if frame.shows("frames"):
-    frames_section(trained)
-if frame.shows("tag"):
-    tag_section(trained)
-if frame.shows("compare"):
-    comparison_section(
-        "compare", compare_models, (task, steps, float(lr), seed, config), cached(word_ceiling, task), "models"
-    )
-if frame.shows("order"):
-    order = cached(order_task)
-    comparison_section(
-        "order", compare_positions, (order, steps, float(lr), seed, config), cached(word_ceiling, order), "positions"
-    )
-if frame.shows("scale"):
-    scale_section()
-if frame.shows("check"):
-    check_section()
-
-frame.end()
+if __name__ == "__main__":  # Streamlit runs the script as __main__; tests import it for its declaration
+    PAGE.start().show(settings)

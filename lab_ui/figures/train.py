@@ -14,14 +14,28 @@ from attention_core.train_views import attention_entropy, first_step_at, tag_exa
 from lab_ui.figures.common import QUALITATIVE, SEQUENTIAL, safe_label
 from lab_ui.i18n import t
 from lab_ui.layout import TITLE_ROOM_PX, layout_dict, title_below_toolbar
+from lab_ui.state import labels
 
-P = "train."
+# The words of the options and of the rows, columns and curves, by id (catalog keys declared once).
+MODEL_NAMES = labels("train.model_", "word", "window", "attention")  # model_window takes {w}
+POSITION_NAMES = labels("train.pos_", "sinusoidal", "learned", "none")
+SCALE_NAMES = labels("train.scale_", "sqrt", "d", "none")
+CURVE_NAMES = labels("train.curve_", "train", "test", "ambiguous")
+COLUMN_NAMES = labels("train.col_", "ambiguous_accuracy", "test_accuracy")
+CEILING_NAMES = labels("train.ceiling_", "models", "positions")
+TAG_NAMES = labels("train.tag_", "PRON", "DET", "ADJ", "NOUN", "VERB", "AUX", "PART", "CONJ", "PUNCT")
+DIVERGED = labels("train.diverged_", "loss_not_finite", "loss_exploded", "weights_exploded")  # Fit.divergence
+YES = labels("train.yes_", "True", "False")
+TITLES = {"models": "train.models_title", "positions": "train.positions_title"}
+ROW_NAMES = {"models": "train.models_row", "positions": "train.positions_row"}
+
 HEIGHT = 360  # under a 1280 x 720 projector's title row and step bar, with the slider of the frames
 LEGEND = dict(orientation="h", x=0, xanchor="left", y=0, yref="container", yanchor="bottom")
 CURVES = ("train", "test", "ambiguous")
 COLOUR = {"loss": QUALITATIVE[7], "train": QUALITATIVE[4], "test": QUALITATIVE[0], "ambiguous": QUALITATIVE[5]}
 ROW_COLOUR = (QUALITATIVE[1], QUALITATIVE[2], QUALITATIVE[0])
 SCALING_STEPS = (25, 50, 100, 200, 300)
+WORDS_LEVEL = 10  # a typed sentence's words stay level up to this many (a phone: about 40 px each)
 FRAMES_LECTURE_PX = 390  # the frames' height on a projector: whole under the title row and the step bar
 PANELS_TOP = TITLE_ROOM_PX + 6 + 26 + 4  # px above two panels: the title, then the panel titles (20 px)
 
@@ -37,7 +51,7 @@ def _two_panels(title: str, left: str, right: str, steps: int, lang: str, **more
     """The layout of a figure with two panels side by side over the steps, each panel named by a
     title above it: an axis title of the right panel would stand in the gap, over the left
     panel's curves on a phone. The figure's title sits at the top edge, the panel titles under it."""
-    x_title = t(P + "step", lang)
+    x_title = t("train.step", lang)
     layout = layout_dict(
         title=title,
         height=HEIGHT,
@@ -75,7 +89,7 @@ def curves(run: Fit | Progress, steps: int, lang: str) -> go.Figure:
             x=np.arange(len(losses)),
             y=np.asarray(losses, dtype=np.float32),
             mode="lines",
-            name=t(P + "curve_loss", lang),
+            name=t("train.curve_loss", lang),
             line=dict(color=COLOUR["loss"], width=2),
             hovertemplate="%{x}: %{y:.4f}<extra></extra>",
         )
@@ -91,16 +105,16 @@ def curves(run: Fit | Progress, steps: int, lang: str) -> go.Figure:
                 mode="lines+markers",
                 xaxis="x2",
                 yaxis="y2",
-                name=t(P + f"curve_{name}", lang),
+                name=CURVE_NAMES.text(name, lang),
                 line=dict(color=COLOUR[name], width=6 if wide else 2, dash="solid" if name == "ambiguous" else "dot"),
                 marker=dict(size=10 if wide else 5),
                 hovertemplate="%{x}: %{y:.1f}%<extra></extra>",
             )
         )
     layout = _two_panels(
-        t(P + "curves_title", lang),
-        t(P + "curve_loss", lang),
-        t(P + "accuracy", lang),
+        t("train.curves_title", lang),
+        t("train.curve_loss", lang),
+        t("train.accuracy", lang),
         steps,
         lang,
         yaxis=dict(rangemode="tozero"),
@@ -116,13 +130,13 @@ def curves_table(fit: Fit, lang: str) -> pd.DataFrame:
     losses = np.append(fit.losses, fit.final_loss)  # [steps_run + 1]: the loss of the weights after each step
     return pd.DataFrame(
         {
-            t(P + "curve_loss", lang): np.round(losses[np.minimum(steps, len(losses) - 1)], 4),
+            t("train.curve_loss", lang): np.round(losses[np.minimum(steps, len(losses) - 1)], 4),
             **{
-                t(P + f"curve_{name}", lang): np.round(100 * curve, 1)
+                CURVE_NAMES.text(name, lang): np.round(100 * curve, 1)
                 for name, curve in zip(CURVES, _curves(fit)[2:], strict=True)
             },
         },
-        index=pd.Index(steps, name=t(P + "step", lang)),
+        index=pd.Index(steps, name=t("train.step", lang)),
     )
 
 
@@ -138,7 +152,7 @@ def frames(fit: Fit, head: int, lang: str, big: bool = False) -> go.Figure:
     words = list(fit.frame_words)
     labels = [f"{safe_label(w)} ({i + 1})" for i, w in enumerate(words)]
     ticks = list(range(len(words)))
-    value = t(P + "weight", lang)
+    value = t("train.weight", lang)
     start = len(maps) - 1  # the trained map first; play runs it from step 0
 
     def cells(k: int) -> dict:
@@ -155,7 +169,7 @@ def frames(fit: Fit, head: int, lang: str, big: bool = False) -> go.Figure:
         xgap=1,
         ygap=1,
         colorbar=dict(title=dict(text=value, side="right"), thickness=12),
-        hovertemplate=f"{t(P + 'query', lang)} %{{y}} → {t(P + 'key', lang)} %{{x}}: %{{z:.3f}}<extra></extra>",
+        hovertemplate=f"{t('train.query', lang)} %{{y}} → {t('train.key', lang)} %{{x}}: %{{z:.3f}}<extra></extra>",
     )
     names = [str(int(s)) for s in fit.frame_steps]
     still = {"frame": {"duration": 0, "redraw": True}, "mode": "immediate", "transition": {"duration": 0}}
@@ -175,7 +189,7 @@ def frames(fit: Fit, head: int, lang: str, big: bool = False) -> go.Figure:
             tickvals=ticks,
             ticktext=labels,
             side="top",
-            title=t(P + "key", lang),
+            title=t("train.key", lang),
             showgrid=False,
             zeroline=False,
             constrain="domain",
@@ -187,7 +201,7 @@ def frames(fit: Fit, head: int, lang: str, big: bool = False) -> go.Figure:
             autorange="reversed",
             showgrid=False,
             zeroline=False,
-            title=t(P + "query", lang),
+            title=t("train.query", lang),
             scaleanchor=None if big else "x",
         ),
         updatemenus=[
@@ -201,8 +215,8 @@ def frames(fit: Fit, head: int, lang: str, big: bool = False) -> go.Figure:
                 showactive=False,
                 pad=dict(t=0, r=0, b=0, l=0),
                 buttons=[
-                    dict(label="▶ " + t(P + "play", lang), method="animate", args=[None, playing]),
-                    dict(label="❚❚ " + t(P + "pause", lang), method="animate", args=[[None], still]),
+                    dict(label="▶ " + t("train.play", lang), method="animate", args=[None, playing]),
+                    dict(label="❚❚ " + t("train.pause", lang), method="animate", args=[[None], still]),
                 ],
             )
         ],
@@ -215,7 +229,7 @@ def frames(fit: Fit, head: int, lang: str, big: bool = False) -> go.Figure:
                 xanchor="left",
                 yanchor="top",
                 pad=dict(t=0, r=0, b=0, l=0),
-                currentvalue=dict(prefix=t(P + "frames_slider", lang), xanchor="right", offset=4),
+                currentvalue=dict(prefix=t("train.frames_slider", lang), xanchor="right", offset=4),
                 steps=[
                     dict(label=n if k % label_every == 0 else "", method="animate", args=[[n], still])
                     for k, n in enumerate(names)
@@ -237,8 +251,8 @@ def frames_table(fit: Fit, head: int, lang: str) -> pd.DataFrame:
     words = [f"{w} ({i + 1})" for i, w in enumerate(fit.frame_words)]
     n_frames, T, _ = maps.shape
     table = pd.DataFrame(maps.reshape(n_frames * T, T), columns=words)
-    table.insert(0, t(P + "query", lang), words * n_frames)
-    table.index = pd.Index(np.repeat(fit.frame_steps, T), name=t(P + "step", lang))
+    table.insert(0, t("train.query", lang), words * n_frames)
+    table.index = pd.Index(np.repeat(fit.frame_steps, T), name=t("train.step", lang))
     return table
 
 
@@ -247,7 +261,7 @@ def frames_table(fit: Fit, head: int, lang: str) -> pd.DataFrame:
 
 def tag_name(tag: str | None, lang: str) -> str | None:
     """A tag's full name ("PRON" -> "pronoun"), None for an unknown word's missing tag."""
-    return None if tag is None else t(P + f"tag_{tag}", lang)
+    return None if tag is None else TAG_NAMES.text(tag, lang)
 
 
 def tag_legend(task: Task, lang: str) -> str:
@@ -255,15 +269,15 @@ def tag_legend(task: Task, lang: str) -> str:
     short tags (PRON, DET, ...) stand on the bars and in the table unexplained otherwise."""
     items = [
         t(
-            P + "tag_item",
+            "train.tag_item",
             lang,
             tag=tag,
             name=tag_name(tag, lang),
-            examples=t(P + "tag_examples_sep", lang).join(t(P + "tag_example", lang, word=w) for w in words),
+            examples=t("train.tag_examples_sep", lang).join(t("train.tag_example", lang, word=w) for w in words),
         )
         for tag, words in zip(task.tags, tag_examples(task), strict=True)
     ]
-    return t(P + "tag_legend", lang, items=" · ".join(items))
+    return t("train.tag_legend", lang, items=" · ".join(items))
 
 
 def tags(prediction: Prediction, lang: str) -> go.Figure:
@@ -272,10 +286,10 @@ def tags(prediction: Prediction, lang: str) -> go.Figure:
     n = len(prediction.words)
     ticks = list(range(n))
     labels = [safe_label(w) for w in prediction.words]
-    unknown = t(P + "unknown_tag", lang)
+    unknown = t("train.unknown_tag", lang)
     shown = [tag if tag is not None else unknown for tag in prediction.tags]
     hover = [
-        f"{label}: {t(P + 'tag_hover', lang, tag=tag, name=tag_name(tag, lang))}"
+        f"{label}: {t('train.tag_hover', lang, tag=tag, name=tag_name(tag, lang))}"
         if tag is not None
         else f"{label}: {unknown}"
         for label, tag in zip(labels, prediction.tags, strict=True)
@@ -292,25 +306,31 @@ def tags(prediction: Prediction, lang: str) -> go.Figure:
         hovertemplate="%{hovertext} (%{y:.1f}%)<extra></extra>",
     )
     layout = layout_dict(
-        title=t(P + "tags_title", lang),
+        title=t("train.tags_title", lang),
         height=320,
-        xaxis=dict(tickmode="array", tickvals=ticks, ticktext=labels, title=t(P + "word", lang)),
-        yaxis=dict(title=t(P + "confidence", lang), range=[0, 115]),
+        xaxis=dict(
+            tickmode="array",
+            tickvals=ticks,
+            ticktext=labels,
+            tickangle=0 if n <= WORDS_LEVEL else -60,  # a long sentence's words slanted
+            title=t("train.word", lang),
+        ),
+        yaxis=dict(title=t("train.confidence", lang), range=[0, 115]),
     )
     title_below_toolbar(layout)
     return go.Figure(data=[bar], layout=layout)
 
 
 def tags_table(prediction: Prediction, lang: str) -> pd.DataFrame:
-    unknown = t(P + "unknown_tag", lang)
+    unknown = t("train.unknown_tag", lang)
     return pd.DataFrame(
         {
-            t(P + "word", lang): list(prediction.words),
-            t(P + "tag", lang): [tag if tag is not None else unknown for tag in prediction.tags],
-            t(P + "tag_meaning", lang): [tag_name(tag, lang) for tag in prediction.tags],  # None: shown as missing
-            t(P + "confidence", lang): 100 * np.asarray(prediction.confidence),
+            t("train.word", lang): list(prediction.words),
+            t("train.tag", lang): [tag if tag is not None else unknown for tag in prediction.tags],
+            t("train.tag_meaning", lang): [tag_name(tag, lang) for tag in prediction.tags],  # None: shown as missing
+            t("train.confidence", lang): 100 * np.asarray(prediction.confidence),
         },
-        index=pd.Index(np.arange(1, len(prediction.words) + 1), name=t(P + "position", lang)),
+        index=pd.Index(np.arange(1, len(prediction.words) + 1), name=t("train.position", lang)),
     )
 
 
@@ -320,10 +340,10 @@ def tags_table(prediction: Prediction, lang: str) -> pd.DataFrame:
 def row_name(row: ComparisonRow, kind: str, lang: str) -> str:
     """A comparison's row in words: the model, the positional encoding or the scaling it changes."""
     if kind == "models":
-        return t(P + f"model_{row.config.model}", lang, w=row.config.window)
+        return MODEL_NAMES.text(row.config.model, lang, w=row.config.window)
     if kind == "positions":
-        return t(P + f"pos_{row.config.positional}", lang)
-    return t(P + f"scale_{row.config.scale}", lang)
+        return POSITION_NAMES.text(row.config.positional, lang)
+    return SCALE_NAMES.text(row.config.scale, lang)
 
 
 def comparison(comp: Comparison, kind: str, ceiling: float, lang: str) -> go.Figure:
@@ -335,7 +355,7 @@ def comparison(comp: Comparison, kind: str, ceiling: float, lang: str) -> go.Fig
         go.Bar(
             x=ticks,
             y=[100 * getattr(r, field) for r in comp.rows],
-            name=t(P + f"col_{field}", lang),
+            name=COLUMN_NAMES.text(field, lang),
             marker_color=colour,
             texttemplate="%{y:.1f}%",
             textposition="outside",
@@ -350,18 +370,18 @@ def comparison(comp: Comparison, kind: str, ceiling: float, lang: str) -> go.Fig
             x=[-0.5, len(names) - 0.5],
             y=[100 * ceiling] * 2,
             mode="lines",
-            name=t(P + f"ceiling_{kind}", lang, p=f"{100 * ceiling:.0f}"),
+            name=CEILING_NAMES.text(kind, lang, p=f"{100 * ceiling:.0f}"),
             hoverinfo="skip",
             line=dict(color="rgba(90,90,90,0.9)", dash="dash", width=2),
         )
     )
     layout = layout_dict(
-        title=t(P + f"{kind}_title", lang),
+        title=t(TITLES[kind], lang),
         height=HEIGHT,
         barmode="group",
         legend=LEGEND,
-        xaxis=dict(tickmode="array", tickvals=ticks, ticktext=names, range=[-0.5, len(names) - 0.5]),
-        yaxis=dict(title=t(P + "accuracy", lang), range=[0, 112]),
+        xaxis=dict(tickmode="array", tickvals=ticks, ticktext=names, tickangle=0, range=[-0.5, len(names) - 0.5]),
+        yaxis=dict(title=t("train.accuracy", lang), range=[0, 112]),
     )
     title_below_toolbar(layout)
     layout["margin"]["b"] = 70
@@ -372,13 +392,13 @@ def comparison_table(comp: Comparison, kind: str, lang: str) -> pd.DataFrame:
     """Per row: the two accuracies in percent with the figure's one decimal, the final loss with four."""
     return pd.DataFrame(
         {
-            t(P + "col_ambiguous_accuracy", lang): [round(100 * r.ambiguous_accuracy, 1) for r in comp.rows],
-            t(P + "col_test_accuracy", lang): [round(100 * r.test_accuracy, 1) for r in comp.rows],
-            t(P + "col_final_loss", lang): [round(r.final_loss, 4) for r in comp.rows],
-            t(P + "col_steps_run", lang): [str(r.fit.steps_run) for r in comp.rows],  # a count: no decimals
-            t(P + "col_diverged", lang): [t(P + f"yes_{r.diverged}", lang) for r in comp.rows],
+            t("train.col_ambiguous_accuracy", lang): [round(100 * r.ambiguous_accuracy, 1) for r in comp.rows],
+            t("train.col_test_accuracy", lang): [round(100 * r.test_accuracy, 1) for r in comp.rows],
+            t("train.col_final_loss", lang): [round(r.final_loss, 4) for r in comp.rows],
+            t("train.col_steps_run", lang): [str(r.fit.steps_run) for r in comp.rows],  # a count: no decimals
+            t("train.col_diverged", lang): [YES.text(str(r.diverged), lang) for r in comp.rows],
         },
-        index=pd.Index([row_name(r, kind, lang) for r in comp.rows], name=t(P + f"{kind}_row", lang)),
+        index=pd.Index([row_name(r, kind, lang) for r in comp.rows], name=t(ROW_NAMES[kind], lang)),
     )
 
 
@@ -415,9 +435,9 @@ def scaling(comp: Comparison, lang: str) -> go.Figure:
             )
         )
     layout = _two_panels(
-        t(P + "scaling_title", lang, lr=f"{comp.learning_rate:g}"),
-        t(P + "curve_loss", lang),
-        t(P + "curve_ambiguous", lang),
+        t("train.scaling_title", lang, lr=f"{comp.learning_rate:g}"),
+        t("train.curve_loss", lang),
+        t("train.curve_ambiguous", lang),
         comp.steps,
         lang,
         yaxis=dict(type="log", dtick=1),  # a label at each power of ten only: 0.01, 0.1, 1
@@ -427,25 +447,61 @@ def scaling(comp: Comparison, lang: str) -> go.Figure:
 
 
 def scaling_table(comp: Comparison, lang: str) -> pd.DataFrame:
-    """Per scaling: the loss at a few steps (four decimals), the end's accuracy (%, one), the first
-    step with >= 90% on the ambiguous words, and the mean entropy of the attention rows at the
-    start and the end (nats, three). Rounded here: each column as the figure and the text read it."""
-    rows = {}
+    """One row per measure, one column per scaling: the loss at a few steps (four decimals), the
+    end's accuracy (%, one), the first step with >= 90% on the ambiguous words, and the mean entropy
+    of the attention rows at the start and the end (nats, three). Measures down the side and the
+    three scalings across, so the table fits a phone's width (ten columns were cut at the right
+    edge, "First ste..."). Each cell written as the figure and the text read it."""
+    columns = {}
     for row in comp.rows:
         fit = row.fit
         entropy = attention_entropy(fit.attention_frames)  # [n_frames]
         first = first_step_at(fit.eval_steps, fit.ambiguous_accuracy_curve, 0.9)
-        rows[row_name(row, "scaling", lang)] = {
+        columns[row_name(row, "scaling", lang)] = {
             **{
-                t(P + "col_loss_at", lang, step=s): (round(fit.losses[s - 1], 4) if s <= len(fit.losses) else np.nan)
+                t("train.col_loss_at", lang, step=s): (f"{fit.losses[s - 1]:.4f}" if s <= len(fit.losses) else None)
                 for s in SCALING_STEPS
                 if s <= comp.steps
             },
-            t(P + "col_ambiguous_accuracy", lang): round(100 * row.ambiguous_accuracy, 1),
-            t(P + "col_first_90", lang): np.nan if first is None else str(first),  # a step: no decimals
-            t(P + "col_entropy_start", lang): round(entropy[0], 3),
-            t(P + "col_entropy_end", lang): round(entropy[-1], 3),
+            t("train.col_ambiguous_accuracy", lang): f"{100 * row.ambiguous_accuracy:.1f}",
+            t("train.col_first_90", lang): None if first is None else str(first),
+            t("train.col_entropy_start", lang): f"{entropy[0]:.3f}",
+            t("train.col_entropy_end", lang): f"{entropy[-1]:.3f}",
         }
-    table = pd.DataFrame.from_dict(rows, orient="index")
-    table.index.name = t(P + "scaling_row", lang)
+    table = pd.DataFrame(columns)
+    table.index.name = t("train.measure", lang)
+    table.columns.name = t("train.scaling_row", lang)
     return table
+
+
+# --- words around a run: its numbers, how it ended ------------------------------------------------
+
+
+def run_values(fit: Fit) -> dict[str, str]:
+    """A finished run's numbers as the alt text and the reading say them."""
+    return dict(
+        amb=f"{100 * fit.ambiguous_accuracy:.1f}",
+        steps=str(fit.steps_run),
+        test=f"{100 * fit.test_accuracy:.1f}",
+        loss=f"{fit.final_loss:.4f}",
+        seconds=f"{fit.seconds:.1f}",
+    )
+
+
+def ending_words(fit: Fit, rates: tuple[float, ...], lang: str) -> tuple[str, str] | None:
+    """("error" | "warning", words) for a run that diverged or was stopped, None for one that ran
+    to the end. A diverged run's suggestion is a rate the slider offers, ten times smaller at least."""
+    if fit.diverged:
+        smaller = max((r for r in rates if r <= fit.learning_rate / 10), default=rates[0])
+        words = DIVERGED.text(
+            fit.divergence,
+            lang,
+            at=fit.diverged_at,
+            lr=f"{fit.learning_rate:g}",
+            shown=fit.steps_run,
+            smaller=f"{smaller:g}",
+        )
+        return "error", words
+    if fit.stopped:
+        return "warning", t("train.stopped", lang, k=fit.steps_run, n=fit.steps)
+    return None
