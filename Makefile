@@ -34,12 +34,15 @@ run: $(RUN_STAMP) $(MODEL_STAMP)
 # file watcher or usage statistics, on a loopback port, behind HAProxy on HOST:PORT with sticky
 # sessions; a worker that dies is started again. WORKERS=1 runs Streamlit alone on HOST:PORT and
 # needs no HAProxy. HOST=0.0.0.0 serves the room's network; the default stays on this machine.
-# One Ctrl-C stops everything it started.
+# MEMORY_MB=M: each worker's ceiling (its cache gets a third; a worker over it is restarted, its
+# students reconnect to another). A port in use is refused with a message. One Ctrl-C stops
+# everything it started.
 HOST ?= localhost
 PORT ?= 8501
 WORKERS ?=
+MEMORY_MB ?=
 serve: $(RUN_STAMP) $(MODEL_STAMP)
-	$(BIN)/python scripts/serve.py --host $(HOST) --port $(PORT) $(if $(WORKERS),--workers $(WORKERS))
+	$(BIN)/python scripts/serve.py --host $(HOST) --port $(PORT) $(if $(WORKERS),--workers $(WORKERS)) $(if $(MEMORY_MB),--memory-mb $(MEMORY_MB))
 
 test: $(DEV_STAMP) $(MODEL_STAMP)
 	$(BIN)/ruff check .

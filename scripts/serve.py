@@ -15,6 +15,21 @@ students' browsers reconnect through HAProxy to a live worker, and since every c
 page's address, the page comes back as it was. Ctrl-C or SIGTERM stops HAProxy and every worker
 and waits for them.
 
+Failing loudly (issue 25 #5): HOST:PORT already in use (a second `make serve`, another program)
+is refused at start with a message, exit code 2. A worker port given with --worker-ports that is
+taken is refused the same way; a free port chosen here that another program takes while its
+worker is down is replaced by a new free one, and HAProxy is told (its stats socket). HAProxy
+starts as soon as one worker answers its health check, and serves with the workers that are
+up. A child that dies is named with what it last said; HAProxy that dies three times without
+ever serving stops everything, exit code 1, with its own words.
+
+Memory (issue 25 #1): --memory-mb M (`make serve MEMORY_MB=M`) is each worker's ceiling. The
+worker's cache gets a third of it (ATTENTION_LAB_CACHE_MB, lab_ui/cache.py: entries beyond it
+are dropped, least recently used first), and this script reads every worker's resident memory
+each second; a worker over M for 3 s in a row is restarted (SIGTERM, then started again), which
+gives back everything it held: its students reconnect to another worker and get their page
+back from its address, as when a worker dies. bench/soak.py measures it (docs/performance.md).
+
 Every start generates a new cookie secret and gives it to the workers in their environment
 (STREAMLIT_SERVER_COOKIE_SECRET), never in a file or on a command line that `ps` shows: every
 worker must accept the cookies another one signed. When STREAMLIT_SERVER_COOKIE_SECRET is already
@@ -55,6 +70,9 @@ INSTALL_HINT = "sudo apt-get install haproxy"
 SBIN = ("/usr/sbin", "/usr/local/sbin", "/sbin")
 FIRST_DELAY, MAX_DELAY = 1.0, 30.0  # seconds before a dead process is started again
 STABLE = 30.0  # a process that ran this long before dying starts again after FIRST_DELAY
+GIVE_UP = 3  # HAProxy that died this many times without ever serving: stop, with its reason
+CACHE_SHARE = 3  # --memory-mb M gives each worker's cache M / CACHE_SHARE
+OVER_FOR = 3  # samples (1 s apart) a worker may stay over --memory-mb before it is restarted
 # Streamlit's start-up banner names the worker's own loopback address; students must use the
 # balancer's, which this script prints instead.
 BANNER = re.compile(r"^\s*$|You can now view your Streamlit app|^\s*(Local |Network |External )?URL: ")
@@ -83,6 +101,41 @@ def free_port(address: str = "127.0.0.1") -> int:
     with socket.socket(socket.AF_INET6 if ":" in address else socket.AF_INET) as s:
         s.bind((address, 0))
         return s.getsockname()[1]
+
+
+def port_taken(host: str, port: int) -> str | None:
+    """Why HOST:PORT cannot be listened on (another process listens there), or None. Bound as
+    HAProxy and Streamlit bind (SO_REUSEADDR, no SO_REUSEPORT) and listened on: a socket that
+    only waits out TIME_WAIT does not count, another listener does, whoever it is."""
+    address = "127.0.0.1" if host == "localhost" else host
+    with socket.socket(socket.AF_INET6 if ":" in address else socket.AF_INET) as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind((address, port))
+            s.listen(1)
+        except OSError as error:
+            return error.strerror or str(error)
+    return None
+
+
+def rss_mb(pid: int) -> float | None:
+    """A process's resident memory in MB (Linux /proc), None when it cannot be read."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def haproxy_command(sock: str, command: str) -> str:
+    """One command on HAProxy's stats socket (deploy/haproxy.cfg), its answer."""
+    with socket.socket(socket.AF_UNIX) as s:
+        s.settimeout(2)
+        s.connect(sock)
+        s.sendall(command.encode() + b"\n")
+        return b"".join(iter(lambda: s.recv(65536), b"")).decode(errors="replace")
 
 
 def host_port(host: str, port: int) -> str:
@@ -131,8 +184,12 @@ class Child:
     due: float = 0.0  # when to start it (again)
     delay: float = FIRST_DELAY
     buffer: bytes = b""
-    after: list[Child] = field(default_factory=list)  # its first start waits until these are ready
+    after: list[Child] = field(default_factory=list)  # its first start waits until one of these is ready
     extra: dict = field(default_factory=dict)  # what the state file says about it
+    said: list[str] = field(default_factory=list)  # its last lines of output: why it died
+    failures: int = 0  # deaths in a row without having been ready in between
+    over: int = 0  # samples in a row over the memory ceiling
+    restarting: str = ""  # why this script stopped it (it is started again at once)
 
     def start(self, selector: selectors.BaseSelector) -> None:
         self.proc = subprocess.Popen(
@@ -166,6 +223,7 @@ class Child:
             line = raw.decode(errors="replace").rstrip()
             if self.name == "haproxy" or not BANNER.search(line):
                 print(f"[{self.name}] {line}", flush=True)
+                self.said = [*self.said[-4:], line]
 
     def check_health(self) -> None:
         if self.ready or self.proc is None:
@@ -182,36 +240,69 @@ class Child:
             **self.extra,
         }
 
+    def last_words(self) -> str:
+        said = [line.strip() for line in self.said if line.strip()]
+        return f'; it last said: "{said[-1]}"' if said else ""
+
 
 class Supervisor:
-    def __init__(self, children: list[Child], run_dir: Path, url: str, on_ready: str):
+    def __init__(
+        self,
+        children: list[Child],
+        run_dir: Path,
+        url: str,
+        on_ready: str,
+        memory_mb: float | None = None,
+        auto_ports: bool = False,
+    ):
         self.children = children
         self.run_dir = run_dir
         self.url = url
         self.on_ready = on_ready
+        self.memory_mb = memory_mb
+        self.auto_ports = auto_ports  # worker ports chosen here: a taken one may be replaced
         self.selector = selectors.DefaultSelector()
         self.stopping = False
         self.announced = False
+        self.exit_code = 0
         self._last_state = None
+        self._last_sample = 0.0
 
     def _stop(self, signum, _frame) -> None:
         if not self.stopping:
             log(f"{signal.Signals(signum).name}: stopping {', '.join(c.name for c in self.children)}")
         self.stopping = True
 
+    @property
+    def front(self) -> Child | None:
+        return next((c for c in self.children if c.name == "haproxy"), None)
+
+    def serving(self) -> bool:
+        """Students can connect: HAProxy answers (through a worker), or the one worker does."""
+        front = self.front
+        return front.ready if front is not None else any(c.ready for c in self.children)
+
     def write_state(self) -> None:
         """run_dir/state.json: who is running where (pids, ports), for the benchmarks and the
-        tests that kill a worker on purpose. Never the cookie secret."""
+        tests that kill a worker on purpose. Never the cookie secret. "ready": everything is up;
+        "serving": students can connect (HAProxy and at least one worker)."""
         ready = all(c.ready for c in self.children)
-        state = {"pid": os.getpid(), "url": self.url, "ready": ready, "children": [c.state() for c in self.children]}
+        state = {
+            "pid": os.getpid(),
+            "url": self.url,
+            "ready": ready,
+            "serving": self.serving(),
+            "children": [c.state() for c in self.children],
+        }
         if state != self._last_state:
             tmp = self.run_dir / "state.json.tmp"
             tmp.write_text(json.dumps(state, indent=1))
             tmp.replace(self.run_dir / "state.json")
             self._last_state = state
-        if ready and not self.announced:
+        if state["serving"] and not self.announced:
             self.announced = True
-            log(self.on_ready)
+            down = [c.name for c in self.children if c.name != "haproxy" and not c.ready]
+            log(self.on_ready + (f" Not up yet: {', '.join(down)}; they join when they answer." if down else ""))
 
     def run(self) -> int:
         for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
@@ -221,32 +312,90 @@ class Supervisor:
                 self._tick()
         finally:
             self.shutdown()
-        return 0
+        return self.exit_code
 
     def _tick(self) -> None:
         now = time.monotonic()
         for child in self.children:
-            if child.proc is None and now >= child.due and (child.starts or all(c.ready for c in child.after)):
-                child.start(self.selector)
+            waits = child.after and not any(c.ready for c in child.after)
+            if child.proc is None and now >= child.due and (child.starts or not waits):
+                if self._port_ready(child):
+                    child.start(self.selector)
             elif child.proc is not None and child.proc.poll() is not None:
                 self._died(child, now)
         for key, _ in self.selector.select(timeout=0.2):
             key.data.relay()
         for child in self.children:
             child.check_health()
+        if self.memory_mb and now - self._last_sample >= 1.0:
+            self._last_sample = now
+            self._watch_memory()
         self.write_state()
+
+    def _port_ready(self, child: Child) -> bool:
+        """Before a worker starts (again): is its port free? Taken by another program while the
+        worker was down, a port this script chose is replaced by a free one, and HAProxy is told;
+        a port the operator gave is waited for, with a message."""
+        port = child.extra.get("port")
+        if port is None or child.name == "haproxy" or not (why := port_taken(child.extra["address"], port)):
+            return True
+        if not self.auto_ports:
+            log(f"{child.name}: port {port} is taken by another program ({why}); trying again in {MAX_DELAY:.0f} s")
+            child.due = time.monotonic() + MAX_DELAY
+            return False
+        new = free_port(child.extra["address"])
+        log(f"{child.name}: port {port} is taken by another program ({why}); {child.name} moves to port {new}")
+        child.argv[child.argv.index(str(port), child.argv.index("--server.port"))] = str(new)
+        child.extra["port"], child.health_url = new, _health(child.extra["address"], new)
+        front = self.front
+        if front is not None and front.proc is not None:
+            try:
+                where = f"addr {child.extra['address']} port {new}"
+                answer = haproxy_command(front.extra["socket"], f"set server workers/{child.name} {where}")
+                log(f"HAProxy: {answer.strip() or 'ok'}")
+            except OSError as error:
+                log(f"HAProxy could not be told about {child.name}'s new port ({error}); it stays down there")
+        return True
+
+    def _watch_memory(self) -> None:
+        for child in self.children:
+            if child.name == "haproxy" or child.proc is None or child.restarting:
+                continue
+            mb = rss_mb(child.proc.pid)
+            child.extra["rss_mb"] = round(mb) if mb is not None else None
+            child.over = child.over + 1 if mb is not None and mb > self.memory_mb else 0
+            if child.over >= OVER_FOR:
+                child.restarting = f"it used {mb:.0f} MB, over the ceiling of {self.memory_mb:.0f} MB"
+                log(f"{child.name} (pid {child.proc.pid}): {child.restarting} for {OVER_FOR} s: restarting it")
+                with contextlib.suppress(ProcessLookupError):
+                    child.proc.terminate()
 
     def _died(self, child: Child, now: float) -> None:
         child.relay(final=True)
         self.selector.unregister(child.proc.stdout)
         child.proc.stdout.close()
         lived = now - child.started
+        pid, code, was_ready = child.proc.pid, child.proc.returncode, child.ready
+        child.proc, child.ready = None, False
+        if child.restarting:  # stopped here on purpose (memory): started again at once
+            log(f"{child.name} (pid {pid}) stopped ({child.restarting}); starting it again")
+            child.restarting, child.over, child.due, child.delay = "", 0, now, FIRST_DELAY
+            return
+        child.failures = 0 if was_ready else child.failures + 1
+        if child.name == "haproxy" and child.failures >= GIVE_UP:
+            log(
+                f"HAProxy died {child.failures} times in a row without serving "
+                f"({_describe(code)}){child.last_words()}. "
+                "Stopping: students could not connect. The whole output is above."
+            )
+            self.stopping, self.exit_code = True, 1
+            return
         child.delay = FIRST_DELAY if lived >= STABLE or child.starts == 1 else min(child.delay * 2, MAX_DELAY)
         log(
-            f"{child.name} (pid {child.proc.pid}) died after {lived:.0f} s, {_describe(child.proc.returncode)}; "
+            f"{child.name} (pid {pid}) died after {lived:.0f} s, {_describe(code)}{child.last_words()}; "
             f"starting it again in {child.delay:.0f} s"
         )
-        child.proc, child.ready, child.due = None, False, now + child.delay
+        child.due = now + child.delay
 
     def shutdown(self) -> None:
         """SIGTERM to HAProxy (first: no new connections to half-stopped workers), then to every
@@ -295,6 +444,16 @@ def worker_argv(app: str, address: str, port: int, extra: list[str]) -> list[str
     ]
 
 
+def worker_env(args: argparse.Namespace) -> dict[str, str]:
+    """The workers' environment: ours, and with --memory-mb their cache's bound
+    (ATTENTION_LAB_CACHE_MB, lab_ui/cache.py), a share of the ceiling: the rest is the
+    interpreter, the libraries and the model (about 170 MB), and what sessions and a run hold."""
+    env = dict(os.environ)
+    if args.memory_mb:
+        env["ATTENTION_LAB_CACHE_MB"] = f"{args.memory_mb / CACHE_SHARE:.0f}"
+    return env
+
+
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--workers", type=int, default=None, help="Streamlit workers (default: one per core)")
@@ -312,6 +471,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument("--no-balancer", action="store_true", help="workers only: a worker machine")
     parser.add_argument("--run-dir", help="where the HAProxy config and state.json go (default: a temporary directory)")
+    parser.add_argument(
+        "--memory-mb",
+        type=float,
+        default=None,
+        help=f"each worker's memory ceiling: its cache gets 1/{CACHE_SHARE}, and a worker over it is restarted",
+    )
     parser.add_argument("--print-config", action="store_true", help="print the HAProxy configuration and exit")
     parser.add_argument("streamlit_args", nargs="*", help="after --: more flags for every worker")
     args = parser.parse_args(argv)
@@ -325,6 +490,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
             parser.error(f"--worker-ports lists {len(args.worker_ports)} ports for {args.workers} workers")
     if args.no_balancer and args.remote:
         parser.error("--no-balancer runs workers only; --remote is for the machine that runs HAProxy")
+    if args.memory_mb is not None and args.memory_mb < 256:
+        parser.error("--memory-mb must be at least 256 (a worker with nothing cached takes about 170 MB)")
     return args
 
 
@@ -365,8 +532,11 @@ def _serve(args: argparse.Namespace, balanced: bool, haproxy: str | None, run_di
     if args.print_config:
         print(config, end="")
         return 0
+    if refused := _ports_in_use(args, address, ports):
+        print(refused, file=sys.stderr)
+        return 2
 
-    env = dict(os.environ)
+    env = worker_env(args)
     if args.no_balancer and SECRET_ENV not in env:
         log(
             f"warning: {SECRET_ENV} is not set, so these workers get a secret of their own; workers on "
@@ -398,7 +568,7 @@ def _serve(args: argparse.Namespace, balanced: bool, haproxy: str | None, run_di
                 [haproxy, "-db", "-f", str(cfg)],
                 dict(os.environ),
                 _health(args.host, args.port),
-                after=list(children),  # no "no server available" alarms while workers start
+                after=list(children),  # once one worker answers: serve with the workers that are up
                 extra={"config": str(cfg), "socket": str(run_dir / "haproxy.sock")},
             )
         )
@@ -408,8 +578,35 @@ def _serve(args: argparse.Namespace, balanced: bool, haproxy: str | None, run_di
         ready = f"Workers ready on {', '.join(a for _, a in local)} (no balancer here). Ctrl-C stops them."
     else:
         ready = f"Attention Lab is at {url}  (one worker, no balancer). Ctrl-C stops it."
+    if args.memory_mb:
+        log(
+            f"memory ceiling {args.memory_mb:.0f} MB per worker (cache {env['ATTENTION_LAB_CACHE_MB']} MB); "
+            "a worker over it for 3 s is restarted"
+        )
     log(f"run directory {run_dir}; starting {', '.join(c.name for c in children)}")
-    return Supervisor(children, run_dir, url, ready).run()
+    auto = (balanced or args.no_balancer) and not args.worker_ports
+    return Supervisor(children, run_dir, url, ready, memory_mb=args.memory_mb, auto_ports=auto).run()
+
+
+def _ports_in_use(args: argparse.Namespace, address: str, ports: list[int]) -> str | None:
+    """The message for ports another process listens on, or None. HOST:PORT taken is a second
+    `make serve` or another program: refused (two HAProxy processes on one port split the
+    students between two sets of workers). A worker port given with --worker-ports: refused too;
+    ports chosen here were free a moment ago."""
+    front = [] if args.no_balancer else [(args.host, args.port)]
+    workers = [(address, port) for port in ports] if args.worker_ports else []
+    taken = [(host, port, why) for host, port in front + workers if (why := port_taken(host, port))]
+    if not taken:
+        return None
+    lines = [f"Port {port} on {host} is in use ({why})." for host, port, why in taken]
+    if front and taken[0][:2] == front[0]:
+        lines.append(
+            f"Another `make serve` or another program listens there: `ss -ltnp 'sport = :{args.port}'` says which. "
+            "Stop it, or choose another port: make serve PORT=..."
+        )
+    else:
+        lines.append("Choose other --worker-ports, or leave them out: free ones are chosen then.")
+    return "\n".join(lines)
 
 
 def _health(address: str, port: int) -> str:
