@@ -148,8 +148,14 @@ def host_port(host: str, port: int) -> str:
 
 def render_config(template: str, bind: str, servers: list[tuple[str, str]], run_dir: str) -> str:
     """deploy/haproxy.cfg with its placeholders filled: servers are (name, "address:port"); a
-    server's name is also its cookie value."""
-    lines = "\n".join(f"    server {name} {address} cookie {name}" for name, address in servers)
+    server's name is also its cookie value. The first one is listed again as an unchecked backup:
+    HAProxy sends new students there only when every worker has missed its health checks (a
+    hall too busy to answer within a second), where it would otherwise answer 503."""
+    lines = [f"    server {name} {address} cookie {name}" for name, address in servers]
+    if servers:
+        name, address = servers[0]
+        lines.append(f"    server {name}-any {address} cookie {name} backup no-check")
+    lines = "\n".join(lines)
     return template.replace("@BIND@", bind).replace("@SERVERS@", lines).replace("@RUN_DIR@", run_dir)
 
 

@@ -59,6 +59,20 @@ def test_a_worker_port_given_and_taken_is_named(listener):
     assert f"Port {free}" not in done.stderr
 
 
+def test_the_config_has_a_backup_for_a_hall_whose_workers_all_miss_their_checks(tmp_path):
+    config = serve.render_config(
+        serve.TEMPLATE.read_text(), "127.0.0.1:8501", [("w1", "127.0.0.1:1"), ("w2", "127.0.0.1:2")], str(tmp_path)
+    )
+    servers = [line.split() for line in config.splitlines() if line.strip().startswith("server ")]
+    assert servers[-1] == ["server", "w1-any", "127.0.0.1:1", "cookie", "w1", "backup", "no-check"]
+    assert "option httpchk GET /_stcore/health" in config or "uri /_stcore/health" in config
+    haproxy = serve.find_haproxy()
+    if haproxy is not None:  # HAProxy itself accepts it
+        (tmp_path / "h.cfg").write_text(config)
+        check = subprocess.run([haproxy, "-c", "-f", str(tmp_path / "h.cfg")], capture_output=True, text=True)
+        assert check.returncode == 0, check.stdout + check.stderr
+
+
 def test_port_taken_sees_a_listener_only(listener):
     assert serve.port_taken("127.0.0.1", listener)
     assert serve.port_taken("127.0.0.1", serve.free_port()) is None
