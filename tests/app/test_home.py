@@ -77,9 +77,9 @@ def test_the_lecture_plan_names_each_page_once_and_links_every_step():
     plan = at.code[-1].value
     for page in course.concept_pages():
         assert plan.count(t(f"{page.ns}.title", lang="en") + "\n") == 1, page.ns
-        for i in range(1, len(page.sections) + 1):
+        for i in range(1, len(page.steps) + 1):
             assert f"/{page.url_path}?lang=en&lecture=1&{page.step_key}={i}\n" in plan + "\n", (page.ns, i)
-    assert plan.count("lecture=1") == sum(len(p.sections) for p in course.concept_pages())
+    assert plan.count("lecture=1") == sum(len(p.steps) for p in course.concept_pages())
 
 
 def test_the_progress_box_gives_a_link_that_brings_the_progress_back():
