@@ -44,6 +44,7 @@ class Controls(state.Table):
 
     text = state.text("tb_text", "transformer_block.text", EXAMPLE, help="transformer_block.text_help")
     token = state.selectbox("tb_tok", "transformer_block.token", (), 10, help="transformer_block.token_help")
+    # all-MiniLM-L6-v2 has 6 layers of 12 heads (Wang et al. 2020); a test holds the ranges to its config
     layer = state.slider(
         "tb_layer", "transformer_block.layer", 1, 6, 1, on="layer", help="transformer_block.layer_help"
     )
@@ -187,9 +188,10 @@ def explain_step(p: page.Parts, s: Settings) -> None:
     p.prose(t("transformer_block.explain_body"))
     if not s.model:
         return
-    with p.controls, page.section_controls():
+    with p.controls:
         mode, pair = C.mode.draw(), C.pair.draw()
-        chosen = (C.off_layer.draw() - 1, C.off_head.draw() - 1)
+        with page.section_controls():
+            chosen = (C.off_layer.draw() - 1, C.off_head.draw() - 1)
     pair_text = pair if pair.strip() else None
     args = (s.text, pair_text, mode, ABLATION_MAX)
     try:
