@@ -227,3 +227,67 @@ def picture_view(
         k=int(k),
         n_layers=int(n_layers),
     )
+
+
+@dataclass(frozen=True)
+class PatchCount:
+    """What cutting a height x width picture into patch x patch squares makes of it: how many
+    vectors, how long each, and what one self-attention layer over them costs. ViT-Base/16 cuts a
+    224 x 224 photo into 16 x 16 patches: 196 vectors of 16·16·3 = 768 numbers.
+
+    A patch size that does not divide both sides leaves a strip over; a Vision Transformer crops
+    (or pads) the picture first, so the counts are those of the whole patches that fit."""
+
+    height: int  # the picture's size, in pixels
+    width: int
+    patch: int  # side of a square patch, in pixels
+    channels: int  # C: 3 for RGB
+    rows: int  # whole patches down the picture: height // patch
+    cols: int  # and across it: width // patch
+    n_patches: int  # T = rows · cols: the length of the sequence
+    vector_length: int  # d = patch · patch · C numbers per patch vector
+    pairs: int  # T²: the query-key scores of one self-attention layer
+    score_products: int  # T² · d multiply-adds for those scores, with the patch vectors as they are
+    left_over: tuple[int, int]  # pixel rows and columns no whole patch covers: (height % patch, width % patch)
+    fits: bool  # the patch divides both sides: nothing left over
+    below: int | None  # the nearest patch sizes below and above `patch` that divide both sides
+    above: int | None
+    sizes: np.ndarray  # every patch size that divides both sides                [m]
+    sizes_T: np.ndarray  # the sequence length T each of them gives              [m]
+
+
+def patch_count(height: int, width: int, patch: int, channels: int = 3) -> PatchCount:
+    """Count the patches of a height x width x C picture and the cost of attention over them.
+
+    T = (height // patch) · (width // patch), d = patch² · C, T² scores of d multiply-adds each.
+    Halving the patch quadruples T and multiplies the scores by 16 (T²): why ViT uses 16 x 16.
+    """
+    height, width = _positive_int(height, "height"), _positive_int(width, "width")
+    patch, channels = _positive_int(patch, "patch"), _positive_int(channels, "channels")
+    if patch > min(height, width):
+        raise ValueError(
+            f"patch={patch} is larger than the {height} x {width} picture; choose at most {min(height, width)}."
+        )
+    rows, cols = height // patch, width // patch
+    T, d = rows * cols, patch * patch * channels
+    sizes = np.array([p for p in range(1, min(height, width) + 1) if height % p == 0 and width % p == 0])  # [m]
+    below = max((p for p in sizes if p < patch), default=None)
+    above = min((p for p in sizes if p > patch), default=None)
+    return PatchCount(
+        height=height,
+        width=width,
+        patch=patch,
+        channels=channels,
+        rows=rows,
+        cols=cols,
+        n_patches=T,
+        vector_length=d,
+        pairs=T * T,
+        score_products=T * T * d,
+        left_over=(height % patch, width % patch),
+        fits=height % patch == 0 and width % patch == 0,
+        below=None if below is None else int(below),
+        above=None if above is None else int(above),
+        sizes=sizes,  # [m]
+        sizes_T=(height // sizes) * (width // sizes),  # [m]
+    )

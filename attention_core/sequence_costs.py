@@ -33,6 +33,8 @@ MAX_T = 1_000_000
 MAX_D = 100_000
 MAX_TIMED_T = 4096  # the timing runs the layers for real: keep it to a second or two
 MAX_TIMED_D = 1024
+TIMING_BUDGET_S = 2.5  # a click's timed rounds stop after this (the warm-up comes first)
+MIN_ROUNDS = 3  # timed rounds even past the budget: a median of fewer is one run's luck
 
 
 @dataclass(frozen=True)
@@ -178,28 +180,44 @@ def sequential_steps(T: int) -> dict[str, int]:
 
 @dataclass(frozen=True)
 class Timing:
-    """Measured on the machine that ran it: seconds for one layer over T inputs."""
+    """Measured on the machine that ran it: seconds for one layer over T inputs, each length timed
+    in several rounds (the RNN and the attention layer in turn, so that a burst of other work on
+    the machine falls on both), the median kept and the spread of the runs beside it."""
 
-    T_values: np.ndarray  # sequence lengths                                      [n]
-    rnn_seconds: np.ndarray  # median time of the RNN loop over T steps             [n]
-    attention_seconds: np.ndarray  # median time of Q, K, V and softmax(Q Kᵀ/√d) V  [n]
-    rnn_steps: np.ndarray  # steps that wait for each other: T                    [n]
-    attention_steps: np.ndarray  # 1 at every T                                    [n]
+    T_values: np.ndarray  # sequence lengths                                           [n]
+    rnn_runs: np.ndarray  # every timed run of the RNN loop over T steps, seconds       [n, rounds]
+    attention_runs: np.ndarray  # every timed run of Q, K, V and softmax(Q Kᵀ/√d) V      [n, rounds]
+    rnn_seconds: np.ndarray  # median of rnn_runs                                       [n]
+    attention_seconds: np.ndarray  # median of attention_runs                           [n]
+    rnn_spread: np.ndarray  # the middle half of rnn_runs: 25th and 75th percentiles    [n, 2]
+    attention_spread: np.ndarray  # the same for attention_runs                         [n, 2]
+    attention_faster: np.ndarray  # attention's median below the RNN's                  [n] bool
+    clear: np.ndarray  # the two middle halves do not overlap: not noise                [n] bool
+    rnn_steps: np.ndarray  # steps that wait for each other: T                         [n]
+    attention_steps: np.ndarray  # 1 at every T                                         [n]
     d: int  # width of inputs and states
-    repeats: int  # runs per length; the median is kept
+    repeats: int  # timed rounds (every length once per round); the median is kept
+    warmups: int  # untimed rounds first: caches, memory and the BLAS threads are woken up
     cpu_count: int  # logical CPUs this process may use
+    seconds: float  # how long the whole measurement took, warm-up included
     measured_at: str  # when, in UTC, e.g. "2025-06-01 14:03 UTC": a timing is true of its moment
 
 
-def time_rnn_vs_attention(T_values, d: int = 256, repeats: int = 5, seed: int = 0) -> Timing:
-    """Median wall-clock time of an RNN layer (a Python loop of T steps) against a self-attention
-    layer (a few matrix products for all T at once), for each T, on this machine.
+def time_rnn_vs_attention(
+    T_values, d: int = 256, repeats: int = 7, seed: int = 0, budget_s: float = TIMING_BUDGET_S, warmups: int = 1
+) -> Timing:
+    """Wall-clock time of an RNN layer (a Python loop of T steps) against a self-attention layer
+    (a few matrix products for all T at once), for each T, on this machine.
 
-    Both include their input projections. On a CPU the attention layer wins while T is below
-    about d, and loses beyond, as the cost model says (T² d against T d²): its advantage is that
-    its work can be spread over many cores at once, which a 2-core machine barely shows. The
-    numbers depend on the machine and on what else runs on it: a page must label them as
-    measured here, and tests only check they are positive.
+    One run is noisy (another process, a page fault, the first call's caches: a single run once
+    put the RNN at 90 ms for T = 16 and 0.4 ms for T = 32), so: `warmups` untimed rounds first,
+    then up to `repeats` timed rounds, each timing every length once, the RNN and the attention
+    layer in turn (which goes first alternates). Rounds stop once `budget_s` has passed, after at
+    least min(repeats, MIN_ROUNDS): a click stays within a few seconds. The median is kept with
+    the middle half of the runs; a length is `clear` when the two middle halves do not overlap.
+
+    Both layers include their input projections. The numbers depend on the machine and on what
+    else runs on it: a page must label them as measured here, and tests only check their shapes.
     """
     T_values = np.asarray(T_values)
     if T_values.ndim != 1 or T_values.size == 0 or not np.issubdtype(T_values.dtype, np.integer):
@@ -207,44 +225,67 @@ def time_rnn_vs_attention(T_values, d: int = 256, repeats: int = 5, seed: int = 
     for T in T_values:
         _bounded(int(T), "every T", MAX_TIMED_T)
     d = _bounded(d, "d", MAX_TIMED_D)
-    repeats = _positive_int(repeats, "repeats")
+    repeats, warmups = _positive_int(repeats, "repeats"), _non_negative_int(warmups, "warmups")
+    if not np.isfinite(budget_s) or budget_s <= 0:
+        raise ValueError(f"budget_s must be a positive number of seconds; got {budget_s!r}.")
+    started = time.perf_counter()
     rng = np.random.default_rng(seed)
     w = random_rnn_weights(d, d, rng)
     w_q, w_k, w_v = (rng.standard_normal((d, d)) / np.sqrt(d) for _ in range(3))  # 3 x [d, d]
-    rnn_s, att_s = np.zeros(T_values.size), np.zeros(T_values.size)  # [n], [n]
-    for n, T in enumerate(T_values):
-        a = rng.standard_normal((int(T), d))  # [T, d]
+    inputs = [rng.standard_normal((int(T), d)) for T in T_values]  # n x [T, d]
 
-        def run_rnn(a=a):
-            return rnn_forward(a, w.w_xh, w.w_hh, w.b_h).h  # [T, d]
+    def run_rnn(a):
+        return rnn_forward(a, w.w_xh, w.w_hh, w.b_h).h  # [T, d]
 
-        def run_attention(a=a):
-            return scaled_dot_product_attention(a @ w_q, a @ w_k, a @ w_v).output  # [T, d]
+    def run_attention(a):
+        return scaled_dot_product_attention(a @ w_q, a @ w_k, a @ w_v).output  # [T, d]
 
-        rnn_s[n] = _median_seconds(run_rnn, repeats)
-        att_s[n] = _median_seconds(run_attention, repeats)
+    for _ in range(warmups):
+        for a in inputs:
+            run_rnn(a), run_attention(a)
+    least = min(repeats, MIN_ROUNDS)
+    rnn_runs, att_runs = [], []  # rounds x [n]
+    for r in range(repeats):
+        if r >= least and time.perf_counter() - started > budget_s:
+            break
+        rnn_round, att_round = [], []
+        for a in inputs:
+            first, second = (run_rnn, run_attention) if r % 2 == 0 else (run_attention, run_rnn)
+            seconds = {first: _seconds(first, a), second: _seconds(second, a)}
+            rnn_round.append(seconds[run_rnn])
+            att_round.append(seconds[run_attention])
+        rnn_runs.append(rnn_round)
+        att_runs.append(att_round)
+    rnn = np.array(rnn_runs).T  # [n, rounds]
+    att = np.array(att_runs).T  # [n, rounds]
+    rnn_spread = np.percentile(rnn, [25, 75], axis=1).T  # [n, 2]
+    att_spread = np.percentile(att, [25, 75], axis=1).T  # [n, 2]
     cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     return Timing(
         T_values=T_values.copy(),  # [n]
-        rnn_seconds=rnn_s,  # [n]
-        attention_seconds=att_s,  # [n]
+        rnn_runs=rnn,  # [n, rounds]
+        attention_runs=att,  # [n, rounds]
+        rnn_seconds=np.median(rnn, axis=1),  # [n]
+        attention_seconds=np.median(att, axis=1),  # [n]
+        rnn_spread=rnn_spread,  # [n, 2]
+        attention_spread=att_spread,  # [n, 2]
+        attention_faster=np.median(att, axis=1) < np.median(rnn, axis=1),  # [n]
+        clear=(att_spread[:, 1] < rnn_spread[:, 0]) | (rnn_spread[:, 1] < att_spread[:, 0]),  # [n]
         rnn_steps=T_values.copy(),  # [n]
         attention_steps=np.ones_like(T_values),  # [n]
         d=d,
-        repeats=repeats,
+        repeats=rnn.shape[1],
+        warmups=warmups,
         cpu_count=cpus,
+        seconds=time.perf_counter() - started,
         measured_at=datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
     )
 
 
-def _median_seconds(fn, repeats: int) -> float:
-    fn()  # once untimed: the first call pays for caches and memory
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return max(float(np.median(times)), 1e-9)  # a timer tick can read 0 for tiny T
+def _seconds(fn, a) -> float:
+    start = time.perf_counter()
+    fn(a)
+    return max(time.perf_counter() - start, 1e-9)  # a timer tick can read 0 for tiny T
 
 
 def _bounded(n, name: str, largest: int) -> int:

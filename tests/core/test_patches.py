@@ -11,6 +11,7 @@ from attention_core.patches import (
     load_picture,
     patch_attention,
     patch_choices,
+    patch_count,
     patchify,
     picture_view,
     receptive_field,
@@ -137,3 +138,32 @@ def test_picture_view_of_a_grass_patch():
         picture_view(24, 4)
     with pytest.raises(ValueError, match="does not divide"):
         picture_view(5, 0)
+
+
+def test_patch_count_of_vit_base_16_by_hand():
+    """Issue 26 #13: a 224 x 224 photo in 16 x 16 patches is 14 x 14 = 196 vectors of 16·16·3 = 768
+    numbers; self-attention over them computes 196² = 38,416 scores of 768 multiply-adds each."""
+    c = patch_count(224, 224, 16)
+    assert (c.rows, c.cols, c.n_patches, c.vector_length) == (14, 14, 196, 768)
+    assert (c.pairs, c.score_products) == (38_416, 38_416 * 768)
+    assert c.fits and c.left_over == (0, 0) and (c.below, c.above) == (14, 28)
+    assert c.sizes.tolist() == [1, 2, 4, 7, 8, 14, 16, 28, 32, 56, 112, 224]
+    assert c.sizes_T.tolist() == [(224 // p) ** 2 for p in c.sizes.tolist()]
+    half = patch_count(224, 224, 8)
+    assert half.n_patches == 4 * c.n_patches and half.pairs == 16 * c.pairs  # T² grows as 1/p⁴
+
+
+def test_patch_count_of_sizes_that_do_not_divide():
+    c = patch_count(224, 224, 15)
+    assert not c.fits and c.left_over == (14, 14) and (c.rows, c.cols) == (14, 14)
+    assert (c.below, c.above) == (14, 16) and c.vector_length == 15 * 15 * 3
+    wide = patch_count(230, 224, 16)
+    assert not wide.fits and wide.left_over == (6, 0) and (wide.below, wide.above) == (2, None)
+    one = patch_count(17, 17, 17)
+    assert one.n_patches == 1 and one.pairs == 1 and one.fits and one.above is None
+    big = patch_count(4096, 4096, 1)
+    assert big.pairs == (4096 * 4096) ** 2  # Python ints: exact beyond 2^53
+    with pytest.raises(ValueError, match="larger than the 100 x 60 picture; choose at most 60"):
+        patch_count(100, 60, 80)
+    with pytest.raises(ValueError, match="at least 1"):
+        patch_count(224, 224, 0)

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from attention_core import local_mask, scaled_dot_product_attention
 from attention_core.sequence_costs import (
+    MIN_ROUNDS,
     complexity_table,
     cost_curves,
     exact_attention_products,
@@ -321,6 +322,7 @@ def test_sequential_steps():
 def test_timing_returns_positive_numbers():
     t = time_rnn_vs_attention([1, 8], d=4, repeats=2)
     assert t.rnn_seconds.shape == t.attention_seconds.shape == (2,)
+    assert t.rnn_runs.shape == t.attention_runs.shape == (2, 2)
     assert np.all(np.isfinite(t.rnn_seconds)) and np.all(t.rnn_seconds > 0)
     assert np.all(np.isfinite(t.attention_seconds)) and np.all(t.attention_seconds > 0)
     assert t.cpu_count >= 1 and t.repeats == 2 and t.d == 4
@@ -328,6 +330,27 @@ def test_timing_returns_positive_numbers():
     assert t.measured_at.endswith("UTC") and t.measured_at[:2] == "20"
     with pytest.raises(ValueError, match="non-empty"):
         time_rnn_vs_attention([])
+
+
+def test_timing_is_the_median_of_several_runs_after_a_warm_up_with_their_spread():
+    """Issue 26 #2: one run per point was noise. Every length is timed in every round, a warm-up
+    first; the median and the middle half of the runs are kept, and `clear` says where the two
+    middle halves stay apart. The rounds stop at the budget, after at least MIN_ROUNDS."""
+    t = time_rnn_vs_attention([2, 4, 8], d=4, repeats=7, budget_s=60)
+    assert t.repeats == 7 and t.warmups == 1 and t.rnn_runs.shape == (3, 7)
+    np.testing.assert_array_equal(t.rnn_seconds, np.median(t.rnn_runs, axis=1))
+    np.testing.assert_array_equal(t.attention_spread, np.percentile(t.attention_runs, [25, 75], axis=1).T)
+    assert np.all(t.rnn_spread[:, 0] <= t.rnn_seconds) and np.all(t.rnn_seconds <= t.rnn_spread[:, 1])
+    apart = (t.attention_spread[:, 1] < t.rnn_spread[:, 0]) | (t.rnn_spread[:, 1] < t.attention_spread[:, 0])
+    np.testing.assert_array_equal(t.clear, apart)
+    np.testing.assert_array_equal(t.attention_faster, t.attention_seconds < t.rnn_seconds)
+    assert t.seconds > 0
+    quick = time_rnn_vs_attention([2], d=4, repeats=50, budget_s=1e-9)  # the budget is spent at once
+    assert quick.repeats == MIN_ROUNDS
+    assert time_rnn_vs_attention([2], d=4, repeats=2, budget_s=1e-9).repeats == 2  # fewer asked: fewer run
+    for bad in (0.0, -1.0, float("nan")):
+        with pytest.raises(ValueError, match="budget_s"):
+            time_rnn_vs_attention([2], d=4, budget_s=bad)
 
 
 # --- cost model and Table 1 -----------------------------------------------------------------------
