@@ -390,12 +390,14 @@ def watch(fn: Callable, *args, name: str, label=lambda p: "", chart: Callable | 
     shown = {"leave": False, "stop": False, "drawn": 0}
 
     def wait_(waiting: Waiting) -> None:
+        _stop_if_clicked()
         if not shown["leave"]:
             shown["leave"] = True
             button.button(t("train.leave_line"), key=f"tr_leave_{name}", icon=":material/logout:")
         bar.info(waiting_words(waiting, lang), icon=":material/hourglass_top:")
 
     def draw(p) -> None:
+        _stop_if_clicked()
         if not shown["stop"]:
             shown["stop"] = True
             button.button(t("train.stop"), key=f"tr_stop_{name}", icon=":material/stop_circle:")
@@ -409,7 +411,10 @@ def watch(fn: Callable, *args, name: str, label=lambda p: "", chart: Callable | 
     try:
         value = run(fn, *args, draw=draw, owner=session(), wait=wait_)
     except Interrupted as stop:  # stopped, or left the line: the click's rerun shows what is kept
-        raise stop.cause from None
+        if not isinstance(stop.cause, ClickQueued):
+            raise stop.cause from None
+        area.empty()  # this run draws what was kept and ends; the click's run, queued behind it, follows
+        return stop.partial
     except OverBudget as refused:
         area.empty()
         st.error(over_words(refused.cost, fitting_steps(refused.cost, offered), lang), icon=":material/timer_off:")
@@ -427,6 +432,20 @@ def result(fn: Callable, *args, name: str, asked: bool, **watching):
     if asked:
         return watch(fn, *args, name=name, **watching)
     return stopped(session(), fn, *args)
+
+
+class ClickQueued(Exception):
+    """The student clicked (or moved a control) while a run was watched here."""
+
+
+def _stop_if_clicked() -> None:
+    """Raise ClickQueued when a rerun waits behind this script run. A click inside a fragment (each
+    step of a page is one) does not interrupt the run under way, as a click elsewhere does:
+    Streamlit queues its rerun until this run ends, so Stop and Leave the line would wait for the
+    whole training. The run's drawing looks for a queued rerun itself and stops the run."""
+    requests = getattr(get_script_run_ctx(), "script_requests", None)
+    if getattr(getattr(requests, "_state", None), "name", None) == "RERUN":
+        raise ClickQueued
 
 
 def session() -> str:

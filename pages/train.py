@@ -259,7 +259,9 @@ def _comparison(p: page.Parts, name: str, fn, args: tuple, kind: str, words: tup
     with p.reading:
         st.markdown(t(reading))
     build, more = (figures.scaling_table, ()) if scaling else (figures.comparison_table, (kind,))
-    shown = dict(key=f"tr_{name}_table", filename=f"{name}.csv", missing="—", decimals=None)
+    shown = dict(
+        key=f"tr_{name}_table", filename=f"{name}.csv", missing="—", decimals=None, caption=t("train.scroll_hint")
+    )
     p.table(t("train.numbers"), build, comp, *more, lang, **shown)
 
 

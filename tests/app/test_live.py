@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import threading
 import time
+import types
 
 import pytest
 
@@ -125,3 +126,18 @@ def test_a_follower_of_a_waiting_run_sees_its_place_too():
     for thread in (blocker, leader):
         thread.join()
     assert led == [100]
+
+
+def test_a_click_queued_behind_a_watched_run_is_seen(monkeypatch):
+    """A click inside a fragment (a page's step) does not interrupt the script that runs; Streamlit
+    queues its rerun. The run's drawing looks for that queued rerun itself."""
+    from streamlit.runtime.scriptrunner_utils.script_requests import ScriptRequestType
+
+    for state, stops in ((ScriptRequestType.RERUN, True), (ScriptRequestType.CONTINUE, False)):
+        ctx = types.SimpleNamespace(script_requests=types.SimpleNamespace(_state=state))
+        monkeypatch.setattr(live, "get_script_run_ctx", lambda ctx=ctx: ctx)
+        if stops:
+            with pytest.raises(live.ClickQueued):
+                live._stop_if_clicked()
+        else:
+            live._stop_if_clicked()

@@ -649,3 +649,26 @@ def test_a_stopped_run_is_kept_for_the_session_that_stopped_it_and_never_cached(
     assert partial is not None and partial.steps_run == 1
     assert live.stopped("B", core.fit, Config(d_model=4), saw_task(), 50, 0.01, 0) is None
     assert live.finished(core.fit, Config(d_model=4), saw_task(), 50, 0.01, 0) == (False, None)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_click_queued_during_a_run_stops_it_and_the_run_shows_what_was_kept(lang, monkeypatch):
+    """In a browser Stop, inside the step's fragment, is queued behind the run (lab_ui.live's
+    _stop_if_clicked finds it): the run stops and this very run shows the stopped model."""
+    cache.clear()
+    real, calls = live._stop_if_clicked, []
+
+    def clicked_at_the_third_drawing():
+        calls.append(1)
+        if len(calls) == 3:
+            raise live.ClickQueued
+        real()
+
+    monkeypatch.setattr(live, "_stop_if_clicked", clicked_at_the_third_drawing)
+    at = open_page(PAGE, lang=lang, **link(steps=2000, d=8))
+    at.button(key="tr_train").click().run()
+    assert not at.exception
+    _x, y = curves(at)[t("train.curve_loss", lang=lang)]
+    k = len(y)
+    assert 0 < k < 2000 and t("train.stopped", lang=lang, k=k, n=2000) in [w.value for w in at.warning]
+    assert not live.running(core.fit, Config(d_model=8), saw_task(), 2000, 0.01, 0)
