@@ -125,14 +125,15 @@ def layer_step(p: page.Parts, s: Settings) -> None:
     chosen = stages[tl.STAGES.index(stage)]
     tokens = view.pieces.tokens
     with p.figure:
-        alt = t("transformer_block.map_alt", name=figs.STAGE_NAMES.text(stage), shape=figs.shape_of(chosen))
+        words = dict(name=figs.STAGE_NAMES.text(stage), shape=figs.shape_of(chosen), layer=layer)
+        alt = t("transformer_block.map_alt", **words)
         fig = cached(figs.stage_map, chosen, tokens, head - 1, layer, lang)
         widgets.show_figure(fig, key="tb_stage_map", alt=alt, numbers_on_phones=False)
     with p.reading:
         st.markdown(t("transformer_block.chain", layer=layer, chain=figs.chain_text(stages, lang)))
         st.markdown(figs.stage_words(stages, stage, s.token, tokens, lang))
         if layer > 1 and figs.stage_group(stage) == "embed":
-            st.caption(t("transformer_block.embed_note", layer=layer))
+            st.caption(t("transformer_block.embed_note", layer=layer, before=layer - 1))
     box = t("transformer_block.layer_numbers")
     p.table(box, figs.stages_table, stages, s.token, tokens, lang, key="tb_layer_table", filename=f"layer{layer}.csv")
     group = figs.stage_group(stage)

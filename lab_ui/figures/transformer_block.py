@@ -144,7 +144,7 @@ def stage_map(stage: Stage, tokens: tuple[str, ...], head: int, layer: int, lang
         rows,
         x_title=t("transformer_block.map_keys" if weights else "transformer_block.map_columns", lang, n=a.shape[1]),
         y_title=t("transformer_block.map_rows", lang),
-        value_name=name,
+        value_name=t("transformer_block.map_value", lang),
         title=title,
         colorscale=SEQUENTIAL if weights else DIVERGING_WARM,
         zmin=0.0 if weights else -span,
@@ -152,7 +152,11 @@ def stage_map(stage: Stage, tokens: tuple[str, ...], head: int, layer: int, lang
         show_values=False,
         height=min(620, 160 + 16 * len(rows)),
     )
-    fig.update_xaxes(tickangle=-60 if weights else 0, side="bottom")
+    if weights:
+        fig.update_xaxes(tickangle=-60, side="bottom")
+    else:  # every 8th column named: 48 numbers side by side ran into one another
+        ticks = list(range(0, z.shape[1], 8))
+        fig.update_xaxes(tickangle=0, side="bottom", tickvals=ticks, ticktext=[str(j + 1) for j in ticks])
     return fig
 
 
@@ -327,7 +331,7 @@ def rollout_map(view: RolloutView, token: int, lang: str) -> go.Figure:
     raw_name, roll_name = t("transformer_block.row_raw", lang), t("transformer_block.row_rollout", lang)
     rows = (
         [f"{raw_name} {layer}" for layer in range(1, L + 1)]
-        + [" "]
+        + ["—"]  # the gap between the two maps
         + [f"{roll_name} {layer}" for layer in range(1, L + 1)]
     )
     fig = heatmap(

@@ -61,7 +61,7 @@ def test_layer_1s_weights_are_the_model_worked_in_plain_numpy(enc):
     z = plotly_array(figures(at)["tb_stage_map"]["data"][0]["z"])
     np.testing.assert_allclose(z, weights, atol=1e-6)
     title = figures(at)["tb_stage_map"]["layout"]["title"]["text"]
-    assert "head 3" in title and f"[12, {len(ids)}, {len(ids)}]" in title
+    assert "L1 H3" in title and f"[12, {len(ids)}, {len(ids)}]" in title
 
 
 def test_the_ffn_is_four_times_wider_and_its_map_is_the_models(full):
@@ -175,7 +175,7 @@ def test_the_layer_slider_moves_the_map(full):
     after = plotly_array(figures(at)["tb_stage_map"]["data"][0]["z"])
     np.testing.assert_allclose(after, full.attentions[4, 0], atol=1e-6)
     assert not np.allclose(before, after)
-    assert "layer 5" in figures(at)["tb_stage_map"]["layout"]["title"]["text"]
+    assert "L5 H1" in figures(at)["tb_stage_map"]["layout"]["title"]["text"]
 
 
 def test_the_followed_token_feeds_every_step(full):
@@ -283,3 +283,10 @@ def test_without_the_model_the_page_says_how_to_install_it(monkeypatch):
         i.value for i in at.info
     ]
     assert not figures(at)
+
+
+def test_the_embeddings_shown_at_a_later_layer_say_they_feed_layer_1_only(full):
+    at = open_step(PAGE, "layer", **link(layer=3, stage="position"))
+    assert t("transformer_block.embed_note", lang="en", layer=3, before=2) in words(at)
+    z = plotly_array(figures(at)["tb_stage_map"]["data"][0]["z"])
+    np.testing.assert_allclose(z, full.embedding.position[:, :48], atol=1e-6)
