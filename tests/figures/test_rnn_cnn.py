@@ -4,7 +4,7 @@ they draw, log axes get no zeros, a timing is labelled with its machine and mome
 import numpy as np
 import pytest
 
-from attention_core.patches import picture_view
+from attention_core.patches import patch_count, picture_view
 from attention_core.sequence_costs import Timing, complexity_table, cost_axis, cost_curves
 from attention_core.sequence_models import compare_visibility, long_range_influence
 from lab_ui.figures import rnn_cnn as figs
@@ -28,8 +28,32 @@ def test_visibility_draws_steps_where_visible_and_nothing_elsewhere(comp, per_ro
         assert list(trace.x) == [1, 2, 3, 4, 5, 6]  # counted from 1, as the articles count
     rows = {tuple(fig.layout[f"yaxis{'' if m == 0 else m + 1}"].domain) for m in range(5)}
     assert len(rows) == (1 if per_row == 5 else 2)
-    titles = [a.text for a in fig.layout.annotations]
+    titles = [a.text.replace("\u00a0", " ").replace("<br>", " ") for a in fig.layout.annotations]
     assert "<b>CNN, k = 3</b>" in titles and "<b>Truncated, r = 3</b>" in titles
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize(("T", "k", "layers"), [(8, 3, 1), (64, 15, 8), (1, 1, 1)])
+def test_the_pictures_titles_fit_side_by_side_on_a_phone(lang, T, k, layers):
+    """Issue 26 #5: on a 390 px phone the grid's titles ran into each other ("Bidirectional
+    RNNSelf-attention"). Every line of every title fits the step from one picture's middle to the
+    next there (and on a projector's row of five), and the top margin holds the top row's lines."""
+    comp = compare_visibility(T, k, layers)
+    for per_row in (3, 5):
+        titles = figs.visibility_titles(comp, lang, per_row)
+        room, size = figs.SEE_TITLE_ROOM_PX[per_row == 5], figs.SEE_TITLE_PX[per_row == 5]
+        assert all(text_px(line, size) <= room for title in titles for line in title.split("<br>")), titles
+        fig = figs.visibility_figure(comp, lang, per_row)
+        assert [a.text for a in fig.layout.annotations] == [f"<b>{title}</b>" for title in titles]
+        lines = max(title.count("<br>") + 1 for title in titles)
+        assert fig.layout.margin.t >= figs.TOOLBAR_PX + lines * 1.3 * size
+    assert figs.visibility_titles(compare_visibility(8, 3, 1), "en")[1] == "Bidirectional<br>RNN"
+
+
+def test_wrapped_breaks_at_spaces_and_hyphens_never_inside_a_value():
+    assert figs.wrapped("Self-attention", 60, 12) == "Self-<br>attention"
+    assert figs.wrapped("Truncated, r = 15", 80, 12) == "Truncated,<br>r\u00a0=\u00a015"
+    assert figs.wrapped("RNN", 10, 12) == "RNN"  # too wide, but one word: whole
 
 
 def test_visibility_table_names_what_each_output_sees(comp):
@@ -63,19 +87,52 @@ def test_long_range_leaves_zeros_out_of_a_log_axis():
     np.testing.assert_array_equal(shown, [float(f"{x:.3e}") for x in curves.attention])  # as the table shows it
 
 
-def _timing() -> Timing:
-    T = np.array([16, 32])
+def _timing(rnn_ms=((1.0, 0.9, 1.1), (2.0, 1.9, 2.1)), att_ms=((0.5, 0.4, 0.6), (3.0, 2.9, 3.1)), d=64) -> Timing:
+    """A made-up measurement: per length (median, 25th, 75th percentile) in ms, as
+    time_rnn_vs_attention would report it."""
+    rnn, att = np.array(rnn_ms) / 1000, np.array(att_ms) / 1000  # [n, 3]
+    T = np.array([16, 32, 64, 128][: len(rnn)])
     return Timing(
         T_values=T,
-        rnn_seconds=np.array([0.001, 0.002]),
-        attention_seconds=np.array([0.0005, 0.003]),
+        rnn_runs=rnn,
+        attention_runs=att,
+        rnn_seconds=rnn[:, 0],
+        attention_seconds=att[:, 0],
+        rnn_spread=rnn[:, 1:],
+        attention_spread=att[:, 1:],
+        attention_faster=att[:, 0] < rnn[:, 0],
+        clear=(att[:, 2] < rnn[:, 1]) | (rnn[:, 2] < att[:, 1]),
         rnn_steps=T,
         attention_steps=np.ones_like(T),
-        d=64,
-        repeats=5,
+        d=d,
+        repeats=3,
+        warmups=1,
         cpu_count=2,
+        seconds=1.5,
         measured_at="2030-01-02 03:04 UTC",
     )
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_callout_reads_the_measurement_it_stands_under(lang):
+    """Issue 26 #2: the callout said "the attention layer is faster while T is below about d"
+    whatever the clock measured. It now reads the numbers: here the RNN loop is clearly faster at
+    T = 16 (below d = 64, against the count), attention at T = 32, and T = 64 too close to call."""
+    timing = _timing(
+        rnn_ms=((1.0, 0.9, 1.1), (9.0, 8.0, 10.0), (5.0, 4.0, 6.0)),
+        att_ms=((4.0, 3.0, 5.0), (2.0, 1.5, 2.5), (5.5, 4.5, 6.5)),
+    )
+    callout = figs.timing_callout(timing, 64, lang)
+    assert t("rnn_cnn.verdict_slower", lang, Ts="16") in callout
+    assert t("rnn_cnn.verdict_faster", lang, Ts="32") in callout
+    assert t("rnn_cnn.verdict_close", lang, Ts="64") in callout
+    assert t("rnn_cnn.verdict_model_differs", lang, d=64, Ts="16") in callout  # against T < d
+    agreeing = _timing(rnn_ms=((9.0, 8.0, 10.0),), att_ms=((1.0, 0.9, 1.1),))
+    assert t("rnn_cnn.verdict_model_agrees", lang, d=64) in figs.timing_callout(agreeing, 64, lang)
+    noise = _timing(rnn_ms=((1.0, 0.5, 3.0),), att_ms=((1.1, 0.6, 3.1),))
+    said = figs.timing_callout(noise, 64, lang)
+    assert t("rnn_cnn.verdict_model_none", lang, d=64) in said and t("rnn_cnn.verdict_close", lang, Ts="16") in said
+    assert figs.timing_callout(None, 256, lang) == t("rnn_cnn.verdict_before", lang, d=256)
 
 
 def test_parallel_figure_before_and_after_measuring():
@@ -87,11 +144,18 @@ def test_parallel_figure_before_and_after_measuring():
     after = figs.parallel_figure(T, _timing(), "zh")
     assert len(after.data) == 4
     np.testing.assert_allclose(np.array(after.data[2].y), [1.0, 2.0])  # milliseconds
+    np.testing.assert_allclose(np.array(after.data[2].error_y.array), [0.1, 0.1], atol=1e-12)  # to the 75th
+    np.testing.assert_allclose(np.array(after.data[3].error_y.arrayminus), [0.1, 0.1], atol=1e-12)  # from the 25th
     labels = " ".join(a.text for a in after.layout.annotations)
     assert "2030-01-02 03:04 UTC" in labels and "2 个 CPU" in labels
     assert after.layout.shapes[0].x0 == 64  # T = d
     table = figs.parallel_table(T, _timing(), "en")
     assert list(table[t("rnn_cnn.col_ms_att", "en")]) == [0.5, 3.0]
+    assert list(table[t("rnn_cnn.col_att_q3", "en")]) == [0.6, 3.1]
+    assert list(table[t("rnn_cnn.col_faster", "en")]) == [
+        t("rnn_cnn.faster_attention", "en"),
+        t("rnn_cnn.faster_rnn", "en"),
+    ]
 
 
 def test_the_measured_panels_title_stays_below_the_toolbar_in_lecture_mode():
@@ -186,3 +250,18 @@ def test_the_long_range_and_cost_titles_sit_below_the_toolbar_strip():
     cost = cost_curves(cost_axis(100, 512), 512, 3, 5)
     for fig in (figs.long_range_figure(curves, True, "zh"), figs.cost_figure(cost, 100, "zh")):
         assert fig.layout.title.yref == "container" and fig.layout.title.pad.t >= figs.TOOLBAR_PX
+
+
+def test_the_patch_count_figure_and_table():
+    count = patch_count(224, 224, 16)
+    fig = figs.patch_count_figure(count, "en")
+    np.testing.assert_array_equal(np.array(fig.data[0].x), count.sizes)
+    np.testing.assert_array_equal(np.array(fig.data[0].y), count.sizes_T.astype(float) ** 2)
+    assert list(fig.data[1].x) == [16] and list(fig.data[1].y) == [38416]
+    assert fig.layout.yaxis.type == "log" and fig.layout.xaxis.tickangle == 0
+    table = figs.patch_count_table(count, "zh")
+    assert table.index.name == t("rnn_cnn.vit_x", "zh") and table.loc[16, t("rnn_cnn.vit_d", "zh")] == 768
+    assert figs.patch_fit_notice(count, "en") is None
+    notice = figs.patch_fit_notice(patch_count(230, 224, 16), "en")
+    assert "6 pixel rows and 0 columns" in notice and "2" in notice
+    assert "196 patches" in figs.patch_count_reading(count, "en").replace("*", "")
