@@ -303,6 +303,7 @@ class Session:
         self.page_script_hash = ""
         self.sliders: dict[str, Slider] = {}
         self._run_sliders: dict[str, Slider] = {}
+        self.buttons: dict[str, str] = {}  # a button's widget id -> the fragment it was drawn in ("" none)
         self.states: dict[str, WidgetState] = {}  # what this session has moved: the browser resends it
         self.cache: dict[str, int] = {}  # hash of a large message the "browser" holds -> run it last came in
         self.max_cache_age = 2
@@ -428,6 +429,8 @@ class Session:
                 self._run_sliders[element.slider.id] = Slider(
                     element.slider, msg.delta.fragment_id, bool(path) and path[0] == 0
                 )
+            elif element.WhichOneof("type") == "button":
+                self.buttons[element.button.id] = msg.delta.fragment_id
             elif element.WhichOneof("type") == "exception":
                 self._exceptions += 1
         elif kind == "script_finished":
@@ -450,8 +453,18 @@ class Session:
                 else:
                     self._pending.set_result("fragment" if self.last_run_fragment else "full")
 
-    async def rerun(self, fragment_id: str = "") -> float:
-        """Send a rerun as the browser does; returns ms until the script finished."""
+    async def click(self, key: str) -> float:
+        """Press the button whose key is `key`, as the browser does (a trigger, in the button's
+        fragment if it has one); ms until that run finished."""
+        found = [(wid, fragment) for wid, fragment in self.buttons.items() if wid.endswith(f"-{key}")]
+        if not found:
+            raise RunFailed(f"no button {key!r} on the page")
+        wid, fragment = found[-1]
+        return await self.rerun(fragment, extra=[WidgetState(id=wid, trigger_value=True)])
+
+    async def rerun(self, fragment_id: str = "", extra: list[WidgetState] | None = None) -> float:
+        """Send a rerun as the browser does; returns ms until the script finished. extra: widget
+        states sent once (a button's trigger)."""
         msg = BackMsg()
         client = msg.rerun_script
         client.query_string = urlencode(self.query)
@@ -461,6 +474,7 @@ class Session:
             client.page_name = self.hall.page
         live = {sid: s for sid, s in self.states.items() if sid in self.sliders}
         client.widget_states.widgets.extend(live.values())
+        client.widget_states.widgets.extend(extra or [])
         client.fragment_id = fragment_id
         fresh = self.runs - self.max_cache_age
         client.cached_message_hashes.extend(h for h, run in self.cache.items() if run >= fresh)
@@ -596,6 +610,26 @@ class Result:
     load: tuple[float, float, float] = (0.0, 0.0, 0.0)  # load average at the end
 
 
+async def _heavy(args, base: str, i: int, students: Hall) -> list[float | str]:
+    """One student who presses Train on /train with heavy settings (--heavy-query, a seed of its
+    own so that no two share a run) as soon as the hall moves, and again whenever the run has
+    finished, until the hall stops: seconds per click, or what went wrong."""
+    hall = Hall(base, "train", "en", 0.0, "first", 20 * args.timeout, random.Random(i))
+    session = Session(hall, -100 - i)
+    session.query = [("lang", "en"), *parse_qsl(args.heavy_query), ("tr_seed", str(77 + i))]
+    clicks: list[float | str] = []
+    try:
+        await session.connect()
+        await session.rerun()
+        while not students.enough():
+            clicks.append(await session.click("tr_train") / 1000)
+    except (RunFailed, OSError, ConnectionClosed, InvalidHandshake, TimeoutError) as e:
+        clicks.append(f"{type(e).__name__}: {e}"[:60])
+    finally:
+        await session.close()
+    return clicks
+
+
 def _kill_one(servers: Servers, sessions: list[Session], hall: Hall) -> None:
     """SIGKILL the worker holding the most sessions (the first, on a tie)."""
     workers = servers.workers()
@@ -672,6 +706,7 @@ async def run_hall(args, base: str, servers: Servers, label: str) -> Result:
     if args.reruns is None:
         hall.stop_at = start + args.duration
     hall.go.set()
+    heavy = [asyncio.create_task(_heavy(args, base, i, hall)) for i in range(args.heavy)]
     series = []
     next_progress = 60.0
     kill_at = start + args.kill_worker_at if args.kill_worker_at is not None else None
@@ -693,6 +728,15 @@ async def run_hall(args, base: str, servers: Servers, label: str) -> Result:
     client_cpu = (time.process_time() - client_start) / wall
     series.append(Sample(time.perf_counter() - start, len(hall.move_ms), servers.rss() or 0.0))
     kill = _kill_report(sessions, hall, args.back_within) if hall.killed else None
+    if heavy:
+        clicks = [c for task in await asyncio.gather(*heavy) for c in task]
+        done = [c for c in clicks if isinstance(c, float)]
+        print(
+            f"heavy clicks on /train ({args.heavy_query}, seed 77 + i): {len(done)} finished"
+            + (f", {statistics.median(done):.1f} s median, {max(done):.1f} s longest" if done else "")
+            + (f"; failed: {Counter(c for c in clicks if isinstance(c, str))}" if len(done) < len(clicks) else ""),
+            flush=True,
+        )
 
     await asyncio.gather(*(s.close() for s in sessions), return_exceptions=True)
     await asyncio.sleep(3)
@@ -941,6 +985,14 @@ def main() -> None:
         help="kill the worker holding the most sessions this many seconds into the moving",
     )
     parser.add_argument("--back-within", type=float, default=10.0, help="seconds a killed worker's session may take")
+    parser.add_argument(
+        "--heavy", type=int, default=0, help="students who press Train on /train, again and again, while the hall moves"
+    )
+    parser.add_argument(
+        "--heavy-query",
+        default="tr_d=64&tr_heads=4&tr_steps=1000&tr_window=4",
+        help="their settings (default: 13 s of one click's 15 s ceiling, attention_core.train_cost)",
+    )
     args = parser.parse_args()
 
     from bench.common import page_url_path
