@@ -28,7 +28,9 @@ worker's cache gets a third of it (ATTENTION_LAB_CACHE_MB, lab_ui/cache.py: entr
 are dropped, least recently used first), and this script reads every worker's resident memory
 each second; a worker over M for 3 s in a row is restarted (SIGTERM, then started again), which
 gives back everything it held: its students reconnect to another worker and get their page
-back from its address, as when a worker dies. bench/soak.py measures it (docs/performance.md).
+back from its address, as when a worker dies. A worker without sessions for 90 s (its own
+/_stcore/metrics) that still holds over M/2 is restarted too: nobody is there to notice, and the
+next lecture starts from a small process. bench/soak.py measures it (docs/performance.md).
 
 Every start generates a new cookie secret and gives it to the workers in their environment
 (STREAMLIT_SERVER_COOKIE_SECRET), never in a file or on a command line that `ps` shows: every
@@ -73,6 +75,12 @@ STABLE = 30.0  # a process that ran this long before dying starts again after FI
 GIVE_UP = 3  # HAProxy that died this many times without ever serving: stop, with its reason
 CACHE_SHARE = 3  # --memory-mb M gives each worker's cache M / CACHE_SHARE
 OVER_FOR = 3  # samples (1 s apart) a worker may stay over --memory-mb before it is restarted
+# A worker nobody has used for this long that still holds over half its --memory-mb is restarted:
+# what the cache keeps of slow runs (30 min, lab_ui/cache.py) and what glibc does not hand back
+# would otherwise stay with it until the next lecture.
+IDLE_RESTART_S = 90.0
+IDLE_SHARE = 0.5
+SESSIONS = re.compile(r"^active_sessions\s+(\d+)", re.MULTILINE)  # Streamlit's /_stcore/metrics
 # Streamlit's start-up banner names the worker's own loopback address; students must use the
 # balancer's, which this script prints instead.
 BANNER = re.compile(r"^\s*$|You can now view your Streamlit app|^\s*(Local |Network |External )?URL: ")
@@ -196,6 +204,7 @@ class Child:
     failures: int = 0  # deaths in a row without having been ready in between
     over: int = 0  # samples in a row over the memory ceiling
     restarting: str = ""  # why this script stopped it (it is started again at once)
+    idle_since: float | None = None  # when its metrics last said "no sessions", after some
 
     def start(self, selector: selectors.BaseSelector) -> None:
         self.proc = subprocess.Popen(
@@ -373,8 +382,34 @@ class Supervisor:
             if child.over >= OVER_FOR:
                 child.restarting = f"it used {mb:.0f} MB, over the ceiling of {self.memory_mb:.0f} MB"
                 log(f"{child.name} (pid {child.proc.pid}): {child.restarting} for {OVER_FOR} s: restarting it")
+            elif mb is None or mb <= IDLE_SHARE * self.memory_mb:
+                child.idle_since = None  # small enough: its sessions are not even asked about
+            elif self._idle_for(child) >= IDLE_RESTART_S:
+                child.restarting = (
+                    f"no sessions for {IDLE_RESTART_S:.0f} s, and it held {mb:.0f} MB, over half its ceiling"
+                )
+                log(f"{child.name} (pid {child.proc.pid}): {child.restarting}: restarting it to give that back")
+            if child.restarting:
                 with contextlib.suppress(ProcessLookupError):
                     child.proc.terminate()
+
+    def _idle_for(self, child: Child) -> float:
+        """Seconds since the worker's sessions went to none (Streamlit's active_sessions, on its
+        own loopback port), 0 while it has some or cannot say."""
+        if not child.ready or child.health_url is None:
+            return 0.0
+        try:
+            url = child.health_url.replace("/_stcore/health", "/_stcore/metrics")
+            with urllib.request.urlopen(url, timeout=0.5) as r:
+                found = SESSIONS.search(r.read().decode(errors="replace"))
+        except OSError:
+            found = None
+        if found is None or int(found.group(1)) > 0:
+            child.idle_since = None
+            return 0.0
+        now = time.monotonic()
+        child.idle_since = child.idle_since or now
+        return now - child.idle_since
 
     def _died(self, child: Child, now: float) -> None:
         child.relay(final=True)
@@ -386,6 +421,7 @@ class Supervisor:
         if child.restarting:  # stopped here on purpose (memory): started again at once
             log(f"{child.name} (pid {pid}) stopped ({child.restarting}); starting it again")
             child.restarting, child.over, child.due, child.delay = "", 0, now, FIRST_DELAY
+            child.idle_since = None
             return
         child.failures = 0 if was_ready else child.failures + 1
         if child.name == "haproxy" and child.failures >= GIVE_UP:

@@ -179,3 +179,36 @@ def test_memory_mb_gives_the_cache_its_share(monkeypatch):
     assert "ATTENTION_LAB_CACHE_MB" not in serve.worker_env(serve.parse_args(["--workers", "2"]))
     with pytest.raises(SystemExit):
         serve.parse_args(["--memory-mb", "100"])
+
+
+def _idle_hog(tmp_path: Path, sessions: int) -> serve.Child:
+    """A worker holding 300 MB whose /_stcore/metrics says it has `sessions` sessions."""
+    (tmp_path / "_stcore").mkdir(exist_ok=True)
+    (tmp_path / "_stcore" / "health").write_text("ok")
+    (tmp_path / "_stcore" / "metrics").write_text(f"# TYPE active_sessions gauge\nactive_sessions {sessions}\n")
+    port = serve.free_port()
+    code = (
+        "import functools, http.server, sys; x = b'x' * (300 * 2**20); "
+        "handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=sys.argv[1]); "
+        "http.server.ThreadingHTTPServer(('127.0.0.1', int(sys.argv[2])), handler).serve_forever()"
+    )
+    argv = [PY, "-c", code, str(tmp_path), str(port)]
+    return serve.Child("w1", argv, {}, serve._health("127.0.0.1", port), extra={"address": "127.0.0.1", "port": port})
+
+
+def test_a_worker_nobody_uses_gives_its_memory_back(tmp_path, monkeypatch, capsys):
+    """No sessions, 300 MB held against a 512 MB ceiling (over half): restarted after the idle time."""
+    monkeypatch.setattr(serve, "IDLE_RESTART_S", 2.0)
+    worker = _idle_hog(tmp_path, sessions=0)
+    supervisor = serve.Supervisor([worker], tmp_path, "http://x", "serving", memory_mb=512)
+    _run(supervisor, lambda: worker.starts >= 2, 30)
+    assert worker.starts >= 2
+    assert "no sessions for 2 s" in capsys.readouterr().out
+
+
+def test_a_worker_with_students_keeps_what_it_holds(tmp_path, monkeypatch):
+    monkeypatch.setattr(serve, "IDLE_RESTART_S", 2.0)
+    worker = _idle_hog(tmp_path, sessions=3)
+    supervisor = serve.Supervisor([worker], tmp_path, "http://x", "serving", memory_mb=512)
+    _run(supervisor, lambda: False, 8)
+    assert worker.starts == 1 and worker.ready and worker.extra["rss_mb"] > 256
