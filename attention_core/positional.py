@@ -357,6 +357,51 @@ def shuffle_experiment(
     )
 
 
+# --- article 003's layouts: a sequence-first table added to a batch-first batch ---------------------
+
+
+@dataclass(frozen=True)
+class BatchFirstMixup:
+    """What article 003's `x + self.pe[:x.size(0), :]` adds when x is batch-first, as its attention is.
+
+    Its table is sequence-first: `pe.unsqueeze(0).transpose(0, 1)` is [max_len, 1, d_model], for an x of
+    [seq_len, batch, d_model]. Its MultiHeadAttention reads `batch_size = q.size(0)`: batch-first,
+    [batch, seq_len, d_model]. Given that x, `x.size(0)` is the batch size, so the slice takes one row per
+    sentence and broadcasts it over the sentence's words: every word of sentence b gets PE_b."""
+
+    batch: int
+    seq_len: int
+    article_rows: np.ndarray  # the position whose vector each word gets from the article's line  [batch, seq_len]
+    right_rows: np.ndarray  # the position it should get: its own place t in the sentence         [batch, seq_len]
+    article_added: (
+        np.ndarray
+    )  # what the article's line adds                                   [batch, seq_len, d_model]
+    right_added: np.ndarray  # PE_t added to word t of every sentence                          [batch, seq_len, d_model]
+    wrong_words: int  # words that get another position's vector
+    max_error: float  # max |article_added - right_added|
+
+
+def batch_first_mixup(batch: int, seq_len: int, d_model: int, base: float = 10000.0) -> BatchFirstMixup:
+    """Article 003's positional line applied to a batch-first x, against the right rows."""
+    batch, seq_len = _positive_int(batch, "batch"), _positive_int(seq_len, "seq_len")
+    table = sinusoidal_positional_encoding(max(batch, seq_len), d_model, base)  # [max_len, d_model]
+    pe = table[:, None, :]  # the article's buffer, sequence-first  [max_len, 1, d_model]
+    article = np.broadcast_to(pe[:batch], (batch, seq_len, d_model))  # x.size(0) = batch  [batch, seq_len, d_model]
+    right = np.broadcast_to(table[None, :seq_len], (batch, seq_len, d_model))  # [batch, seq_len, d_model]
+    article_rows = np.broadcast_to(np.arange(batch)[:, None], (batch, seq_len))  # [batch, seq_len]
+    right_rows = np.broadcast_to(np.arange(seq_len)[None, :], (batch, seq_len))  # [batch, seq_len]
+    return BatchFirstMixup(
+        batch=batch,
+        seq_len=seq_len,
+        article_rows=article_rows.copy(),  # [batch, seq_len]
+        right_rows=right_rows.copy(),  # [batch, seq_len]
+        article_added=article.copy(),  # [batch, seq_len, d_model]
+        right_added=right.copy(),  # [batch, seq_len, d_model]
+        wrong_words=int(np.sum(article_rows != right_rows)),
+        max_error=float(np.max(np.abs(article - right))),
+    )
+
+
 # --- argument checks --------------------------------------------------------------------------------
 
 

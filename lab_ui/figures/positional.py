@@ -11,20 +11,24 @@ and a layout dict handed to go.Figure). Panels side by side are laid out by hand
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 import plotly.graph_objects as go
 
 from attention_core.positional import (
+    BatchFirstMixup,
     LearnedVsSinusoidal,
     OffsetProfile,
     ShiftRotation,
     ShuffleExperiment,
     Similarity,
     SinusoidTable,
+    sinusoidal_positional_encoding,
 )
 from lab_ui.figures.common import DIVERGING, QUALITATIVE, token_ticks
-from lab_ui.i18n import t
+from lab_ui.i18n import literal, t
 from lab_ui.layout import (
     LECTURE_FIGURE_MAX_PX,
     LECTURE_TEXT_PX,
@@ -34,7 +38,11 @@ from lab_ui.layout import (
     layout_dict,
     title_below_toolbar,
 )
+from lab_ui.state import labels
 
+PANELS = labels("positional.panel_", "moved", "shuffled")  # out[perm], out(shuffled)
+# Article 003's own example sizes (its SelfAttention demo): a batch of 10 sentences of 5 words.
+ARTICLE_BATCH, ARTICLE_SEQ_LEN = 10, 5
 MAX_DRAWN = 200  # rows or columns a heatmap draws at most; more are thinned (see thinning_step)
 BAND_ALPHA = 0.2
 PANEL_GAP = 0.08
@@ -90,7 +98,7 @@ def shuffle_experiment(view: ShuffleExperiment, lang: str, lecture: bool = False
     col_step = thinning_step(d)
     cols = len(range(0, d, col_step))  # drawn
     zmax = max((float(np.max(np.abs(c.output))) for c in checks), default=1.0) if T else 1.0
-    word, dim, value = (t(f"positional.{k}", lang) for k in ("word", "dimension", "output_value"))
+    word, dim, value = t("positional.word", lang), t("positional.dimension", lang), t("positional.output_value", lang)
     hover = f"{word}: %{{y}}<br>{dim}: %{{x}}<br>{value}: %{{z:.6f}}<extra></extra>"
     if lecture:  # px: the title, the column titles and the first row's heading; the second row's heading; the x axis
         top, gap, bottom = LECTURE_TOP_PX, LECTURE_GAP_PX, LECTURE_BOTTOM_PX
@@ -151,10 +159,8 @@ def shuffle_experiment(view: ShuffleExperiment, lang: str, lecture: bool = False
         heading = t(("positional.row_plain", "positional.row_pe")[r], lang)
         error = t("positional.row_error", lang, error=format_error(check.max_error))
         notes.append(_note(f"<b>{heading}</b> · {error}", 0, y_domain[1], "left"))
-    for c, name in enumerate(("moved", "shuffled")):  # the column titles, above the first row's heading
-        column = _note(
-            f"<b>{t(f'positional.panel_{name}', lang)}</b>", c * (width + PANEL_GAP) + width / 2, 1, "center"
-        )
+    for c, name in enumerate(PANELS):  # the column titles, above the first row's heading
+        column = _note(f"<b>{PANELS.text(name, lang)}</b>", c * (width + PANEL_GAP) + width / 2, 1, "center")
         notes.append(dict(column, yshift=30))
     title = t("positional.shuffle_title", lang, seed=view.seed)
     layout = layout_dict(title=title, height=top + plots + bottom, annotations=notes, **layout)
@@ -279,12 +285,21 @@ def rotation_block(view: ShiftRotation) -> str:
     )
 
 
+def circle_legend(view: ShiftRotation, lang: str) -> str:
+    """What the dots are: the n positions of the table and, when k > 0, the k more that p + k reaches."""
+    k = view.check.k
+    n = view.points.shape[0] - k
+    if k == 0:
+        return t("positional.circle_all", lang, last=n - 1)
+    return t("positional.circle_all_shifted", lang, last=n - 1, k=k, first=n, top=n + k - 1)
+
+
 def shift_rotation(view: ShiftRotation, lang: str) -> go.Figure:
     """The pair's point for every position on the unit circle, and an arrow from a few positions
     p to p + k: every arrow turns through the same angle kω_i."""
     points = np.asarray(view.points, dtype=np.float32)  # [n + k, 2]
     k, pair = view.check.k, view.pair
-    n = points.shape[0]
+    n = points.shape[0]  # the table's positions and, past them, the k that p + k reaches
     theta = np.linspace(0, 2 * np.pi, 121)
     traces = [
         go.Scatter(
@@ -299,7 +314,7 @@ def shift_rotation(view: ShiftRotation, lang: str) -> go.Figure:
             x=points[:, 0],
             y=points[:, 1],
             mode="markers",
-            name=t("positional.circle_all", lang, last=n - 1),
+            name=circle_legend(view, lang),
             marker=dict(size=5, color=np.arange(n), colorscale="Cividis"),
             hovertemplate="p = %{pointNumber}<br>(%{x:.4f}, %{y:.4f})<extra></extra>",
         ),
@@ -549,3 +564,210 @@ def _offset_profiles(
     )
     title_below_toolbar(layout)
     return go.Figure(traces, layout)
+
+
+# --- the words and numbers beside the figures (text assembly, no Streamlit) ---------------------------
+
+
+def shuffle_alt(view: ShuffleExperiment, lang: str) -> str:
+    plain, pe = format_error(view.plain.max_error), format_error(view.with_pe.max_error)
+    return t("positional.shuffle_alt", lang, plain=plain, pe=pe)
+
+
+def shuffle_metrics(view: ShuffleExperiment, lang: str) -> list[tuple[dict, tuple[str, str, str] | None]]:
+    """The two differences as metrics, each with its verdict (notice kind, words, icon) or None."""
+    plain, pe = view.plain.max_error, view.with_pe.max_error
+    help_text = t("positional.metric_help", lang)
+    verdict_plain = ("success", t("positional.verdict_plain", lang), ":material/check:") if plain < 1e-9 else None
+    verdict_pe = ("warning", t("positional.verdict_pe", lang), ":material/swap_vert:") if pe > 1e-9 else None
+    return [
+        (dict(label=t("positional.metric_plain", lang), value=format_error(plain), help=help_text), verdict_plain),
+        (dict(label=t("positional.metric_pe", lang), value=format_error(pe), help=help_text), verdict_pe),
+    ]
+
+
+def same_word_reading(view: ShuffleExperiment, lang: str) -> str:
+    """The first repeated word: the same output without positions, two outputs with them."""
+    (p, q), (gap_plain, gap_pe) = view.repeated, view.repeated_gap
+    word = literal(view.tokens[p])
+    return t(
+        "positional.same_word",
+        lang,
+        word=word,
+        p=p + 1,
+        q=q + 1,
+        plain=format_error(gap_plain),
+        pe=format_error(gap_pe),
+    )
+
+
+def outputs_table(view: ShuffleExperiment, lang: str) -> pd.DataFrame:
+    """The four panels' outputs as one table: which check, which panel, the word, then the dimensions."""
+    rows = [f"{r + 1} {w}" for r, w in enumerate(view.shuffled)]
+    parts = []
+    for name, check in (("positional.row_plain", view.plain), ("positional.row_pe", view.with_pe)):
+        for panel, z in zip(PANELS, (check.reordered_output, check.shuffled_output), strict=True):
+            df = pd.DataFrame(z, index=pd.Index(rows, name=t("positional.word", lang)))  # [T, d_model]
+            df.insert(0, t("positional.col_panel", lang), PANELS.text(panel, lang))
+            df.insert(0, t("positional.col_check", lang), t(name, lang))
+            parts.append(df)
+    return pd.concat(parts)
+
+
+def curves_alt(view: SinusoidTable, dims: Sequence[int], lang: str) -> str:
+    periods = ", ".join(f"{view.period[dim // 2]:.1f}" for dim in dims)
+    return t("positional.curves_alt", lang, dims=", ".join(map(str, dims)), n=view.pe.shape[0] - 1, periods=periods)
+
+
+def range_reading(view: SinusoidTable, lang: str) -> str:
+    fastest, slowest = f"{view.period[0]:.3g}", f"{view.period[-1]:,.0f}"
+    return t("positional.range_now", lang, fastest=fastest, last=len(view.omega) - 1, slowest=slowest)
+
+
+def pe_table(view: SinusoidTable, lang: str) -> pd.DataFrame:
+    """The whole table, one row per position p, its columns named as the curves' are."""
+    names = dimension_names(lang, view.pe.shape[1])
+    return pd.DataFrame(view.pe, columns=list(names)).rename_axis("p")  # [n, d_model]
+
+
+def mixup_reading(view: BatchFirstMixup, lang: str) -> str:
+    """Article 003's table, sequence-first, added to a batch-first x: which rows each sentence gets."""
+    return t(
+        "positional.mixup_reading",
+        lang,
+        B=view.batch,
+        T=view.seq_len,
+        last_b=view.batch - 1,
+        last_t=view.seq_len - 1,
+        wrong=view.wrong_words,
+        words=view.batch * view.seq_len,
+        error=f"{view.max_error:.4f}",
+    )
+
+
+def mixup_table(view: BatchFirstMixup, lang: str) -> pd.DataFrame:
+    """One row per sentence b, one column per word t: the PE row article 003 adds, and the right one."""
+    cells = [
+        [
+            f"PE{a} ({t('positional.mixup_should', lang, right=r)})" if a != r else f"PE{a}"
+            for a, r in zip(ra, rr, strict=True)
+        ]
+        for ra, rr in zip(view.article_rows.tolist(), view.right_rows.tolist(), strict=True)
+    ]
+    columns = [t("positional.mixup_word", lang, t=i) for i in range(view.seq_len)]
+    return pd.DataFrame(cells, columns=columns).rename_axis(t("positional.mixup_sentence", lang))
+
+
+def dot_alt(view: Similarity, lang: str) -> str:
+    return t("positional.dot_alt", lang, n=view.matrix.shape[0], diag=f"{view.matrix[0, 0]:.4g}")
+
+
+def offset_alt(view: Similarity, lang: str) -> str:
+    return t("positional.offset_alt", lang, spread=format_error(view.spread))
+
+
+def spread_reading(view: Similarity, d_model: int, lang: str) -> str:
+    spread, diag = format_error(view.spread), f"{view.matrix[0, 0]:.6g}"
+    if d_model % 2 == 0:
+        return t("positional.spread_even", lang, spread=spread, diag=diag)
+    return t("positional.spread_odd", lang, spread=spread, diag=diag)
+
+
+def dot_table(view: Similarity, lang: str) -> pd.DataFrame:
+    return pd.DataFrame(view.matrix).rename_axis("p")  # [n, n]
+
+
+def offset_table(view: Similarity, lang: str) -> pd.DataFrame:
+    profile = view.profile
+    columns = {
+        t("positional.col_mean", lang): profile.mean,
+        t("positional.col_low", lang): profile.low,
+        t("positional.col_high", lang): profile.high,
+    }
+    return pd.DataFrame(columns, index=pd.Index(profile.offset, name="|p − q|"))
+
+
+def rotation_alt(view: ShiftRotation, lang: str) -> str:
+    return t("positional.rotation_alt", lang, pair=view.pair, k=view.check.k, angle=f"{view.angle:.4f}")
+
+
+def rotation_metrics(view: ShiftRotation, n: int, d: int, lang: str) -> tuple[dict, tuple[str, str, str]]:
+    """The rotation check's largest error as a metric, and its verdict (notice kind, words, icon)."""
+    check, error = view.check, format_error(view.check.max_error)
+    ok = check.max_error < 1e-9
+    words = t(
+        "positional.rotation_ok" if ok else "positional.rotation_bad", lang, n=n, pairs=d // 2, k=check.k, error=error
+    )
+    metric = dict(
+        label=t("positional.rotation_metric", lang), value=error, help=t("positional.rotation_metric_help", lang)
+    )
+    return metric, ("success", words, ":material/check:") if ok else ("error", words, ":material/error:")
+
+
+def rotation_table(view: ShiftRotation) -> pd.DataFrame:
+    check, k, a, b = view.check, view.check.k, 2 * view.pair, 2 * view.pair + 1
+    columns = {
+        f"PE[p+{k}, {a}]": check.actual[:, a],
+        f"PE[p+{k}, {b}]": check.actual[:, b],
+        f"R·PE[p, {a}]": check.predicted[:, a],
+        f"R·PE[p, {b}]": check.predicted[:, b],
+    }
+    return pd.DataFrame(columns).rename_axis("p")
+
+
+def learned_alt(view: LearnedVsSinusoidal, lang: str) -> str:
+    return t("positional.learned_alt", lang, n=view.table.shape[0], d=view.table.shape[1])
+
+
+def learned_note(view: LearnedVsSinusoidal, lang: str) -> str:
+    limit, norm0, median = f"{view.colour_limit:.3f}", f"{view.row_norms[0]:.2f}", f"{view.median_norm:.2f}"
+    return t("positional.learned_note", lang, limit=limit, norm0=norm0, median=median)
+
+
+def cosine_alt(view: LearnedVsSinusoidal, which: str, lang: str) -> str:
+    n, d = view.table.shape
+    if which == "learned":
+        return t("positional.learned_cos_alt", lang, n=n, learned=f"{view.learned.profile.mean[1]:.3f}")
+    return t("positional.sin_cos_alt", lang, n=n, d=d, fixed=f"{view.sinusoidal.profile.mean[1]:.3f}")
+
+
+def learned_reading(view: LearnedVsSinusoidal, lang: str) -> str:
+    return t(
+        "positional.learned_reading",
+        lang,
+        learned=f"{view.learned.profile.mean[1]:.3f}",
+        fixed=f"{view.sinusoidal.profile.mean[1]:.3f}",
+        spread=f"{view.learned.spread:.3f}",
+        fixed_spread=format_error(view.sinusoidal.spread),
+    )
+
+
+def learned_frame(view: LearnedVsSinusoidal, lang: str) -> pd.DataFrame:
+    return pd.DataFrame(view.table).rename_axis("p")  # [n, 384]
+
+
+def cosine_name(view: LearnedVsSinusoidal, which: str, lang: str) -> str:
+    if which == "learned":
+        return t("positional.learned_short", lang)
+    return t("positional.sinusoidal_384", lang, d=view.table.shape[1])
+
+
+def cosine_frame(view: LearnedVsSinusoidal, which: str, lang: str) -> pd.DataFrame:
+    similarity = view.learned if which == "learned" else view.sinusoidal
+    return pd.DataFrame(similarity.matrix).rename_axis("p")  # [n, n]
+
+
+@dataclass(frozen=True)
+class CheckNumbers:
+    """The check-yourself answers, computed by the core (none typed by hand)."""
+
+    value: float  # PE[100, 2] with d_model = 4: sin(100 · ω_1), ω_1 = 1/100
+    near: str  # PE_3 · PE_7 with d_model = 64, as shown
+    far: str  # PE_10 · PE_14: the same offset, 4
+
+
+def check_numbers() -> CheckNumbers:
+    pe = sinusoidal_positional_encoding(101, 4)  # [101, 4]
+    table = sinusoidal_positional_encoding(15, 64)  # [15, 64]
+    near, far = float(table[3] @ table[7]), float(table[10] @ table[14])
+    return CheckNumbers(value=float(pe[100, 2]), near=f"{near:.6f}", far=f"{far:.6f}")

@@ -1,7 +1,7 @@
 """The positional page's navigation with real mouse clicks in Chromium (issue 11, bug 1: after one
-tab change the next tab click was ignored). The sections are no longer tabs: outside lecture mode
-they read top to bottom and a step link scrolls to its section; in lecture mode every click on
-Next or Previous moves exactly one step, also right after a control inside a section moved."""
+tab change the next tab click was ignored). The page is a stepper: a step link opens that step
+alone, and every click on Next or Previous moves exactly one step, also right after a control
+inside a step moved."""
 
 from __future__ import annotations
 
@@ -54,15 +54,13 @@ def test_every_step_click_counts_forwards_back_and_after_a_section_control(conte
     _expect_step(page, 5)
 
 
-def test_a_step_link_opens_the_long_page_at_that_section(context, app_url):
+def test_a_step_link_opens_that_step_alone(context, app_url):
     page = context.new_page()
     open_page(page, f"{app_url}/positional?lang=en&pe_step=3")
-    heading = page.locator("#positional-similarity")
-    page.wait_for_function(
-        "() => { const h = document.getElementById('positional-similarity');"
-        " return h && h.getBoundingClientRect().top >= 0 && h.getBoundingClientRect().top < 200; }",
-        timeout=30000,
-    )
-    assert heading.is_visible()
-    assert page.locator("#positional-why").bounding_box()["y"] < 0  # the sections above were scrolled past
+    page.locator("#positional-similarity").wait_for(timeout=30000)
+    assert page.locator("#positional-why").count() == 0  # one step on the screen
+    page.locator(".st-key-pe_step_next button").click()
+    wait_until_idle(page)
+    page.locator("#positional-learned").wait_for(timeout=30000)
+    assert _step_of(page) == 4 and page.locator("#positional-similarity").count() == 0
     assert exceptions(page) == []
