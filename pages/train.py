@@ -143,6 +143,12 @@ def _live_curves(progress, key: str, lang: str) -> None:
     widgets.show_figure(figures.curves(progress, progress.steps, lang), key=key, alt=t("train.curves_title"))
 
 
+def _within(fn, args: tuple) -> bool:
+    """May one click run fn(*args)? (live.ask has said so, or why not, beside its button)"""
+    cost = live.budget(fn, *args)
+    return cost is None or cost.within
+
+
 def _ending(result) -> None:
     """A stopped or diverged run, said in the user's language, with what the numbers show."""
     if ending := figures.ending_words(result, RATES, current_lang()):
@@ -164,9 +170,10 @@ def train_step(p: page.Parts, s: Settings) -> None:
             "tr_train", t("train.train"), fit, s.fit_args(), steps=C.steps, offered=STEPS, type="primary", icon=icon
         )
         result = _trained(s, asked)
-    if result is None:  # a message, not empty axes
-        with p.figure:
-            st.info(t("train.press_train", steps=s.steps), icon=":material/play_arrow:")
+    if result is None:  # a message, not empty axes (over the ceiling, the warning above says why not)
+        if _within(fit, s.fit_args()):
+            with p.figure:
+                st.info(t("train.press_train", steps=s.steps), icon=":material/play_arrow:")
         return
     values = figures.run_values(result)
     with p.figure:
@@ -245,8 +252,9 @@ def _comparison(p: page.Parts, name: str, fn, args: tuple, kind: str, words: tup
         asked = live.ask(f"tr_run_{name}", t(run), fn, args, steps=C.steps, offered=STEPS, icon=":material/play_arrow:")
         comp = live.result(fn, *args, name=name, asked=asked, label=lambda p: f"{p.run + 1}/{p.runs} · ", offered=STEPS)
     if comp is None:
-        with p.figure:
-            st.info(t("train.press_run", steps=args[1]), icon=":material/play_arrow:")
+        if _within(fn, args):
+            with p.figure:
+                st.info(t("train.press_run", steps=args[1]), icon=":material/play_arrow:")
         return
     with p.figure:
         for row in comp.rows:

@@ -291,6 +291,7 @@ def test_a_comparison_over_the_ceiling_is_refused_too():
     fitting = live.fitting_steps(cost, STEP_OPTIONS)
     assert not cost.within and at.button(key="tr_run_scale").disabled
     assert live.over_words(cost, fitting, "en") in [w.value for w in at.warning]
+    assert not at.info  # no "press the button" beside a button that cannot be pressed
 
 
 @pytest.fixture
