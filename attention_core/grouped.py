@@ -259,3 +259,104 @@ def _kv_weight(w, name: str, d_model: int, n_kv_heads: int, d_head: int) -> np.n
             f"({n_kv_heads} key/value heads of {d_head} columns); got {w.shape}."
         )
     return w
+
+
+# --- for a page: the choices of g, one sentence through the same layer as g moves, the costs ----------
+
+
+def kv_head_choices(n_heads: int) -> tuple[int, ...]:
+    """Every g that groups h query heads evenly: the divisors of h, 1 (multi-query) .. h (multi-head)."""
+    n_heads = _positive_int(n_heads, "n_heads")
+    return tuple(g for g in range(1, n_heads + 1) if n_heads % g == 0)
+
+
+def mean_pool_kv(w: np.ndarray, n_heads: int, n_kv_heads: int) -> np.ndarray:
+    """A multi-head W_k (or W_v) turned into g key/value heads by averaging the columns of the heads
+    in each group, as Ainslie et al. (2023, Section 2.1) convert a multi-head checkpoint.
+    [d_model, h·d_head] -> [d_model, g·d_head]"""
+    w = np.asarray(w, dtype=np.float64)  # [d_model, h·d_head]
+    n_heads, n_kv_heads = _grouping(n_heads, n_kv_heads)
+    if w.ndim != 2 or w.shape[1] % n_heads:
+        raise ValueError(f"w must be [d_model, n_heads · d_head] with n_heads={n_heads}; got shape {w.shape}.")
+    d_model, d_head = w.shape[0], w.shape[1] // n_heads
+    heads = w.reshape(d_model, n_kv_heads, n_heads // n_kv_heads, d_head)  # [d_model, g, h/g, d_head]
+    return heads.mean(axis=2).reshape(d_model, n_kv_heads * d_head)  # [d_model, g·d_head]
+
+
+@dataclass(frozen=True)
+class SharedMaps:
+    """One sentence through one seeded layer with g key/value heads (mean-pooled from its h), and
+    how alike the query heads' keys and maps are inside a group and across groups."""
+
+    tokens: tuple[str, ...]  #                                                        T
+    result: GroupedQueryResult  # every intermediate; weights [h, T, T]
+    multi_head_weights: np.ndarray  # the same layer with g = h (nothing shared)     [h, T, T]
+    same_queries: bool  # the heads of a group were given one W_q too
+    key_gap_within: float  # max |K_i - K_j| for query heads i, j of one group: 0, they read one K
+    key_gap_between: float  # the same across groups (nan with one group)
+    map_gap_within: float  # max |A_i - A_j| inside a group: > 0 unless the queries are the same
+    map_gap_between: float  # across groups (nan with one group)
+    moved_from_multi_head: float  # max |A - A(g = h)|: what sharing changed
+
+
+def shared_maps(
+    tokens, d_head: int, n_heads: int, n_kv_heads: int, seed: int = 0, same_queries: bool = False
+) -> SharedMaps:
+    """Seeded token vectors and a seeded multi-head layer (d_model = h · d_head, causal off); its
+    W_k and W_v mean-pooled to g heads. same_queries: every head of a group uses its first head's
+    W_q columns, the one case in which sharing keys makes the maps equal."""
+    from attention_core.embedding import token_vectors  # embedding imports nothing of this module
+
+    tokens = tuple(str(token) for token in tokens)
+    if not tokens:
+        raise ValueError("the sentence has no tokens: give at least one word.")
+    n_heads, n_kv_heads = _grouping(n_heads, n_kv_heads)
+    d_head = _positive_int(d_head, "d_head")
+    d_model = n_heads * d_head
+    x = token_vectors(list(tokens), d_model, seed)  # [T, d_model]
+    rng = np.random.default_rng([_non_negative_int(seed, "seed"), 2023])  # 2023: Ainslie et al.
+    w_q, w_k, w_v, w_o = rng.standard_normal((4, d_model, d_model)) / np.sqrt(d_model)  # [d_model, d_model] each
+    kv_of = kv_head_of(n_heads, n_kv_heads)  # [h]
+    if same_queries:
+        first = np.arange(n_heads) // (n_heads // n_kv_heads) * (n_heads // n_kv_heads)  # [h] each group's first head
+        columns = (first[:, None] * d_head + np.arange(d_head)[None, :]).ravel()  # [h·d_head]
+        w_q = w_q[:, columns]  # [d_model, d_model]
+    full = grouped_query_attention(x, w_q, w_k, w_v, w_o, n_heads, n_heads)
+    r = grouped_query_attention(
+        x, w_q, mean_pool_kv(w_k, n_heads, n_kv_heads), mean_pool_kv(w_v, n_heads, n_kv_heads), w_o, n_heads, n_kv_heads
+    )
+    same = kv_of[:, None] == kv_of[None, :]  # [h, h] query heads of one group
+    other = ~same  # [h, h]
+    key_gap = np.abs(r.k_shared[:, None] - r.k_shared[None, :]).max(axis=(2, 3))  # [h, h]
+    map_gap = np.abs(r.weights[:, None] - r.weights[None, :]).max(axis=(2, 3))  # [h, h]
+    return SharedMaps(
+        tokens=tokens,
+        result=r,
+        multi_head_weights=full.weights,
+        same_queries=bool(same_queries),
+        key_gap_within=float(key_gap[same].max()),
+        key_gap_between=float(key_gap[other].max()) if other.any() else float("nan"),
+        map_gap_within=float(map_gap[same].max()),
+        map_gap_between=float(map_gap[other].max()) if other.any() else float("nan"),
+        moved_from_multi_head=float(np.abs(r.weights - full.weights).max()),
+    )
+
+
+@dataclass(frozen=True)
+class SharingCosts:
+    """What g saves: this app's layer as g runs over the divisors of h, and published models' caches."""
+
+    app: GroupedCosts  # d_model = h · d_head, `layers` layers, T tokens
+    models: tuple[ModelCache, ...]  # each published model at its own context
+
+
+def sharing_costs(
+    d_head: int, n_heads: int, layers: int, T: int, bytes_per_value: int = 2, models: tuple[ModelConfig, ...] = ()
+) -> SharingCosts:
+    """grouped_costs for the app's sizes and model_kv_cache for each model (default: every published one)."""
+    from attention_core.published import PUBLISHED_MODELS
+
+    d_head, n_heads = _positive_int(d_head, "d_head"), _positive_int(n_heads, "n_heads")
+    app = grouped_costs(n_heads * d_head, n_heads, layers, T, bytes_per_value)
+    chosen = models or PUBLISHED_MODELS
+    return SharingCosts(app=app, models=tuple(model_kv_cache(m, None, bytes_per_value) for m in chosen))

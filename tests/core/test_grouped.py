@@ -193,3 +193,52 @@ def test_published_caches():
 def test_every_bad_argument_says_what_to_do(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+# --- the page's calls ----------------------------------------------------------------------------------
+
+
+def test_kv_head_choices_are_the_divisors():
+    from attention_core.grouped import kv_head_choices
+
+    assert kv_head_choices(12) == (1, 2, 3, 4, 6, 12)
+    assert kv_head_choices(1) == (1,)
+
+
+def test_mean_pooling_averages_the_heads_of_a_group():
+    from attention_core.grouped import mean_pool_kv
+
+    w = np.arange(2 * 8, dtype=float).reshape(2, 8)  # d_model 2, h = 4 heads of width 2
+    pooled = mean_pool_kv(w, 4, 2)  # groups {0, 1}, {2, 3}
+    np.testing.assert_allclose(pooled, [[1.0, 2.0, 5.0, 6.0], [9.0, 10.0, 13.0, 14.0]])
+    np.testing.assert_array_equal(mean_pool_kv(w, 4, 4), w)  # g = h: nothing pooled
+
+
+def test_shared_maps_equal_keys_in_a_group_and_equal_maps_only_with_equal_queries():
+    from attention_core.grouped import shared_maps
+
+    tokens = ("the", "cat", "sat", "on", "the", "mat")
+    s = shared_maps(tokens, 4, 8, 2, seed=1)
+    assert s.key_gap_within == 0.0 < s.key_gap_between
+    assert s.map_gap_within > 1e-3  # each query head still asks its own question
+    assert s.moved_from_multi_head > 1e-3
+    same = shared_maps(tokens, 4, 8, 2, seed=1, same_queries=True)
+    assert same.map_gap_within < 1e-12 < 1e-3 < same.map_gap_between
+    whole = shared_maps(tokens, 4, 8, 8, seed=1)  # g = h: the multi-head layer itself
+    assert whole.moved_from_multi_head == 0.0
+    np.testing.assert_array_equal(whole.result.weights, whole.multi_head_weights)
+    one = shared_maps(tokens, 4, 8, 1, seed=1)
+    assert np.isnan(one.key_gap_between) and one.key_gap_within == 0.0
+    with pytest.raises(ValueError, match="does not divide"):
+        shared_maps(tokens, 4, 8, 3)
+
+
+def test_sharing_costs_cover_the_app_and_every_published_model():
+    from attention_core.grouped import sharing_costs
+
+    c = sharing_costs(4, 8, 2, 100)
+    np.testing.assert_array_equal(c.app.n_kv_heads, [1, 2, 4, 8])
+    np.testing.assert_array_equal(c.app.cache_bytes, 2 * 2 * 100 * np.array([1, 2, 4, 8]) * 4 * 2)
+    assert [m.model for m in c.models] == list(PUBLISHED_MODELS)
+    llama = next(m for m in c.models if m.model is LLAMA2_70B)
+    assert llama.cache_bytes == 2 * 80 * 4096 * 8 * 128 * 2  # 8 KV heads of 128, 80 layers, 4096 tokens
