@@ -21,7 +21,7 @@ from lab_ui import page, state, widgets
 from lab_ui.cache import cached
 from lab_ui.figures import decoder as figures
 from lab_ui.i18n import current_lang, literal, t
-from lab_ui.lecture import is_whole_page
+from lab_ui.lecture import is_lecture, is_whole_page
 
 MODEL = dc.load_decoder()
 CONFIG, CHARS = MODEL.config, MODEL.vocab.chars
@@ -204,7 +204,7 @@ def triangle_step(p: page.Parts, s: Settings) -> None:
         rows = min(C.rows.draw(), len(view.chars))
     with p.figure:
         alt = t("decoder.map_alt", rows=rows, layer=layer + 1, head=head + 1)
-        fig = cached(figures.causal_map, view, layer, head, rows, lang)
+        fig = cached(figures.causal_map, view, layer, head, rows, lang, is_lecture())
         widgets.show_figure(fig, key="dc_map", alt=alt, numbers_on_phones=False)
     with p.reading:
         st.markdown(figures.triangle_reading(view, layer, head, rows, lang))
@@ -254,8 +254,13 @@ def compare_step(p: page.Parts, s: Settings) -> None:
         maps = cached(av.example_maps, choice)
     c, lang = cached(dc.compare, maps.tokens, maps.maps[el, eh], text, dl, dh), current_lang()
     with p.figure:
-        alt = t("decoder.compare_alt", e_n=len(c.encoder_tokens), d_n=len(c.decoder.chars))
-        widgets.show_figure(cached(figures.compare_map, c, lang), key="dc_compare", alt=alt, numbers_on_phones=False)
+        encoder, decoder = cached(figures.compare_maps, c, lang)
+        left, right = st.columns(2)  # side by side on a screen, one under the other on a phone
+        with left:
+            widgets.show_figure(encoder, key="dc_encoder", alt=t("decoder.encoder_alt", n=len(c.encoder_tokens)))
+        with right:
+            widgets.show_figure(decoder, key="dc_decoder", alt=t("decoder.decoder_alt", n=len(c.decoder.chars)))
+        st.caption(t("decoder.compare_caption"))
     with p.reading:
         st.markdown(
             t(

@@ -16,6 +16,8 @@ from lab_ui.layout import layout_dict
 
 LABELS_MAX = 64  # past this many positions only every other one is labelled on an axis
 CROSSES_MAX = 24  # past this many positions the masked cells are grey only
+LECTURE_CROSSES_MAX = 12  # on a projector: its 20 px labels need the room
+LECTURE_LABELS_MAX = 12  # labels on a projector's map axis
 
 
 def visible_char(c: str) -> str:
@@ -33,8 +35,9 @@ def shown_text(text: str) -> str:
     return literal(text.replace("\n", " ↵ "))
 
 
-def _position_ticks(chars: tuple[str, ...]) -> tuple[list[int], list[str]]:
-    every = 1 if len(chars) <= LABELS_MAX else 2
+def _position_ticks(chars: tuple[str, ...], most: int = LABELS_MAX) -> tuple[list[int], list[str]]:
+    """Every position's label while at most `most` fit, else every second, third ... one."""
+    every = int(np.ceil(len(chars) / most))
     ticks = list(range(0, len(chars), every))
     return ticks, [char_label(chars[i]) for i in ticks]
 
@@ -142,14 +145,15 @@ def next_reading(n: NextToken, chars: tuple[str, ...], lang: str) -> str:
 # --- triangle: the causal map ------------------------------------------------------------------------
 
 
-def causal_map(view: TextView, layer: int, head: int, rows: int, lang: str) -> go.Figure:
+def causal_map(view: TextView, layer: int, head: int, rows: int, lang: str, lecture: bool = False) -> go.Figure:
     """One head's map over the first `rows` positions: the text as it stood when position rows - 1 was
-    read. Above the diagonal grey: no position reads one after it."""
+    read. Above the diagonal grey: no position reads one after it. On a projector (lecture) the labels
+    are larger, so fewer of them."""
     chars = view.chars[:rows]
     w = view.result.weights[layer, head, :rows, :rows]  # [rows, rows]
     mask = view.result.mask[:rows, :rows]  # [rows, rows]
     raw = [visible_char(c) for c in chars]  # common.heatmap escapes them itself
-    if rows <= CROSSES_MAX:
+    if rows <= (LECTURE_CROSSES_MAX if lecture else CROSSES_MAX):
         return heatmap(
             w,
             raw,
@@ -165,7 +169,7 @@ def causal_map(view: TextView, layer: int, head: int, rows: int, lang: str) -> g
             value_format=".2f",
             height=min(720, 160 + 22 * rows),
         )
-    ticks, text = _position_ticks(chars)
+    ticks, text = _position_ticks(chars, LECTURE_LABELS_MAX if lecture else 40)
     weight = t("decoder.weight", lang)
     hover = f"{t('decoder.query', lang)} %{{y}}<br>{t('decoder.key', lang)} %{{x}}<br>{weight}: %{{z:.4f}}"
     data = [
@@ -349,61 +353,62 @@ def cache_reading(r: CacheReport, lang: str) -> list[str]:
 # --- compare: encoder against decoder ----------------------------------------------------------------
 
 
-def compare_map(c: Comparison, lang: str) -> go.Figure:
-    """The encoder's map (every cell a weight: every piece reads every other) beside the decoder's (the
-    triangle, masked cells grey), one colour scale for both; each panel titled with what its positions see."""
+def _panel(
+    z: np.ndarray, mask: np.ndarray | None, labels: list[str], title: str, lang: str, angle: int = -90
+) -> go.Figure:
+    """One model's map for the comparison: no colour bar (both share 0 = dark to 1 = yellow, said in the
+    caption), masked cells grey, what its positions see as the x axis's title."""
     weight, query, key = t("decoder.weight", lang), t("decoder.query", lang), t("decoder.key", lang)
-    hover = f"{query} %{{y}}<br>{key} %{{x}}<br>{weight}: %{{z:.4f}}<extra></extra>"
-    d_mask = c.decoder.result.mask  # [T_d, T_d]
     data = [
-        go.Heatmap(z=c.encoder_map.astype(np.float32), coloraxis="coloraxis", hovertemplate=hover, xgap=1, ygap=1),
         go.Heatmap(
-            z=np.where(d_mask, c.decoder_map, np.nan).astype(np.float32),
-            coloraxis="coloraxis",
-            hovertemplate=hover,
-            hoverongaps=False,
-            xaxis="x2",
-            yaxis="y2",
-        ),
-        go.Heatmap(
-            z=np.where(d_mask, np.nan, 1.0).astype(np.float32),
-            colorscale=[[0, MASKED_COLOUR], [1, MASKED_COLOUR]],
-            showscale=False,
-            hoverinfo="skip",
-            xaxis="x2",
-            yaxis="y2",
-        ),
-    ]
-
-    def axes(labels: list[str], domain: list[float], anchor: str, scale: str) -> tuple[dict, dict]:
-        every = 1 if len(labels) <= 32 else int(np.ceil(len(labels) / 32))
-        ticks = list(range(0, len(labels), every))
-        base = dict(tickmode="array", tickvals=ticks, ticktext=[labels[i] for i in ticks], showgrid=False)
-        x = dict(base, domain=domain, anchor=anchor, tickangle=-90, constrain="domain", zeroline=False)
-        y = dict(base, anchor=scale, autorange="reversed", scaleanchor=scale, constrain="domain", zeroline=False)
-        return x, y
-
-    enc = [safe_label(s, 10) for s in c.encoder_tokens]
-    dec = [char_label(ch) for ch in c.decoder.chars]
-    x1, y1 = axes(enc, [0.0, 0.44], "y", "x")
-    x2, y2 = axes(dec, [0.56, 1.0], "y2", "x2")
-    x1["title"] = dict(text=t("decoder.encoder_title", lang, future=f"{c.encoder.mean_future:.2f}"))
-    x2["title"] = dict(text=t("decoder.decoder_title", lang, future=f"{c.decoder_sight.mean_future:.2f}"))
-    layout = layout_dict(
-        title=t("decoder.compare_title", lang),
-        height=460,
-        xaxis=x1,
-        yaxis=y1,
-        xaxis2=x2,
-        yaxis2=y2,
-        coloraxis=dict(
+            z=(z if mask is None else np.where(mask, z, np.nan)).astype(np.float32),
             colorscale=SEQUENTIAL,
-            cmin=0.0,
-            cmax=1.0,
-            colorbar=dict(title=dict(text=weight, side="right"), thickness=10),
-        ),
+            zmin=0.0,
+            zmax=1.0,
+            showscale=False,
+            hoverongaps=False,
+            hovertemplate=f"{query} %{{y}}<br>{key} %{{x}}<br>{weight}: %{{z:.4f}}<extra></extra>",
+        )
+    ]
+    if mask is not None:
+        data.append(
+            go.Heatmap(
+                z=np.where(mask, np.nan, 1.0).astype(np.float32),
+                colorscale=[[0, MASKED_COLOUR], [1, MASKED_COLOUR]],
+                showscale=False,
+                hoverinfo="skip",
+            )
+        )
+    every = int(np.ceil(len(labels) / 24))
+    ticks = list(range(0, len(labels), every))
+    axis = dict(tickmode="array", tickvals=ticks, ticktext=[labels[i] for i in ticks], showgrid=False, zeroline=False)
+    layout = layout_dict(
+        height=420,
+        xaxis=dict(axis, tickangle=angle, constrain="domain", title=dict(text=title)),
+        yaxis=dict(axis, autorange="reversed", scaleanchor="x", constrain="domain"),
     )
     return go.Figure(data=data, layout=layout)
+
+
+def compare_maps(c: Comparison, lang: str) -> tuple[go.Figure, go.Figure]:
+    """The encoder's map (every cell a weight: every piece reads every other) and the decoder's (the
+    triangle), each titled with what its positions see and their weight on later positions."""
+    encoder = _panel(
+        c.encoder_map,
+        None,
+        [safe_label(s, 10) for s in c.encoder_tokens],
+        t("decoder.encoder_title", lang, future=f"{c.encoder.mean_future:.2f}"),
+        lang,
+    )
+    decoder = _panel(
+        c.decoder_map,
+        c.decoder.result.mask,
+        [char_label(ch) for ch in c.decoder.chars],
+        t("decoder.decoder_title", lang, future=f"{c.decoder_sight.mean_future:.2f}"),
+        lang,
+        angle=0,  # one character each: level
+    )
+    return encoder, decoder
 
 
 def compare_table(c: Comparison, lang: str) -> pd.DataFrame:
