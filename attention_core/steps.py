@@ -180,6 +180,13 @@ class ScoreCheck:
     answer: float  # α_{1,j} = q_1 · k_j, from the unrounded numbers
     tolerance: float  # what redoing it from the two-place numbers can be off by
 
+    def accepts(self, typed: float | None) -> bool:
+        """Is a typed answer right: within the tolerance, absolute or relative, whichever is larger
+        (as lab_ui.widgets.check_number grades it)?"""
+        if typed is None or not np.isfinite(typed):
+            return False
+        return abs(typed - self.answer) <= max(self.tolerance, self.tolerance * abs(self.answer))
+
 
 def score_check(Q: np.ndarray, K: np.ndarray) -> ScoreCheck:
     j = min(1, len(K) - 1)
@@ -218,6 +225,7 @@ class QKVWalkthrough:
     check: ScoreCheck  # the exercise: α_{1,j} by hand
     tokens: tuple[str, ...] = ()  # the sentence, when the walkthrough was made from one
     repeated: tuple[int, int] | None = None  # the first two identical tokens (0-based), if any
+    repeats: tuple[tuple[int, ...], ...] = ()  # every token that occurs more than once: its positions (0-based)
     random_weights: bool = True  # W_q, W_k, W_v drawn from the seed (False: typed by hand)
 
 
@@ -268,6 +276,16 @@ def first_repeat(tokens) -> tuple[int, int] | None:
     return min(((a, b) for b, token in enumerate(tokens) for a in range(b) if tokens[a] == token), default=None)
 
 
+def repeat_groups(tokens) -> tuple[tuple[int, ...], ...]:
+    """Every token that occurs more than once, as the positions it occurs at (0-based), in the
+    order of first occurrence: "the cat saw the dog the end" -> ((0, 3, 5),). A sentence may repeat
+    a word three times, or two words twice: a page names every repeat, not only the first pair."""
+    at: dict[str, list[int]] = {}
+    for j, token in enumerate(tokens):
+        at.setdefault(token, []).append(j)
+    return tuple(tuple(js) for js in at.values() if len(js) > 1)
+
+
 def sentence_walkthrough(
     tokens: tuple[str, ...], d_model: int, d_k: int, seed: int, i: int, typed: tuple | None = None
 ) -> QKVWalkthrough:
@@ -277,7 +295,13 @@ def sentence_walkthrough(
     if typed is not None:
         w_q, w_k, w_v = (np.array(m, dtype=np.float64) for m in typed)  # [d_model, d_k] each
     r = qkv_walkthrough(sentence_matrix(list(tokens), d_model, seed), w_q, w_k, w_v, i, w_additive)
-    return replace(r, tokens=tuple(tokens), repeated=first_repeat(tokens), random_weights=typed is None)
+    return replace(
+        r,
+        tokens=tuple(tokens),
+        repeated=first_repeat(tokens),
+        repeats=repeat_groups(tokens),
+        random_weights=typed is None,
+    )
 
 
 @dataclass(frozen=True)

@@ -18,14 +18,19 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from attention_core.dropout import N_DRAWS as N_DROPOUT_DRAWS
+from attention_core.dropout import DropoutRow
 from attention_core.steps import QKVWalkthrough, ScoreCheck, gives_away
-from lab_ui.figures.common import MAX_LABEL_CHARS, QUALITATIVE, heatmap, safe_label, token_ticks
+from lab_ui.figures.common import DIVERGING_WARM, MAX_LABEL_CHARS, QUALITATIVE, heatmap, safe_label, token_ticks
 from lab_ui.i18n import literal, t
-from lab_ui.layout import layout_dict
+from lab_ui.layout import layout_dict, text_px
 
 HIGHLIGHT = "#B34E00"  # a darker Okabe-Ito vermillion: 5.2:1 on white; lab_ui/style.py lightens it on dark
 _PIECES = QUALITATIVE[:7]  # Okabe-Ito without its black, which marks the sum b_i
 _PATTERNS = ("", "/", "x")  # a second cue when more tokens than colours share them
+# The legend along the bottom of the figure, below the axis titles (in container coordinates, so that
+# lecture mode's larger type cannot push the axis title onto it).
+LEGEND = {"orientation": "h", "x": 0, "xanchor": "left", "y": 0, "yref": "container", "yanchor": "bottom"}
 ARTICLE_REPEATED = "saw"  # article 001: "I saw a saw", one word twice with two meanings
 
 # How wide typeset maths comes out, in CSS pixels at Streamlit's body size, measured in Chromium:
@@ -163,6 +168,9 @@ FORMULAS = {
     "matrix": r"\begin{gathered} A = Q K^{\top} \\ A' = \operatorname{softmax}\!\left(\frac{A}{\sqrt{d_k}}\right)"
     r" \\ O = A' V \end{gathered}",
     "additive": r"\alpha_{i,j} = w \cdot \tanh(q_i + k_j)",
+    # dropout while training: a weight is zeroed with probability p, the others scaled so that its mean stays
+    "dropout": r"\tilde\alpha'_{i,j} = \begin{cases} \alpha'_{i,j}/(1-p) & \text{kept, probability } 1-p \\"
+    r" 0 & \text{dropped, probability } p \end{cases} \qquad \mathbb{E}\,\tilde\alpha'_{i,j} = \alpha'_{i,j}",
 }
 
 
@@ -450,13 +458,17 @@ def _bars(
 
 
 def _layout(height: int, **more) -> dict:
-    """The shared layout, with the legend in rows above the plot, starting at the left. Plotly's
-    toolbar stands upright in the right margin: across the top, a phone's legend (two rows there)
-    ran under it."""
-    legend = dict(orientation="h", y=1.02, yanchor="bottom", x=0, xanchor="left")
-    return layout_dict(height=height) | dict(
-        legend=legend, margin=dict(l=10, r=36, t=60, b=10), modebar=dict(orientation="v"), **more
-    )
+    """The shared layout, with the legend in rows along the figure's bottom, starting at the left
+    (lab_ui.layout reserves its room). Plotly's toolbar stands upright at the right: across the top
+    it covered the plot's highest bars' numbers."""
+    return layout_dict(height=height) | dict(legend=LEGEND, modebar=dict(orientation="v"), **more)
+
+
+def tick_angle(labels: Sequence[str]) -> int:
+    """0 while the key labels fit side by side on a phone's plot, else -60 (lab_ui.layout reserves
+    the room of either: Plotly measuring them on every draw was a quarter of a step)."""
+    room = PHONE_PX - 60  # a phone's plot: the column less the y axis
+    return 0 if sum(text_px(label, 12) + 12 for label in labels) <= room else -60
 
 
 def scores_figure(r: QKVWalkthrough, lang: str, hide_answer: bool = False) -> go.Figure:
@@ -478,7 +490,7 @@ def scores_figure(r: QKVWalkthrough, lang: str, hide_answer: bool = False) -> go
     layout = _layout(
         340,
         barmode="group",
-        xaxis=dict(title=x_title, tickmode="array", tickvals=ticks, ticktext=key_text),
+        xaxis=dict(title=x_title, tickmode="array", tickvals=ticks, ticktext=key_text, tickangle=tick_angle(key_text)),
         yaxis=dict(title=t("qkv.value_axis", lang), zeroline=True, zerolinewidth=2),
     )
     return go.Figure(data=data, layout=layout)
@@ -548,10 +560,32 @@ def sum_figure(r: QKVWalkthrough, lang: str) -> go.Figure:
             tickvals=comps,
             ticktext=comp_text,
             range=[-0.5, d_v - 0.1],
+            tickangle=0,
         ),
         yaxis=dict(title=t("qkv.value_axis", lang), zeroline=True, zerolinewidth=2),
     )
     return go.Figure(data=data, layout=layout)
+
+
+def tokens_map(r: QKVWalkthrough, lang: str) -> go.Figure:
+    """I in colour, one row per token: identical tokens are identical rows, which a colour shows
+    at a glance (the numbers are the typeset matrix's, on hover)."""
+    T, d_model = r.x.shape
+    labels = [f"{j + 1} · {tok}" for j, tok in enumerate(r.tokens)]
+    fig = heatmap(
+        r.x,
+        [str(c + 1) for c in range(d_model)],
+        labels,
+        x_title=t("qkv.component_axis_a", lang),
+        y_title=t("qkv.token_index", lang),
+        value_name="a",
+        colorscale=DIVERGING_WARM,
+        zmid=0.0,
+        value_format=".2f",
+        height=min(560, 150 + 26 * T),
+    )
+    fig.layout.xaxis.tickangle = 0
+    return fig
 
 
 def weights_map(r: QKVWalkthrough, lang: str, max_height: int = 620) -> go.Figure:
@@ -579,6 +613,7 @@ def weights_map(r: QKVWalkthrough, lang: str, max_height: int = 620) -> go.Figur
         fillcolor="rgba(0,0,0,0)",
     )
     fig.layout.shapes = (outline,)
+    fig.layout.xaxis.tickangle = tick_angle(fig.layout.xaxis.ticktext or [safe_label(tok) for tok in r.tokens])
     return fig
 
 
@@ -596,7 +631,7 @@ def compare_figure(r: QKVWalkthrough, lang: str) -> go.Figure:
     layout = _layout(
         320,
         barmode="group",
-        xaxis=dict(title=x_title, tickmode="array", tickvals=ticks, ticktext=key_text),
+        xaxis=dict(title=x_title, tickmode="array", tickvals=ticks, ticktext=key_text, tickangle=tick_angle(key_text)),
         yaxis=dict(title=t("qkv.bar_weight", lang), range=[0, 1.08]),
     )
     return go.Figure(data=data, layout=layout)
@@ -645,14 +680,32 @@ def token_md(tokens: Sequence[str], j: int) -> str:
     return literal(short(tokens[j], 24))
 
 
+def positions_text(js: Sequence[int], lang: str) -> str:
+    """1-based positions as a list in words: "2 and 4", "7, 11 and 15" ("7、11、15" in Chinese)."""
+    shown = [str(j + 1) for j in js]
+    return t("qkv.repeat_sep", lang).join(shown[:-1]) + t("qkv.repeat_last", lang) + shown[-1]
+
+
 def repeated_md(r: QKVWalkthrough, lang: str, output: bool = False) -> str:
-    """The two identical tokens: identical rows of I (output=False), or of A' and O (output=True)."""
-    a, b = r.repeated
+    """Every repeated token and all its positions ("tokens 7, 11 and 15 are all 'the'"): identical
+    rows of I (output=False), or of A' and O (output=True)."""
+    groups = r.repeats
     if output:
-        return t("qkv.repeated_out", lang, a=a + 1, b=b + 1)
-    text = t("qkv.repeated", lang, a=a + 1, b=b + 1, token=token_md(r.tokens, a))
+        rows = t("qkv.repeat_groups_sep", lang).join(positions_text(js, lang) for js in groups)
+        return t("qkv.repeated_out", lang, rows=rows)
+    named = [
+        t(
+            "qkv.repeated_pair" if len(js) == 2 else "qkv.repeated_many",
+            lang,
+            positions=positions_text(js, lang),
+            token=token_md(r.tokens, js[0]),
+        )
+        for js in groups
+    ]
+    text = t("qkv.repeated", lang, groups=t("qkv.repeat_groups_sep", lang).join(named))
     # Article 001's example is the two "saw"s; any other repeated token is the student's own.
-    return f"{text} {t('qkv.repeated_article', lang)}" if r.tokens[a].lower() == ARTICLE_REPEATED else text
+    article = any(r.tokens[js[0]].lower() == ARTICLE_REPEATED for js in groups)
+    return f"{text} {t('qkv.repeated_article', lang)}" if article else text
 
 
 def compare_md(r: QKVWalkthrough, lang: str, hide_dot: bool) -> str:
@@ -746,7 +799,7 @@ def weights_table(r: QKVWalkthrough, lang: str) -> Table:
 def both_table(r: QKVWalkthrough, lang: str) -> Table:
     """Both models' weights, every query."""
     labels = key_labels(r.tokens)
-    index = [f"{t(f'qkv.{m}_short', lang)} · {lab}" for m in ("dot", "add") for lab in labels]
+    index = [f"{name} · {lab}" for name in (t("qkv.dot_short", lang), t("qkv.add_short", lang)) for lab in labels]
     return _table(
         np.vstack([r.matrix.weights, r.additive_weights]),
         index,
@@ -817,6 +870,95 @@ def fit_shape(m: Matrix | None, fallback: np.ndarray) -> Matrix:
     return link_matrix(out)
 
 
+def held_matrix(held) -> Matrix | None:
+    """What the session holds for a typed matrix: a matrix, the link's text of one (a preset sets
+    that), or nothing yet."""
+    if isinstance(held, str):
+        return parse_matrix([held]) if held else None
+    return held
+
+
+def grid_frame(m: Matrix) -> pd.DataFrame:
+    """A typed matrix as the grid a student types into: rows and columns numbered from 1."""
+    rows, cols = len(m), len(m[0])
+    return pd.DataFrame(m, index=[str(r + 1) for r in range(rows)], columns=[str(c + 1) for c in range(cols)])
+
+
 def eye_matrix(n: int, scale: float = 1.0) -> Matrix:
     """scale × the n × n identity, as a typed matrix (for presets)."""
     return tuple(tuple(scale * float(r == c) for c in range(n)) for r in range(n))
+
+
+# --- dropout on the weights (attention_core.dropout.DropoutRow) -----------------------------------
+
+
+def dropout_figure(d: DropoutRow, tokens: Sequence[str], lang: str) -> go.Figure:
+    """The followed query's weights α' beside the same row after this draw of dropout (dropped
+    weights at 0, written "0 ✕"), and the average of many draws as diamonds: back at α'."""
+    ticks, key_text = token_ticks(tokens)
+    with_text = len(ticks) <= 8
+    after = [("0 ✕" if not kept else f"{v:.2f}") for v, kept in zip(d.dropped, d.keep, strict=True)]
+    names = (t("qkv.bar_before", lang), t("qkv.bar_after", lang))
+    x_title = t("qkv.key_axis", lang)
+    data = [
+        _bars(
+            ticks, d.weights, [f"{v:.2f}" for v in d.weights], names[0], QUALITATIVE[0], key_text, x_title, with_text
+        ),
+        _bars(ticks, d.dropped, after, names[1], QUALITATIVE[1], key_text, x_title, with_text),
+        go.Scatter(  # over the "after" bars (the right of each pair): their average over many draws
+            x=[x + 0.2 for x in ticks],
+            y=[float(v) for v in d.mean_row],
+            name=t("qkv.bar_mean", lang),
+            mode="markers",
+            marker=dict(symbol="diamond", size=11, color="#000000", line=dict(width=1.5, color="#FFFFFF")),
+            hovertemplate="%{y:.3f}<extra></extra>",
+        ),
+    ]
+    top = max(float(d.dropped.max()), float(d.weights.max()), float(d.mean_row.max()))
+    layout = _layout(
+        340,
+        barmode="group",
+        xaxis=dict(title=x_title, tickmode="array", tickvals=ticks, ticktext=key_text, tickangle=tick_angle(key_text)),
+        yaxis=dict(title=t("qkv.bar_weight", lang), range=[0, 1.15 * top + 0.02], zeroline=True),
+    )
+    return go.Figure(data=data, layout=layout)
+
+
+def dropout_md(d: DropoutRow, tokens: Sequence[str], lang: str) -> str:
+    """What this draw did to the row, in words and numbers: which weights were zeroed, the scale
+    of the others, the row's sum, and the average of many draws."""
+    T = len(d.weights)
+    if not d.training:
+        return t("qkv.dropout_eval", lang)
+    zeroed = [j for j in range(T) if not d.keep[j]]
+    parts = []
+    if zeroed:
+        keys = t("qkv.repeat_sep", lang).join(f"{j + 1} ({token_md(tokens, j)})" for j in zeroed)
+        parts.append(t("qkv.dropout_zeroed", lang, n=len(zeroed), T=T, keys=keys))
+    else:
+        parts.append(t("qkv.dropout_none", lang, T=T, p=f"{d.p:g}"))
+    parts.append(
+        t(
+            "qkv.dropout_scaled",
+            lang,
+            p=f"{d.p:g}",
+            scale=f"{d.scale:.4f}",
+            total=f"{d.row_sum:.3f}",
+            n=N_DROPOUT_DRAWS,
+            gap=f"{float(np.abs(d.mean_row - d.weights).max()):.3f}",
+        )
+    )
+    if d.output is not None:
+        parts.append(lines_md([rf"\tilde b = {vector_tex(d.output)}", rf"b = {vector_tex(d.plain_output)}"]))
+    return "\n\n".join(parts)
+
+
+def dropout_table(d: DropoutRow, tokens: Sequence[str], lang: str) -> Table:
+    """Key by key: α', kept or not, the weight after dropout, the average over many draws."""
+    data = {
+        "α'": d.weights,
+        t("qkv.dropout_kept", lang): [bool(k) for k in d.keep],
+        t("qkv.bar_after", lang): d.dropped,
+        t("qkv.bar_mean", lang): d.mean_row,
+    }
+    return _table(data, key_labels(tokens), "qkv.key_index", None, "qkv_dropout.csv", "qkv.table_dropout", lang)
