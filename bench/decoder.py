@@ -13,7 +13,9 @@ things are timed, in alternating rounds so that a change of load on a shared mac
                     cache does for every token
 
 beside the multiply-adds counted from the shapes (decoder.step_cost), so the measured ratio can be read
-against the counted one. Loading the weights (load_decoder, cold) is timed once per run.
+against the counted one. Loading the weights (load_decoder, cold) is timed once per run. First, the
+shipped model's loss on the whole held-out text against the bigram baseline is computed again from the
+weights (attention_core.lm), the figures docs/decoder.md reports.
 
 Threads: the app runs NumPy with OPENBLAS_NUM_THREADS=1, so this bench sets it to 1 (unless the environment
 says otherwise) before NumPy starts. The load average is printed at start and at end: on a shared 2-core
@@ -36,6 +38,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the project, whichever venv runs this
 
+from attention_core import lm
 from attention_core.decoder import (
     encode_prompt,
     forward,
@@ -103,6 +106,18 @@ def main() -> None:
     shipped = load_decoder()
     print(f"load_decoder() cold: {1e3 * (time.perf_counter() - start):.0f} ms")
     config = shipped.config
+    print(f"model: {config}, {sum(p.size for p in shipped.params.values()):,} parameters")
+
+    start = time.perf_counter()
+    split = lm.split_corpus(lm.load_corpus())
+    train_ids, held = shipped.vocab.encode(split.train), shipped.vocab.encode(split.held_out)
+    bigram = lm.bigram_baseline(train_ids, held, len(shipped.vocab))
+    model_loss = lm.text_loss(shipped.params, held, config)
+    print(
+        f"held-out loss ({len(held):,} characters, nats per character): decoder {model_loss:.4f}, "
+        f"bigram {bigram.loss(held):.4f} (add-{bigram.alpha} smoothing): {bigram.loss(held) - model_loss:.3f} lower "
+        f"({time.perf_counter() - start:.0f} s)"
+    )
 
     # A whole generation from a short prompt: what a page streams (the cache grows from 8 to 8 + n tokens;
     # past the context of 128, generate() rebuilds the cache now and then, and that token's time counts too).
