@@ -61,31 +61,41 @@ PER_HEAD = ("q", "k", "v", "weights", "heads")  # drawn one head at a time
 # The chain the reading writes out, one arrow per array the block hands on
 CHAIN = ("input", "q", "weights", "heads", "concat", "attention", "norm_1", "ff_hidden", "ff_output", "output")
 # Formula of each group of stages (KaTeX), beside the functions that compute it (the page names them)
-EMBED_TEX = r"e_t = W_{\text{word}}[\,\text{id}_t\,] + P[t] + S_A,\qquad x^{(1)}_t = \mathrm{LN}(e_t)"
+EMBED_TEX = (
+    r"\begin{aligned} e_t &= W_{\text{word}}[\text{id}_t] \\ &\quad + P[t] + S_A \\ "
+    r"x^{(1)}_t &= \mathrm{LN}(e_t) \end{aligned}"
+)
 ATTENTION_TEX = (
-    r"Q = xW_q + b_q,\; K = xW_k + b_k,\; V = xW_v + b_v,\quad "
-    r"A_i = \mathrm{softmax}\!\left(\frac{Q_i K_i^\top}{\sqrt{d_{head}}}\right),\quad "
-    r"a = [A_1V_1;\dots;A_hV_h]\,W_o + b_o"
+    r"\begin{aligned} Q &= xW_q + b_q \\ K &= xW_k + b_k \\ V &= xW_v + b_v \\ "
+    r"A_i &= \mathrm{softmax}\!\left(\frac{Q_i K_i^\top}{\sqrt{d_{head}}}\right) \\ "
+    r"c &= [A_1V_1;\dots;A_hV_h] \\ a &= c\,W_o + b_o \end{aligned}"
 )
 NORM_TEX = (
-    r"h = \mathrm{LN}(x + a),\qquad \mathrm{LN}(z) = \gamma \odot \frac{z - \mu}{\sqrt{\sigma^2 + \varepsilon}} + \beta"
+    r"\begin{aligned} h &= \mathrm{LN}(x + a) \\ "
+    r"\mathrm{LN}(z) &= \gamma \odot \frac{z - \mu}{\sqrt{\sigma^2 + \varepsilon}} + \beta \end{aligned}"
 )
-FFN_TEX = r"f = \mathrm{GELU}(hW_1 + b_1)\,W_2 + b_2,\qquad \mathrm{GELU}(u) = u\,\Phi(u)"
+FFN_TEX = (
+    r"\begin{aligned} f &= \mathrm{GELU}(hW_1 + b_1)\,W_2 \\ &\quad + b_2 \\ "
+    r"\mathrm{GELU}(u) &= u\,\Phi(u) \end{aligned}"
+)
 OUT_TEX = r"x^{(l+1)} = \mathrm{LN}(h + f)"
-BLOCK_TEX = r"x \to a = \mathrm{MultiHead}(x) \to h = \mathrm{LN}(x + a) \to f = \mathrm{FFN}(h) \to \mathrm{LN}(h + f)"
+BLOCK_TEX = (
+    r"\begin{aligned} a &= \mathrm{MultiHead}(x) \\ h &= \mathrm{LN}(x + a) \\ "
+    r"f &= \mathrm{FFN}(h) \\ x^{(l+1)} &= \mathrm{LN}(h + f) \end{aligned}"
+)
 PATH_TEX = (
-    r"\frac{\lVert a\rVert}{\lVert x\rVert},\quad \frac{\lVert f\rVert}{\lVert h\rVert},\quad "
-    r"\cos(h, x),\; \cos(\mathrm{out}, h),\; "
-    r"\cos(\mathrm{out}, x) = \frac{\mathrm{out}\cdot x}{\lVert \mathrm{out}\rVert\,\lVert x\rVert}"
+    r"\begin{aligned} &\frac{\lVert a\rVert}{\lVert x\rVert},\quad \frac{\lVert f\rVert}{\lVert h\rVert} \\ "
+    r"&\cos(h, x),\; \cos(\mathrm{out}, h) \\ "
+    r"&\cos(\mathrm{out}, x) = \frac{\mathrm{out}\cdot x}{\lVert \mathrm{out}\rVert\,\lVert x\rVert} \end{aligned}"
 )
 ROLLOUT_TEX = (
-    r"\tilde A_l = r\,I + (1 - r)\,\tfrac{1}{h}\textstyle\sum_i A_{l,i},\qquad "
-    r"R_l = \tilde A_l\,R_{l-1},\; R_1 = \tilde A_1"
+    r"\begin{aligned} \bar A_l &= \tfrac{1}{h}\textstyle\sum_i A_{l,i} \\ \tilde A_l &= r\,I + (1 - r)\,\bar A_l \\ "
+    r"R_l &= \tilde A_l\,R_{l-1} \\ R_1 &= \tilde A_1 \end{aligned}"
 )
-ABLATION_TEX = (
-    r"\Delta_{l,i} = 1 - \cos(e, e_{\setminus (l,i)}),\qquad "
-    r"\text{peak}_{l,i} = \tfrac{1}{T}\textstyle\sum_q \max_k A_{l,i}[q,k],\qquad "
-    r"\rho = \text{Spearman}(\Delta, \text{peak})"
+ABLATION_TEX = (  # e: the sentence embedding, e_off: the same with head (l, i) off; p: how peaked
+    r"\begin{aligned} \Delta_{l,i} &= 1 - \cos(e, e_{\text{off}}) \\ "
+    r"p_{l,i} &= \tfrac{1}{T}\textstyle\sum_q \max_k A_{qk} \\ "
+    r"\rho &= \mathrm{Spearman}(\Delta, p) \end{aligned}"
 )
 
 
