@@ -159,6 +159,14 @@ def dot_score(rng: np.random.Generator) -> Task:
     return Task({"q": _text(q), "k": _text(k)}, float(q @ k), tolerance=0.005)  # exact in two places
 
 
+def two_key_weight(rng: np.random.Generator) -> Task:
+    """A query and two keys: the first key's weight, softmax of the two scores q·k (no scaling).
+    The page's check asks one score by hand; this goes on from there."""
+    q, k1, k2 = _vector(rng, 2), _vector(rng, 2), _vector(rng, 2)
+    weight = softmax(np.array([q @ k1, q @ k2]))[0]
+    return Task({"q": _text(q), "k1": _text(k1), "k2": _text(k2)}, float(weight), tolerance=0.005)
+
+
 def softmax_weight(rng: np.random.Generator) -> Task:
     scores = np.round(rng.uniform(-1, 2, 3), 1)  # [3]
     return Task({"scores": _text(scores)}, float(softmax(scores)[0]), tolerance=0.005)  # two places
@@ -202,7 +210,9 @@ def pe_value(rng: np.random.Generator) -> Task:
 
 def fastest_period(rng: np.random.Generator) -> Task:
     d_model = int(rng.choice([16, 64, 128, 512]))
-    return Task({"d_model": d_model}, float(2 * np.pi / pair_frequencies(d_model)[0]), tolerance=0.02)  # 6.28 or 6.3
+    period = float(2 * np.pi / pair_frequencies(d_model)[0])  # 2π: ω_0 = 1 radian per position for every d_model
+    # Positions are whole numbers: the first one at which pair 0 has turned a full circle is the first past 2π.
+    return Task({"d_model": d_model, "period": f"{period:.4f}"}, float(np.ceil(period)))
 
 
 # --- scaling ---------------------------------------------------------------------------------------

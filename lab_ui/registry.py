@@ -95,7 +95,7 @@ _ALL = (
         text=labels("before_self_attention.", "nav", "title", "intro", "summary", "objective"),
         minutes=15,
         prefix="ed",
-        steps=labels("before_self_attention.section_", "maps", "bottleneck", "shapes", "check"),
+        steps=labels("before_self_attention.section_", "maps", "bottleneck", "shapes", "outputs", "check"),
         checks=("ed_check_shape", "ed_check_ceiling"),
         quiz=(
             Question("before_self_attention.quiz_1", "bottleneck", qb.choice("one", "each", "none")),
@@ -112,13 +112,24 @@ _ALL = (
         text=labels("qkv.", "nav", "title", "intro", "summary", "objective"),
         minutes=20,
         prefix="qkv",
-        # step n is qkv_step=n in links made before steps; the check comes before its score is worked out
+        # step n is qkv_step=n in links made before steps (dropout came after them); the check comes
+        # before its score is worked out
         steps=labels(
-            "qkv.section_", "tokens", "weights", "qkv", "check", "scores", "softmax", "output", "matrix", "additive"
+            "qkv.section_",
+            "tokens",
+            "weights",
+            "qkv",
+            "check",
+            "scores",
+            "softmax",
+            "output",
+            "matrix",
+            "additive",
+            "dropout",
         ),
         checks=("qkv_check",),
-        quiz=(
-            Question("qkv.quiz_1", "scores", qb.dot_score),
+        quiz=(  # the check asks one score q·k by hand: the quiz asks on from there, never the same task
+            Question("qkv.quiz_1", "softmax", qb.two_key_weight),
             Question("qkv.quiz_2", "softmax", qb.softmax_weight),
             Question("qkv.quiz_3", "scores", qb.choice("vector", "number", "matrix")),
             Question("qkv.quiz_4", "output", qb.choice("v", "q", "k")),
@@ -200,7 +211,7 @@ _ALL = (
         text=labels("rnn_cnn.", "nav", "title", "intro", "summary", "objective"),
         minutes=15,
         prefix="rc",
-        steps=labels("rnn_cnn.section_", "see", "long_range", "parallel", "cost", "images", "check"),
+        steps=labels("rnn_cnn.section_", "see", "long_range", "parallel", "cost", "images", "patches", "check"),
         checks=("rc_check_cheaper", "rc_check_products"),
         quiz=(
             Question("rnn_cnn.quiz_1", "see", qb.choice("left", "all", "window")),
@@ -391,8 +402,11 @@ _ALL = (
 
 
 def available(pages: tuple[PageInfo, ...], root: Path = ROOT) -> tuple[PageInfo, ...]:
-    """The pages whose script is in the tree at `root`, in their order."""
-    return tuple(p for p in pages if (root / p.path).is_file())
+    """The pages whose script and catalog are in the tree at `root`, in their order. A page being
+    written has one before the other; test_registry and test_catalogs insist on both."""
+    return tuple(
+        p for p in pages if (root / p.path).is_file() and (root / "lab_ui" / "locales" / f"{p.ns}.toml").is_file()
+    )
 
 
 PAGES: tuple[PageInfo, ...] = available(_ALL)

@@ -16,11 +16,15 @@ def test_every_page_script_in_the_tree_is_registered_and_every_entry_has_its_scr
     assert registered - on_disk == set(), "a registered page without its script"
 
 
-def test_a_page_whose_script_is_missing_is_left_out(tmp_path):
+def test_a_page_whose_script_or_catalog_is_missing_is_left_out(tmp_path):
     (tmp_path / "pages").mkdir()
+    (tmp_path / "lab_ui" / "locales").mkdir(parents=True)
     kept = _ALL[1::2]
+    for page in _ALL[::2]:
+        (tmp_path / page.path).write_text("")  # a script alone: its words are still being written
     for page in kept:
         (tmp_path / page.path).write_text("")
+        (tmp_path / "lab_ui" / "locales" / f"{page.ns}.toml").write_text("")
     assert available(_ALL, tmp_path) == kept
 
 
