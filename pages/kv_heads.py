@@ -23,7 +23,9 @@ from lab_ui.registry import info as page_info
 
 MAX_TOKENS, MAX_HEADS = 12, 16  # 16 maps of 12 x 12 side by side still fit a screen's column
 DECODER = load_decoder().config  # the app's own trained decoder: its layers, heads, width and context
-HEAD_WIDTHS = tuple(sorted({2, 4, 8, 16, 32, DECODER.d_model // DECODER.n_heads}))
+# at most 16 heads of 24 (the decoder's): d_model 384 keeps the seeded layer's four d_model x d_model
+# matrices under 10 ms; 16 x 64 = 1024 took 0.15 s and more on a loaded machine
+HEAD_WIDTHS = tuple(sorted({2, 4, 8, 16, DECODER.d_model // DECODER.n_heads}))
 TOKENS = (128, 512, 1024, 4096, 8192, 32768)  # the bytes step's sequence lengths
 MULTI_HEAD = page_info("multi_head")
 KV = r"\lfloor i/(h/g) \rfloor"  # the key/value head query head i reads
