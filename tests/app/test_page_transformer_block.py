@@ -8,6 +8,7 @@ import pytest
 from app_harness import figures, link_of, open_page, open_step, plotly_array
 
 import attention_core.pretrained as pretrained
+from attention_core import transformer_layer as tl
 from attention_core.layers import layer_norm
 from attention_core.pretrained import HeadAblation, load_minilm
 from lab_ui.i18n import literal, t
@@ -290,3 +291,18 @@ def test_the_embeddings_shown_at_a_later_layer_say_they_feed_layer_1_only(full):
     assert t("transformer_block.embed_note", lang="en", layer=3, before=2) in words(at)
     z = plotly_array(figures(at)["tb_stage_map"]["data"][0]["z"])
     np.testing.assert_allclose(z, full.embedding.position[:, :48], atol=1e-6)
+
+
+def test_the_verdict_on_the_two_rankings_is_the_one_their_numbers_give():
+    at = open_step(PAGE, "explain")
+    result = tl.head_ablation(EXAMPLE, PAIR, "zero", ABLATION_MAX)
+    agreement = tl.ranking_agreement(result, 5)
+    verdict = {
+        "agree": "transformer_block.verdict_agree",
+        "opposite": "transformer_block.verdict_opposite",
+        "unrelated": "transformer_block.verdict_unrelated",
+    }
+    assert t(verdict[agreement.verdict], lang="en") in words(at)
+    assert f"ρ between the effect and the peakedness is {agreement.spearman:+.2f}" in " ".join(words(at).split())
+    top = ", ".join(f"L{layer + 1} H{head + 1}" for layer, head in agreement.top_effect)
+    assert top in words(at)
