@@ -36,13 +36,6 @@ E_LAYER, E_HEAD = av.strongest(av.pattern_shares(_ANIMAL.maps, _ANIMAL.tokens)[.
 N_E_LAYERS, N_E_HEADS = _ANIMAL.maps.shape[:2]
 BYTES = state.labels("decoder.bytes_", "float16", "float32", "float64")
 SIZES = {"float16": 2, "float32": 4, "float64": 8}  # bytes per number
-NEXT_TEX = r"p_i = \frac{e^{z_i / \tau}}{\sum_{j \in \text{top-}k} e^{z_j / \tau}},\quad z = \mathrm{LN}(x_T)\,E^\top"
-MASK_TEX = (
-    r"\alpha_{ij} = \frac{e^{q_i \cdot k_j / \sqrt{d_k}}}{\sum_{l \le i} e^{q_i \cdot k_l / \sqrt{d_k}}}"
-    r"\ \text{for } j \le i,\quad \alpha_{ij} = 0 \text{ for } j > i"
-)
-CACHE_TEX = r"\text{KV cache} = 2 \times L \times T \times d_\text{model} \times b"
-COMPARE_TEX = r"\text{future}_i = \sum_{j > i} \alpha_{ij}"
 
 
 class Controls(state.Table):
@@ -75,6 +68,7 @@ PAGE = page.Page("decoder", Controls, presets=PRESETS)
 (CHECK,) = PAGE.info.checks
 WRITTEN, WRITTEN_FOR = "dc_written", "dc_written_for"  # session state: plain strings, never a result
 STREAM = "dc_stream"  # how many characters "write N" asked for, until the step has streamed them
+MOVED = "dc_moved"  # the text just changed: on the whole page every step must read it again
 
 
 @dataclass(frozen=True)
@@ -137,13 +131,12 @@ def stream(box, s: Settings, done: str, n: int) -> str:
 def next_char(base: str, temperature: float, top_k: int, seed: int) -> None:
     """The button's callback: append the character the model draws next (plain values in, a string kept)."""
     done = st.session_state.get(WRITTEN, "")
-    st.session_state[WRITTEN] = (
-        done + CHARS[cached(dc.next_token, base + done, temperature, top_k, seed, len(done)).token]
-    )
+    token = cached(dc.next_token, base + done, temperature, top_k, seed, len(done)).token
+    st.session_state[WRITTEN], st.session_state[MOVED] = done + CHARS[token], True
 
 
 def start_again() -> None:
-    st.session_state[WRITTEN] = ""
+    st.session_state[WRITTEN], st.session_state[MOVED] = "", True
 
 
 def queue(n: int) -> None:
@@ -162,9 +155,9 @@ def write_step(p: page.Parts, s: Settings) -> None:
         show_text(box, s, done)
         if n_stream := min(st.session_state.pop(STREAM, 0), MAX_WRITTEN - len(done)):
             done = stream(box, s, done, n_stream)
-            st.session_state[WRITTEN] = done
-            if is_whole_page():
-                st.rerun(scope="app")  # the other steps read the new text too
+            st.session_state[WRITTEN], st.session_state[MOVED] = done, True
+        if st.session_state.pop(MOVED, False) and is_whole_page():
+            st.rerun(scope="app")  # a button reran this step alone: the other steps read the new text too
         left, full = MAX_WRITTEN - len(done), len(done) >= MAX_WRITTEN
         with row:
             args = (s.base, s.temperature, s.top_k, s.seed)
@@ -190,7 +183,7 @@ def write_step(p: page.Parts, s: Settings) -> None:
             st.caption(t("decoder.reads_last", context=CONFIG.context))
     p.table(t("decoder.next_box"), figures.next_table, nt, CHARS, lang, key="dc_next_tab", filename="next_char.csv")
     p.table(t("decoder.heads_box"), figures.heads_table, nt, lang, key="dc_heads_tab", filename="heads.csv", box="h")
-    p.formula(NEXT_TEX, dc.next_token, dc.sampling_probs, dc.draw_token)
+    p.formula(figures.LATEX["next"], dc.next_token, dc.sampling_probs, dc.draw_token)
 
 
 @PAGE.step("triangle")
@@ -210,7 +203,7 @@ def triangle_step(p: page.Parts, s: Settings) -> None:
         st.markdown(figures.triangle_reading(view, layer, head, rows, lang))
     args = (view, layer, head, rows, lang)
     p.table(t("decoder.map_box"), figures.map_table, *args, key="dc_map_tab", filename="causal_map.csv")
-    p.formula(MASK_TEX, dc.decoder_mask, dc.visible)
+    p.formula(figures.LATEX["mask"], dc.decoder_mask, dc.visible)
 
 
 @PAGE.step("cache")
@@ -229,7 +222,7 @@ def cache_step(p: page.Parts, s: Settings) -> None:
             st.markdown(line)
         st.caption(t("decoder.sources", sources=literal("; ".join(f"{x.name}: {x.source}" for x in r.sizes[1:]))))
     p.table(t("decoder.cache_box"), figures.cache_table, r, lang, key="dc_cache_tab", filename="kv_cache.csv")
-    p.formula(CACHE_TEX, dc.kv_cache_bytes, dc.step, dc.step_cost)
+    p.formula(figures.LATEX["cache"], dc.kv_cache_bytes, dc.step, dc.step_cost)
 
 
 @PAGE.step("compare")
@@ -262,20 +255,11 @@ def compare_step(p: page.Parts, s: Settings) -> None:
             widgets.show_figure(decoder, key="dc_decoder", alt=t("decoder.decoder_alt", n=len(c.decoder.chars)))
         st.caption(t("decoder.compare_caption"))
     with p.reading:
-        st.markdown(
-            t(
-                "decoder.compare_reading",
-                e_n=len(c.encoder_tokens),
-                e_future=f"{c.encoder.mean_future:.2f}",
-                e_max=f"{c.encoder.max_future:.2f}",
-                d_n=len(c.decoder.chars),
-                d_future=f"{c.decoder_sight.max_future:.1f}",
-            )
-        )
+        st.markdown(figures.compare_reading(c, lang))
         if unknown := c.encoder_tokens.count(pretrained.UNKNOWN):
             st.caption(t("decoder.encoder_unknown", n=unknown, T=len(c.encoder_tokens)))
     p.table(t("decoder.compare_box"), figures.compare_table, c, lang, key="dc_cmp_tab", filename="encoder_decoder.csv")
-    p.formula(COMPARE_TEX, dc.sight, dc.compare)
+    p.formula(figures.LATEX["compare"], dc.sight, dc.compare)
 
 
 @PAGE.step("check")

@@ -14,6 +14,13 @@ from lab_ui.figures.common import MASKED_COLOUR, QUALITATIVE, SEQUENTIAL, bytes_
 from lab_ui.i18n import literal, t
 from lab_ui.layout import layout_dict
 
+LATEX = {  # the formula beside the code that computes it, per step
+    "next": r"p_i = \frac{e^{z_i / \tau}}{\sum_{j \in \text{top-}k} e^{z_j / \tau}},\quad z = \mathrm{LN}(x_T)\,E^\top",
+    "mask": r"\alpha_{ij} = \frac{e^{q_i \cdot k_j / \sqrt{d_k}}}{\sum_{l \le i} e^{q_i \cdot k_l / \sqrt{d_k}}}"
+    r"\ \text{for } j \le i,\quad \alpha_{ij} = 0 \text{ for } j > i",
+    "cache": r"\text{KV cache} = 2 \times L \times T \times d_\text{model} \times b",
+    "compare": r"\text{future}_i = \sum_{j > i} \alpha_{ij}",
+}
 LABELS_MAX = 64  # past this many positions only every other one is labelled on an axis
 CROSSES_MAX = 24  # past this many positions the masked cells are grey only
 LECTURE_CROSSES_MAX = 12  # on a projector: its 20 px labels need the room
@@ -409,6 +416,18 @@ def compare_maps(c: Comparison, lang: str) -> tuple[go.Figure, go.Figure]:
         angle=0,  # one character each: level
     )
     return encoder, decoder
+
+
+def compare_reading(c: Comparison, lang: str) -> str:
+    return t(
+        "decoder.compare_reading",
+        lang,
+        e_n=len(c.encoder_tokens),
+        e_future=f"{c.encoder.mean_future:.2f}",
+        e_max=f"{c.encoder.max_future:.2f}",
+        d_n=len(c.decoder.chars),
+        d_future=f"{c.decoder_sight.max_future:.1f}",
+    )
 
 
 def compare_table(c: Comparison, lang: str) -> pd.DataFrame:

@@ -194,3 +194,12 @@ def test_the_check_accepts_the_right_number_and_rejects_a_wrong_one():
     at.number_input(key=CHECK).set_value(answer).run()
     assert at.success and not at.error
     assert CHECK not in at.query_params
+
+
+def test_on_the_whole_page_every_step_reads_the_new_text():
+    at = open_page(PAGE, whole="1", **link(temperature=0.0))
+    button(at, "dc_next_go").click().run()
+    assert not at.exception
+    T = len(PROMPT_EN) + 1
+    assert plotly_array(figures(at)["dc_map"]["data"][0]["z"]).shape == (T, T)
+    assert len(plotly_array(figures(at)["dc_decoder"]["data"][0]["z"])) == T
