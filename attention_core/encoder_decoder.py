@@ -97,10 +97,41 @@ class SentencePair:
     replaced: tuple[str, ...] = ()  # sides ("source", "target") left empty and filled with the articles' sentence
 
 
+def spaced_words(text: str) -> list[str] | None:
+    """Text whose words the student separated by spaces, as those words, in every script: 猫 坐 在 垫子
+    is four words, 垫子 one of them. Letters, digits and marks run together into a word; punctuation and
+    symbols stand apart, as split_tokens sets them (垫子。 -> 垫子 。). None for text without spaces
+    between words: a splitter of its own decides there."""
+    chunks = unicodedata.normalize("NFC", text or "").split()
+    if len(chunks) < 2:
+        return None
+    words: list[str] = []
+    for chunk in chunks:
+        word = ""
+        for piece in split_tokens(chunk):
+            if unicodedata.category(piece[0])[0] not in "LNM":  # punctuation or a symbol: a token of its own
+                words += [word, piece] if word else [piece]
+                word = ""
+            else:
+                word += piece
+        words += [word] if word else []
+    return words
+
+
+def split_source(text: str) -> list[str]:
+    """The source sentence into words: the words a student separated by spaces, else split_tokens."""
+    spaced = spaced_words(text)
+    return split_tokens(text or "") if spaced is None else spaced
+
+
 def split_target(text: str) -> list[str]:
-    """Chinese text into words: spaces separate words; a run of characters without spaces is cut
-    into dictionary words, longest first (机器学习很有趣 -> 机器 学习 很 有趣), and a character
-    that starts no dictionary word stays on its own. Anything else as split_tokens splits it."""
+    """Chinese text into words. Words separated by spaces stay words (猫 坐 在 垫子: four, whatever the
+    dictionary knows). Text without spaces is cut into dictionary words, longest first (机器学习很有趣
+    -> 机器 学习 很 有趣), and a character that starts no dictionary word stays on its own (垫子 -> 垫 子).
+    Anything else as split_tokens splits it."""
+    spaced = spaced_words(text)
+    if spaced is not None:
+        return spaced
     longest = max(len(w) for w in TARGET_WORDS)
     words: list[str] = []
     for chunk in unicodedata.normalize("NFC", text or "").split():
@@ -123,7 +154,7 @@ def sentence_pair(source_text: str, target_text: str, max_tokens: int = MAX_TOKE
     max_tokens words on a side unless cut=True, which keeps the first max_tokens (source_total and
     target_total say how many were typed). The two sides may differ in length."""
     max_tokens = _positive_int(max_tokens, "max_tokens")
-    source = tuple(split_tokens(source_text or ""))
+    source = tuple(split_source(source_text or ""))
     target = tuple(split_target(target_text or ""))
     for name, words in (("source (English)", source), ("target (Chinese)", target)):
         if not words:
@@ -153,7 +184,7 @@ def typed_pair(source_text: str, target_text: str, max_tokens: int = MAX_TOKENS)
     max_tokens words is cut to its first max_tokens."""
     default_source, default_target = EXAMPLE_PAIRS["machine_learning"]
     replaced = []
-    if not split_tokens(source_text or ""):
+    if not split_source(source_text or ""):
         source_text = default_source
         replaced.append("source")
     if not split_target(target_text or ""):
@@ -397,6 +428,51 @@ def encoder_decoder_view(pair: SentencePair, seed: int = 0) -> EncoderDecoderVie
         any_aligned=bool(aligned_rows.any()),
         weights_kind=model.weights_kind,
         seed=seed,
+    )
+
+
+# --- article 001's three kinds of output, read off the same self-attention outputs ---------------------
+
+
+@dataclass(frozen=True)
+class OutputKinds:
+    """Article 001's three kinds of output, from one self-attention layer over the source sentence:
+    one label per vector (sequence labelling: part-of-speech tags), one label for the whole sequence
+    (sentiment, who is speaking: the outputs pooled into one vector first), and a sequence whose
+    length the model decides (seq2seq: translation, here the decoder's cross-attention rows).
+
+    The labels come from the page's trained layer and its output head, which reads a vector as one of
+    TARGET_WORDS: per vector that tags each English word with a Chinese word; the pooled vector gets
+    one word for the sentence (the head was trained on words, not on sentences: a sentiment model
+    trains its head on labels such as positive / negative, with the same shapes)."""
+
+    source: tuple[str, ...]  # the English words, one per input vector                  T_source
+    outputs: np.ndarray  # the self-attention outputs O, one per input vector         [T_source, d_model]
+    per_vector: tuple[str, ...]  # one label per output vector                          T_source
+    per_vector_p: np.ndarray  # the head's probability of each of those labels          [T_source]
+    pooled: np.ndarray  # the mean of the outputs: one vector for the sequence          [d_model]
+    per_sequence: str  # one label for the whole sequence
+    per_sequence_p: float  # its probability
+    sequence: tuple[str, ...]  # seq2seq: the decoder's words, as many as the target has  T_target
+
+
+def output_kinds(pair: SentencePair, seed: int = 0) -> OutputKinds:
+    """The three kinds of output for a pair's source sentence (the seq2seq one from the pair's target)."""
+    model, view = trained_model(seed), encoder_decoder_view(pair, seed)
+    outputs = view.self_source.output  # [T_source, d_model]
+    p_vector = softmax(outputs @ model.w_out)  # [T_source, V_target]
+    pooled = outputs.mean(axis=0)  # [d_model]
+    p_sequence = softmax(pooled @ model.w_out)  # [V_target]
+    best = np.argmax(p_vector, axis=-1)  # [T_source]
+    return OutputKinds(
+        source=pair.source,
+        outputs=outputs,  # [T_source, d_model]
+        per_vector=tuple(TARGET_WORDS[i] for i in best),
+        per_vector_p=p_vector[np.arange(len(best)), best],  # [T_source]
+        pooled=pooled,  # [d_model]
+        per_sequence=TARGET_WORDS[int(np.argmax(p_sequence))],
+        per_sequence_p=float(np.max(p_sequence)),
+        sequence=view.predicted,
     )
 
 

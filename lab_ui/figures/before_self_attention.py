@@ -16,10 +16,33 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from attention_core.bottleneck import BottleneckCurves
-from attention_core.encoder_decoder import EncoderDecoderView, TranslationModel
+from attention_core.encoder_decoder import EncoderDecoderView, OutputKinds, TranslationModel
 from lab_ui.figures.common import QUALITATIVE, SEQUENTIAL, safe_label
-from lab_ui.i18n import t
+from lab_ui.i18n import literal, t
 from lab_ui.layout import layout_dict
+from lab_ui.state import labels
+
+KNOWN = {True: "before_self_attention.known_True", False: "before_self_attention.known_False"}  # in the dictionary?
+SIDES = labels("before_self_attention.side_", "target", "source", "both")  # where a matrix's rows come from
+AGREEMENT = labels("before_self_attention.agreement_", "some", "none")
+KINDS = labels("before_self_attention.kind_", "learned")  # where the weights come from
+
+# The formulas beside the core code that computes them (the page folds them).
+BN_LATEX = (
+    r"\begin{aligned} C &= h_T \\ C_i &= \textstyle\sum_j \alpha_{ij} h_j,\quad"
+    r" \alpha_{ii} = \dfrac{e^{g}}{e^{g} + T - 1} \\ R^2 &= 1 - \frac{\sum (y - \hat y)^2}{\sum (y - \bar y)^2}"
+    r"\end{aligned}"
+)
+SHAPES_LATEX = (
+    r"\begin{aligned} Q &= X_{\text{target}} W_q \\ K &= X_{\text{source}} W_k,\quad V = X_{\text{source}} W_v \\"
+    r" A' &= \operatorname{softmax}\!\Big(\frac{Q K^\top}{\sqrt{d_k}}\Big) \in \mathbb{R}^{T_{\text{target}}"
+    r" \times T_{\text{source}}} \\ C &= A' V \end{aligned}"
+)
+KINDS_LATEX = (
+    r"\begin{aligned} O &= \mathrm{SelfAttention}(X) \in \mathbb{R}^{T \times d} \\ y_i &= \operatorname{argmax}"
+    r"\, O_i W_{\text{out}} \quad (T\ \text{labels}) \\ \bar o &= \tfrac{1}{T} \textstyle\sum_i O_i,\quad"
+    r" y = \operatorname{argmax}\, \bar o\, W_{\text{out}} \quad (1\ \text{label}) \end{aligned}"
+)
 
 UNKNOWN_COLOUR = "#9a9a9a"
 TARGET_COLOUR = QUALITATIVE[1]  # orange: what comes from the target (Chinese) side
@@ -192,9 +215,7 @@ def cross_table(view: EncoderDecoderView, lang: str) -> pd.DataFrame:
     columns = [f"{j + 1} · {w}" for j, w in enumerate(pair.source)]
     table = pd.DataFrame(view.cross.weights, index=index, columns=columns)
     table[t("before_self_attention.col_read_out", lang)] = view.predicted
-    table[t("before_self_attention.col_known", lang)] = [
-        t(f"before_self_attention.known_{bool(k)}", lang) for k in pair.known_target
-    ]
+    table[t("before_self_attention.col_known", lang)] = [t(KNOWN[bool(k)], lang) for k in pair.known_target]
     return table
 
 
@@ -248,13 +269,12 @@ def bottleneck_figure(curves: BottleneckCurves, sentence_length: int, lang: str)
     """R² of the source read back from one fixed C and from each C_i, against the source's length,
     with the ceiling no linear read-out of C can pass, and the student's sentence length marked."""
     T = curves.T_values
-    p = "before_self_attention."
     data = [
         go.Scatter(
             x=T,
             y=curves.per_step.astype(np.float32),
             mode="lines+markers",
-            name=t(p + "bn_per_step", lang),
+            name=t("before_self_attention.bn_per_step", lang),
             line=dict(color=TARGET_COLOUR, width=3),
             marker=dict(symbol="square", size=6),
         ),
@@ -262,7 +282,7 @@ def bottleneck_figure(curves: BottleneckCurves, sentence_length: int, lang: str)
             x=T,
             y=curves.fixed.astype(np.float32),
             mode="lines+markers",
-            name=t(p + "bn_fixed", lang),
+            name=t("before_self_attention.bn_fixed", lang),
             line=dict(color=SOURCE_COLOUR, width=3),
             marker=dict(symbol="circle", size=6),
         ),
@@ -270,7 +290,7 @@ def bottleneck_figure(curves: BottleneckCurves, sentence_length: int, lang: str)
             x=T,
             y=curves.ceiling.astype(np.float32),
             mode="lines",
-            name=t(p + "bn_ceiling", lang),
+            name=t("before_self_attention.bn_ceiling", lang),
             line=dict(color="rgba(90,90,90,0.8)", dash="dash", width=2),
         ),
     ]
@@ -295,14 +315,14 @@ def bottleneck_figure(curves: BottleneckCurves, sentence_length: int, lang: str)
                 yanchor="bottom",
                 xanchor="left",
                 showarrow=False,
-                text=t(p + "bn_your_sentence", lang, T=sentence_length),
+                text=t("before_self_attention.bn_your_sentence", lang, T=sentence_length),
             )
         )
     layout = layout_dict(
-        title=t(p + "bn_title", lang),
+        title=t("before_self_attention.bn_title", lang),
         height=HEIGHT,
-        xaxis=dict(title=t(p + "bn_x", lang), range=[0.5, T[-1] + 0.5]),
-        yaxis=dict(title=t(p + "bn_y", lang), range=[0, 1.05]),
+        xaxis=dict(title=t("before_self_attention.bn_x", lang), range=[0.5, T[-1] + 0.5]),
+        yaxis=dict(title=t("before_self_attention.bn_y", lang), range=[0, 1.05]),
         legend=LEGEND,
         shapes=shapes,
         annotations=annotations,
@@ -314,24 +334,26 @@ def bottleneck_figure(curves: BottleneckCurves, sentence_length: int, lang: str)
 def by_position_figure(curves: BottleneckCurves, lang: str) -> go.Figure:
     """At the longest length: how well each source word is read back, from C and from its C_i."""
     T = curves.T_values
-    p = "before_self_attention."
     data = [
         go.Bar(
             x=T,
             y=curves.per_step_by_position.astype(np.float32),
-            name=t(p + "bn_per_step", lang),
+            name=t("before_self_attention.bn_per_step", lang),
             marker_color=TARGET_COLOUR,
         ),
         go.Bar(
-            x=T, y=curves.fixed_by_position.astype(np.float32), name=t(p + "bn_fixed", lang), marker_color=SOURCE_COLOUR
+            x=T,
+            y=curves.fixed_by_position.astype(np.float32),
+            name=t("before_self_attention.bn_fixed", lang),
+            marker_color=SOURCE_COLOUR,
         ),
     ]
     layout = layout_dict(
-        title=t(p + "pos_title", lang, T=int(T[-1])),
+        title=t("before_self_attention.pos_title", lang, T=int(T[-1])),
         height=HEIGHT - 20,
         barmode="group",
-        xaxis=dict(title=t(p + "pos_x", lang)),
-        yaxis=dict(title=t(p + "bn_y", lang), range=[0, 1.05]),
+        xaxis=dict(title=t("before_self_attention.pos_x", lang)),
+        yaxis=dict(title=t("before_self_attention.bn_y", lang), range=[0, 1.05]),
         legend=LEGEND,
     )
     layout["margin"]["b"] = LEGEND_MARGIN
@@ -339,23 +361,24 @@ def by_position_figure(curves: BottleneckCurves, lang: str) -> go.Figure:
 
 
 def bottleneck_table(curves: BottleneckCurves, lang: str) -> pd.DataFrame:
-    p = "before_self_attention."
     return pd.DataFrame(
         {
-            t(p + "bn_fixed", lang): curves.fixed,
-            t(p + "bn_per_step", lang): curves.per_step,
-            t(p + "bn_ceiling", lang): curves.ceiling,
-            t(p + "col_aligned_weight", lang): curves.aligned_weight,
+            t("before_self_attention.bn_fixed", lang): curves.fixed,
+            t("before_self_attention.bn_per_step", lang): curves.per_step,
+            t("before_self_attention.bn_ceiling", lang): curves.ceiling,
+            t("before_self_attention.col_aligned_weight", lang): curves.aligned_weight,
         },
-        index=pd.Index(curves.T_values, name=t(p + "bn_x", lang)),
+        index=pd.Index(curves.T_values, name=t("before_self_attention.bn_x", lang)),
     )
 
 
 def by_position_table(curves: BottleneckCurves, lang: str) -> pd.DataFrame:
-    p = "before_self_attention."
     return pd.DataFrame(
-        {t(p + "bn_fixed", lang): curves.fixed_by_position, t(p + "bn_per_step", lang): curves.per_step_by_position},
-        index=pd.Index(curves.T_values, name=t(p + "pos_x", lang)),
+        {
+            t("before_self_attention.bn_fixed", lang): curves.fixed_by_position,
+            t("before_self_attention.bn_per_step", lang): curves.per_step_by_position,
+        },
+        index=pd.Index(curves.T_values, name=t("before_self_attention.pos_x", lang)),
     )
 
 
@@ -392,7 +415,6 @@ _FORMULA = {
 
 def shapes_table(view: EncoderDecoderView, target_is_source: bool, lang: str) -> pd.DataFrame:
     """One row per matrix: how it is computed, its shape in symbols and in numbers."""
-    p = "before_self_attention."
     t_rows = "T_source" if target_is_source else "T_target"
     symbolic = {
         "X_query": f"[{t_rows}, d_model]",
@@ -406,12 +428,12 @@ def shapes_table(view: EncoderDecoderView, target_is_source: bool, lang: str) ->
     rows = shapes(view, target_is_source)
     return pd.DataFrame(
         {
-            t(p + "col_formula", lang): [_FORMULA[name] for name, *_ in rows],
-            t(p + "col_shape", lang): [symbolic[name] for name, *_ in rows],
-            t(p + "col_numbers", lang): [f"[{r}, {c}]" for _, r, c, _ in rows],
-            t(p + "col_side", lang): [t(p + f"side_{side}", lang) for *_, side in rows],
+            t("before_self_attention.col_formula", lang): [_FORMULA[name] for name, *_ in rows],
+            t("before_self_attention.col_shape", lang): [symbolic[name] for name, *_ in rows],
+            t("before_self_attention.col_numbers", lang): [f"[{r}, {c}]" for _, r, c, _ in rows],
+            t("before_self_attention.col_side", lang): [SIDES.text(side, lang) for *_, side in rows],
         },
-        index=pd.Index([name for name, *_ in rows], name=t(p + "col_matrix", lang)),
+        index=pd.Index([name for name, *_ in rows], name=t("before_self_attention.col_matrix", lang)),
     )
 
 
@@ -452,7 +474,7 @@ def shapes_figure(view: EncoderDecoderView, target_is_source: bool, lang: str) -
             fillcolor=colour[side],
             opacity=0.55,
             hoverinfo="skip",
-            name=t(f"before_self_attention.side_{side}", lang),
+            name=SIDES.text(side, lang),
         )
         for side, (xs, ys) in fills.items()
     ]
@@ -530,3 +552,137 @@ def shorter(fig: go.Figure, height: int) -> go.Figure:
                 yaxis=dict(tickvals=list(ticks[::keep]), ticktext=list(fig.layout.yaxis.ticktext[::keep]))
             )
     return out
+
+
+# --- article 001's three kinds of output -------------------------------------------------------------
+
+
+def output_kinds_figure(kinds: OutputKinds, lang: str) -> go.Figure:
+    """The self-attention outputs O, one row per English word with its label (one label per vector),
+    and under them their mean with its one label (one label per sequence).  z [T_source + 1, d_model]"""
+    z = np.vstack([kinds.outputs, kinds.pooled[None, :]]).astype(np.float32)  # [T_source + 1, d_model]
+    rows = [f"{safe_label(w)} → {safe_label(label)}" for w, label in zip(kinds.source, kinds.per_vector, strict=True)]
+    rows.append(f"<b>{t('before_self_attention.kinds_mean', lang)} → {safe_label(kinds.per_sequence)}</b>")
+    limit = float(np.max(np.abs(z))) or 1.0
+    value = t("before_self_attention.kinds_value", lang)
+    data = [
+        go.Heatmap(
+            z=z,
+            y=list(range(len(rows))),
+            colorscale="RdBu",
+            reversescale=True,
+            zmin=-limit,
+            zmax=limit,
+            ygap=1,
+            colorbar=dict(title=dict(text=value, side="right"), thickness=14),
+            hovertemplate=f"%{{y}}<br>{t('before_self_attention.kinds_dim', lang)}: %{{x}}<br>{value}: %{{z:.3f}}"
+            "<extra></extra>",
+        )
+    ]
+    layout = layout_dict(
+        title=t("before_self_attention.kinds_title", lang),
+        height=HEIGHT,
+        xaxis=dict(title=t("before_self_attention.kinds_dim", lang), showgrid=False, zeroline=False, tickangle=0),
+        yaxis=dict(
+            tickvals=list(range(len(rows))),
+            ticktext=rows,
+            autorange="reversed",
+            showgrid=False,
+            zeroline=False,
+        ),
+        shapes=[  # a line between the words' outputs and their mean
+            dict(
+                type="line",
+                xref="paper",
+                x0=0,
+                x1=1,
+                yref="y",
+                y0=len(rows) - 1.5,
+                y1=len(rows) - 1.5,
+                line=dict(color="#333", width=2),
+            )
+        ],
+    )
+    return go.Figure(data=data, layout=layout)
+
+
+def output_kinds_alt(kinds: OutputKinds, lang: str) -> str:
+    labels_ = ", ".join(f"{w} → {label}" for w, label in zip(kinds.source, kinds.per_vector, strict=True))
+    return t("before_self_attention.kinds_alt", lang, T=len(kinds.source), labels=labels_, label=kinds.per_sequence)
+
+
+def output_kinds_table(kinds: OutputKinds, lang: str) -> pd.DataFrame:
+    """One row per output vector and one for their mean: its label and the head's probability of it."""
+    words = [*(f"{i + 1} · {w}" for i, w in enumerate(kinds.source)), t("before_self_attention.kinds_mean", lang)]
+    return pd.DataFrame(
+        {
+            t("before_self_attention.kinds_col_label", lang): [*kinds.per_vector, kinds.per_sequence],
+            t("before_self_attention.kinds_col_p", lang): [*kinds.per_vector_p.tolist(), kinds.per_sequence_p],
+        },
+        index=pd.Index(words, name=t("before_self_attention.source_axis", lang)),
+    )
+
+
+def output_kinds_reading(kinds: OutputKinds, lang: str) -> str:
+    """The three kinds, each with the numbers of this sentence and article 001's examples."""
+    tags = " · ".join(
+        f"{literal(w)} → {literal(label)}" for w, label in zip(kinds.source, kinds.per_vector, strict=True)
+    )
+    return t(
+        "before_self_attention.kinds_reading",
+        lang,
+        T=len(kinds.source),
+        tags=tags,
+        label=literal(kinds.per_sequence),
+        p=f"{kinds.per_sequence_p:.2f}",
+        n=len(kinds.sequence),
+        words=literal(" ".join(kinds.sequence)),
+    )
+
+
+def bottleneck_reading(curves: BottleneckCurves, sentence_length: int, d: int, d_token: int, lang: str) -> str:
+    """The chart read at the student's sentence length (or the longest drawn)."""
+    at = min(sentence_length, len(curves.T_values)) - 1
+    values = dict(
+        T=at + 1,
+        fixed=f"{curves.fixed[at]:.2f}",
+        per_step=f"{curves.per_step[at]:.2f}",
+        ceiling=f"{curves.ceiling[at]:.2f}",
+        aligned=f"{curves.aligned_weight[at]:.3f}",
+        d=d,
+        d_token=d_token,
+        total=(at + 1) * d_token,
+        room=d // d_token,
+    )
+    if curves.ceiling[at] < 1:
+        return t("before_self_attention.bn_reading", lang, **values)
+    # While C has room for every source number (ceiling 1), a ceiling of "1.00" would say nothing.
+    return t("before_self_attention.bn_reading_room", lang, **values)
+
+
+def maps_reading(view: EncoderDecoderView, lang: str) -> str:
+    """What the maps say: the words read off, where the weights come from, how well they align."""
+    agreement = "some" if view.any_aligned else "none"  # none: no word's translation is in the source
+    return t(
+        "before_self_attention.maps_reading",
+        lang,
+        read=literal(" ".join(view.predicted)),
+        kind=KINDS.text(view.weights_kind, lang),
+        agreement=AGREEMENT.text(agreement, lang, share=f"{100 * view.agreement:.0f} %"),
+    )
+
+
+def how_learned(model: TranslationModel, seed: int, lang: str) -> str:
+    return t(
+        "before_self_attention.how_learned_body",
+        lang,
+        first=f"{model.losses[0]:.2f}",
+        last=f"{model.losses[-1]:.4f}",
+        accuracy=f"{100 * model.accuracy:.0f} %",
+        seed=seed,
+    )
+
+
+def bottleneck_alt(curves: BottleneckCurves, lang: str) -> str:
+    fixed, per_step = f"{curves.fixed[-1]:.2f}", f"{curves.per_step[-1]:.2f}"
+    return t("before_self_attention.bn_alt", lang, T=len(curves.T_values), fixed=fixed, per_step=per_step)

@@ -1,17 +1,43 @@
-"""The page "from attention to self-attention" in AppTest: move the controls, then check what the
-figures and tables hold against the core, computed here independently of the page."""
+"""The page "from attention to self-attention" in AppTest: its declaration, then move the controls
+and check what the figures and tables hold against the core, computed here independently of the
+page; a student's spaced Chinese words stay words (issue 26 #1), article 001's three kinds of
+output on the same self-attention outputs (#10), checks that are not the quiz's questions (#8)."""
+
+from dataclasses import fields
 
 import numpy as np
 import pytest
-from app_harness import figures, open_page, plotly_array
+from app_harness import figures, link_of, open_page, open_step, plotly_array
 
 from attention_core.bottleneck import bottleneck_curves
-from attention_core.encoder_decoder import EXAMPLE_PAIRS, encoder_decoder_view, sentence_pair
+from attention_core.encoder_decoder import (
+    EXAMPLE_PAIRS,
+    TARGET_WORDS,
+    encoder_decoder_view,
+    output_kinds,
+    sentence_pair,
+    split_target,
+    trained_model,
+    typed_pair,
+)
 from lab_ui.figures import before_self_attention as figures_module
-from lab_ui.i18n import t
+from lab_ui.i18n import catalog, literal, t
+from lab_ui.registry import info as page_info
+from pages import before_self_attention as page_module
+from pages.before_self_attention import Controls as C
 
 PAGE = "pages/before_self_attention.py"
-FIGURES = {"ed_cross", "ed_self", "ed_bottleneck", "ed_positions", "ed_shapes"}
+INFO = page_info("before_self_attention")
+STEPS = INFO.step_names
+SHOWN = {
+    "maps": {"ed_cross", "ed_self"},
+    "bottleneck": {"ed_bottleneck", "ed_positions"},
+    "shapes": {"ed_shapes"},
+    "outputs": {"ed_kinds"},
+    "check": set(),
+}
+FIGURES = set().union(*SHOWN.values())
+link = link_of(C)
 ARTICLE_EN, ARTICLE_ZH = EXAMPLE_PAIRS["machine_learning"]
 
 
@@ -34,6 +60,12 @@ def table(at, column: str):
     return next(d.value for d in at.dataframe if column in list(d.value.columns))
 
 
+def step_of(key: str) -> str:
+    """The step that draws a control (a page-level one: the first)."""
+    control = next((c for c in C.entries() if c.key == key), None)
+    return (control.on if control else None) or STEPS[0]
+
+
 def open_numbers(at, *keys: str):
     """Open the closed boxes that hold a figure's numbers (their tables are built only when open)."""
     for key in keys:
@@ -48,9 +80,25 @@ def cross_weights(source: str, target: str, seed: int = 0) -> np.ndarray:
 # --- what the page shows ---------------------------------------------------------------------------
 
 
+def test_the_page_is_declared_once_and_its_steps_get_plain_values():
+    page_module.PAGE.check()
+    assert STEPS == ("maps", "bottleneck", "shapes", "outputs", "check")
+    assert [c.key for c in C.entries()] == ["ed_src", "ed_tgt", "ed_seed", "ed_d", "ed_dtok", "ed_tmax", "ed_same"]
+    assert [c.key for c in C.on_step(None)] == [C.source.key, C.target.key, C.seed.key]
+    assert {f.type for f in fields(page_module.Settings)} <= {str, int}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("step", STEPS)
+def test_each_step_is_alone_on_the_screen(step, lang):
+    at = open_step(PAGE, step, lang)
+    assert not at.exception
+    assert set(figures(at)) == SHOWN[step]
+
+
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_opens_in_both_languages_with_its_figures(lang):
-    at = open_page(PAGE, lang=lang)
+    at = open_page(PAGE, lang=lang, whole="1")
     assert not at.exception
     assert at.title[0].value == t("before_self_attention.title", lang=lang)
     assert set(figures(at)) == FIGURES
@@ -75,7 +123,7 @@ def test_cross_map_is_the_learned_layer_with_target_rows_and_source_columns():
 
 
 def test_the_page_says_where_the_weights_come_from_and_what_is_simplified():
-    words = texts(open_page(PAGE))
+    words = texts(open_page(PAGE, whole="1"))
     assert "Where the weights come from: learned." in words
     assert "One simplification:" in words and "vector of the Chinese word itself" in words
     assert "**set, not learned**" in words  # the bottleneck's C_i attention
@@ -90,6 +138,7 @@ def test_an_uneven_pair_gives_a_map_that_is_not_square():
     assert z.shape == (2, 4)
     np.testing.assert_allclose(z, cross_weights("thank you very much", "非常 感谢"), atol=1e-6)
     assert outlined(at) == {(0, 2), (0, 3), (1, 0)}  # 非常 ← very, much; 感谢 ← thank; "you" untranslated
+    at = open_step(PAGE, "shapes", **link(source="thank you very much", target="非常 感谢"))
     shapes = table(at, t("before_self_attention.col_numbers", lang="en"))
     assert shapes.loc["A'", t("before_self_attention.col_numbers", lang="en")] == "[2, 4]"
     assert shapes.loc["Q", t("before_self_attention.col_numbers", lang="en")] == "[2, 8]"
@@ -97,7 +146,7 @@ def test_an_uneven_pair_gives_a_map_that_is_not_square():
 
 
 def test_target_equals_source_makes_the_shapes_square():
-    at = open_page(PAGE, ed_src="thank you very much", ed_tgt="非常 感谢")
+    at = open_step(PAGE, "shapes", ed_src="thank you very much", ed_tgt="非常 感谢")
     at.toggle(key="ed_same").set_value(True).run()
     shapes = table(at, t("before_self_attention.col_numbers", lang="en"))
     here = t("before_self_attention.col_numbers", lang="en")
@@ -120,7 +169,7 @@ def test_unknown_words_are_grey_and_explained():
 
 
 def test_bottleneck_curves_are_the_cores_and_follow_the_controls():
-    at = open_page(PAGE)
+    at = open_step(PAGE, "bottleneck")
     curves = bottleneck_curves(24, 8, None, 2)
     data = figures(at)["ed_bottleneck"]["data"]
     np.testing.assert_allclose(plotly_array(data[0]["y"]), curves.per_step, atol=1e-6)
@@ -137,7 +186,7 @@ def test_bottleneck_curves_are_the_cores_and_follow_the_controls():
     bars = figures(at)["ed_positions"]["data"]
     np.testing.assert_allclose(plotly_array(bars[1]["y"]), wider.fixed_by_position, atol=1e-6)
     assert not any(t("before_self_attention.bn_ceiling", lang="en") in d.value.columns for d in at.dataframe)
-    numbers = table(open_numbers(at, "ed_bn_numbers"), t("before_self_attention.bn_ceiling", lang="en"))
+    numbers = table(open_numbers(at, "ed_bottleneck_table"), t("before_self_attention.bn_ceiling", lang="en"))
     assert numbers.index.name == t("before_self_attention.bn_x", lang="en")
     np.testing.assert_allclose(numbers[t("before_self_attention.bn_fixed", lang="en")], wider.fixed)
 
@@ -145,7 +194,7 @@ def test_bottleneck_curves_are_the_cores_and_follow_the_controls():
 def test_the_reading_names_a_ceiling_only_where_c_has_no_room_for_the_sentence():
     """At the defaults (4 words of 2 numbers into d = 8) C could hold every source number: the text
     says so, not that no read-out can pass "1.00". With d = 4 the ceiling 4 / (4 · 2) = 0.50 bites."""
-    at = open_page(PAGE)
+    at = open_step(PAGE, "bottleneck")
     curves = bottleneck_curves(24, 8, None, 2)
     room = t(
         "before_self_attention.bn_reading_room",
@@ -165,7 +214,7 @@ def test_the_reading_names_a_ceiling_only_where_c_has_no_room_for_the_sentence()
 
 
 def test_the_fixed_context_keeps_less_than_the_per_step_contexts_as_the_sentence_grows():
-    at = open_page(PAGE, ed_tmax="64")
+    at = open_step(PAGE, "bottleneck", ed_tmax="64")
     data = figures(at)["ed_bottleneck"]["data"]
     per_step, fixed = plotly_array(data[0]["y"]), plotly_array(data[1]["y"])
     assert fixed[-1] < 0.1 < 0.8 < per_step[-1]
@@ -228,11 +277,13 @@ def test_another_seed_trains_another_model_that_still_aligns():
     ],
 )
 def test_bad_link_values_fall_back_with_a_notice(params, key, fallback):
-    at = open_page(PAGE, ed_src="thank you very much", ed_tgt="非常 感谢", **params)
+    step = {INFO.step_key: str(STEPS.index(step_of(key)) + 1)} if key != INFO.step_key else {}
+    at = open_page(PAGE, "en", ed_src="thank you very much", ed_tgt="非常 感谢", **{**step, **params})
     assert not at.exception and not at.error
     assert at.toast and key in at.toast[0].value
     assert at.session_state[key] == fallback
-    assert heatmap_z(at, "ed_cross").shape == (2, 4)  # the rest of the link still counts
+    view = encoder_decoder_view(typed_pair("thank you very much", "非常 感谢"))  # the rest of the link still counts
+    assert view.cross.weights.shape == (2, 4) and "thank you very much" in at.query_params["ed_src"]
 
 
 # --- lecture mode, check yourself ---------------------------------------------------------------------
@@ -240,7 +291,7 @@ def test_bad_link_values_fall_back_with_a_notice(params, key, fallback):
 
 @pytest.mark.parametrize(
     ("step", "shown"),
-    [(1, {"ed_cross", "ed_self"}), (2, {"ed_bottleneck", "ed_positions"}), (3, {"ed_shapes"}), (4, set())],
+    [(i, SHOWN[name]) for i, name in enumerate(STEPS, 1)],
 )
 def test_lecture_mode_shows_one_step_at_a_time(step, shown):
     at = open_page(PAGE, lecture="1", ed_step=str(step))
@@ -268,15 +319,15 @@ def test_in_lecture_mode_the_self_maps_key_labels_have_room_and_air():
 
 
 def test_check_yourself():
-    at = open_page(PAGE)
-    at.radio(key="ed_check_shape").set_value("6x3").run()
+    at = open_step(PAGE, "check")
+    at.radio(key="ed_check_shape").set_value("3x6").run()  # A' is [3, 6]; C = A'V is [3, d_v]
     assert at.error and not at.success
-    at.radio(key="ed_check_shape").set_value("3x6").run()
+    at.radio(key="ed_check_shape").set_value("3x8").run()
     assert at.success
     curves = bottleneck_curves(24, 8, None, 2)  # the bottleneck chart as it opens, which the check asks about
     at.number_input(key="ed_check_ceiling").set_value(float(curves.ceiling[15])).run()
     assert len(at.success) == 2
-    assert f"about {curves.fixed[15]:.2f} at T = 16" in texts(at)  # the measured curve, from the core
+    assert f"about {curves.fixed[15]:.2f} at $T$ = 16" in texts(at)  # the measured curve, from the core
     assert "ed_check_shape" not in at.query_params  # answers stay out of the link
 
 
@@ -289,7 +340,66 @@ def test_a_pair_with_nothing_to_align_says_so():
 
 
 def test_every_figure_has_its_numbers_one_click_away():
-    at = open_numbers(open_page(PAGE), "ed_self_numbers", "ed_bn_numbers", "ed_learned")
+    boxes = ("ed_maps_table", "ed_bottleneck_table", "ed_bottleneck_positions", "ed_learned", "ed_outputs_table")
+    at = open_numbers(open_page(PAGE, whole="1"), *boxes)
     assert not at.exception
-    assert len(at.dataframe) == 6  # cross, self, bottleneck by length and by position, shapes, training loss
+    assert len(at.dataframe) == 7  # cross, self, bottleneck by length and by position, shapes, loss, outputs
     assert set(figures(at)) == FIGURES | {"ed_loss"}
+
+
+# --- issue 26: spaced words stay words, three kinds of output, checks that are not the quiz ----------
+
+
+def test_a_student_s_spaced_chinese_words_stay_words():
+    """Issue 26 #1: 猫 坐 在 垫子 is four words; 垫子, not in the dictionary, became 垫 / 子 and the
+    shapes read [5, ...] rows instead of [4, ...]."""
+    assert split_target("猫 坐 在 垫子") == ["猫", "坐", "在", "垫子"]
+    assert split_target("垫子") == ["垫", "子"]  # no spaces: the dictionary, then one character each
+    assert split_target("猫 坐 在 垫子。") == ["猫", "坐", "在", "垫子", "。"]
+    at = open_step(PAGE, "shapes", **link(source="the cat sat on mat", target="猫 坐 在 垫子"))
+    shapes = table(at, t("before_self_attention.col_numbers", lang="en"))
+    here = t("before_self_attention.col_numbers", lang="en")
+    assert shapes.loc["A'", here] == "[4, 5]" and shapes.loc["Q", here] == "[4, 8]"
+    at = open_step(PAGE, "maps", **link(source="the cat sat on mat", target="猫 坐 在 垫子"))
+    assert heatmap_z(at, "ed_cross").shape == (4, 5)
+    assert literal("猫 / 坐 / 在 / 垫子") in texts(at)  # the page says how it read the sentence, and by which rule
+    assert "separated by spaces stay words" in texts(at)
+
+
+def test_article_001_s_three_kinds_of_output_on_the_same_self_attention_outputs():
+    pair = sentence_pair(*EXAMPLE_PAIRS["thank_you"])
+    kinds = output_kinds(pair)
+    model, view = trained_model(0), encoder_decoder_view(pair)
+    np.testing.assert_allclose(kinds.outputs, view.self_source.output)
+    assert len(kinds.per_vector) == len(pair.source) == 4  # one label per vector
+    assert kinds.per_vector == tuple(TARGET_WORDS[i] for i in np.argmax(view.self_source.output @ model.w_out, -1))
+    np.testing.assert_allclose(kinds.pooled, view.self_source.output.mean(axis=0))  # one label per sequence
+    assert kinds.per_sequence == TARGET_WORDS[int(np.argmax(kinds.pooled @ model.w_out))]
+    assert kinds.sequence == view.predicted and len(kinds.sequence) == 2  # seq2seq: 2 words for 4
+    at = open_step(PAGE, "outputs", **link(source="thank you very much", target="非常 感谢"))
+    z = heatmap_z(at, "ed_kinds")
+    assert z.shape == (5, view.self_source.output.shape[1])  # four outputs and their mean
+    ticks = figures(at)["ed_kinds"]["layout"]["yaxis"]["ticktext"]
+    assert ticks[0] == f"thank → {kinds.per_vector[0]}" and kinds.per_sequence in ticks[-1]
+    words = texts(at)
+    for example in ("part-of-speech tagging", "sentiment analysis", "which speaker", "seq2seq", "translation"):
+        assert example in words
+    assert "**2** words" in words and "非常 感谢" in words
+    zh = texts(open_step(PAGE, "outputs", "zh"))
+    assert "词性标注" in zh and "情感分析" in zh and "seq2seq" in zh
+
+
+def test_the_checks_ask_other_questions_than_the_quiz():
+    texts_of = catalog()
+    checks = [texts_of[f"before_self_attention.{key}"]["en"] for key in ("q_shape", "q_ceiling")]
+    quiz = [texts_of[q.text]["en"] for q in INFO.quiz]
+
+    def words(text: str) -> set[str]:
+        return set(text.lower().replace("$", " ").split())
+
+    for check in checks:
+        for question in quiz:
+            overlap = len(words(check) & words(question)) / len(words(check) | words(question))
+            assert overlap < 0.3, (check, question)
+    # the shape of A' is the quiz's question (its number of weights); the check asks for C = A'V
+    assert "C = A'V" in checks[0]
