@@ -43,7 +43,7 @@ from pathlib import Path
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
 from bench.common import ROOT, free_port, machine_line, rss_mb
-from bench.lecture_hall import Hall, RunFailed, Session
+from bench.lecture_hall import Disconnected, Hall, RunFailed, Session
 
 # Ordinary words the model's word pieces know whole: a text of them costs what a student's does.
 VOCABULARY = """
@@ -140,18 +140,32 @@ def serve(workers: int, memory_mb: float | None, timeout: float = 180) -> Iterat
         run_dir.rmdir()
 
 
-async def visit(hall: Hall, index: int, text: str, hold: float, errors: Counter, load_ms: list[float]) -> None:
-    session = Session(hall, index)
-    session.query = link(hall.page, text)
-    try:
-        await session.connect()
-        load_ms.append(await session.rerun())
-        await asyncio.sleep(hold)
-    except (RunFailed, OSError, ConnectionClosed, InvalidHandshake, TimeoutError) as e:
-        errors[f"{type(e).__name__}: {e}"[:80]] += 1
-    finally:
-        with contextlib.suppress(Exception):
-            await session.close()
+async def visit(
+    hall: Hall, index: int, text: str, hold: float, errors: Counter, load_ms: list[float], retry_s: float = 120.0
+) -> None:
+    """One student: open the link, look at the page for `hold` seconds, leave. A connection
+    refused or cut (a worker restarted for memory) is tried again, as the browser does (0.5, 1,
+    2 ... s apart), for up to retry_s; each retry is counted in errors as "retried: ..."."""
+    deadline, delay = time.perf_counter() + retry_s, 0.5
+    while True:
+        session = Session(hall, index)
+        session.query = link(hall.page, text)
+        try:
+            await session.connect()
+            load_ms.append(await session.rerun())
+            await asyncio.sleep(hold)
+            return
+        except (RunFailed, OSError, ConnectionClosed, InvalidHandshake, TimeoutError) as e:
+            why = f"{type(e).__name__}: {e}"[:80]
+            if time.perf_counter() + delay > deadline or not isinstance(e, OSError | ConnectionClosed | Disconnected):
+                errors[why] += 1
+                return
+            errors[f"retried: {why}"] += 1
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 8.0)
+        finally:
+            with contextlib.suppress(Exception):
+                await session.close()
 
 
 async def soak(args, served: Served) -> dict:
@@ -251,7 +265,7 @@ def main() -> None:
     back = f"{r['back']:.0f} s after closing" if r["back"] is not None else f"not within {args.after:.0f} s"
     stays = " (and stayed)" if r["stays"] else (" (but rose again)" if r["back"] is not None else "")
     print(f"within 20 % of idle        {back}{stays}; at the end {r['end']:.0f} MB")
-    print(f"errors                     {dict(r['errors']) or 'none'}")
+    print(f"errors                     {dict(r['errors']) or 'none'}  (retried: tried again, as a browser does)")
     over = args.memory_mb and r["peak"] > args.memory_mb * args.workers * 1.25
     sys.exit(1 if over or r["back"] is None else 0)
 
