@@ -204,7 +204,7 @@ class Child:
     failures: int = 0  # deaths in a row without having been ready in between
     over: int = 0  # samples in a row over the memory ceiling
     restarting: str = ""  # why this script stopped it (it is started again at once)
-    idle_since: float | None = None  # when its metrics last said "no sessions", after some
+    idle_since: float | None = None  # since when its metrics have said "no sessions" (None: it has some)
 
     def start(self, selector: selectors.BaseSelector) -> None:
         self.proc = subprocess.Popen(
