@@ -33,8 +33,8 @@ MAX_T = 1_000_000
 MAX_D = 100_000
 MAX_TIMED_T = 4096  # the timing runs the layers for real: keep it to a second or two
 MAX_TIMED_D = 1024
-TIMING_BUDGET_S = 2.5  # a click's timed rounds stop after this (the warm-up comes first)
-MIN_ROUNDS = 3  # timed rounds even past the budget: a median of fewer is one run's luck
+TIMING_BUDGET_S = 3.0  # a click's measurement, warm-up included, stops before a round would pass this
+MIN_ROUNDS = 3  # runs per length before a difference may count as clear: a median of fewer is luck
 
 
 @dataclass(frozen=True)
@@ -192,12 +192,12 @@ class Timing:
     rnn_spread: np.ndarray  # the middle half of rnn_runs: 25th and 75th percentiles    [n, 2]
     attention_spread: np.ndarray  # the same for attention_runs                         [n, 2]
     attention_faster: np.ndarray  # attention's median below the RNN's                  [n] bool
-    clear: np.ndarray  # the two middle halves do not overlap: not noise                [n] bool
+    clear: np.ndarray  # the middle halves apart, in MIN_ROUNDS rounds or more: not noise  [n] bool
     rnn_steps: np.ndarray  # steps that wait for each other: T                         [n]
     attention_steps: np.ndarray  # 1 at every T                                         [n]
     d: int  # width of inputs and states
     repeats: int  # timed rounds (every length once per round); the median is kept
-    warmups: int  # untimed rounds first: caches, memory and the BLAS threads are woken up
+    warmups: int  # untimed calls of each layer first: caches and the BLAS threads woken up
     cpu_count: int  # logical CPUs this process may use
     seconds: float  # how long the whole measurement took, warm-up included
     measured_at: str  # when, in UTC, e.g. "2025-06-01 14:03 UTC": a timing is true of its moment
@@ -210,11 +210,14 @@ def time_rnn_vs_attention(
     (a few matrix products for all T at once), for each T, on this machine.
 
     One run is noisy (another process, a page fault, the first call's caches: a single run once
-    put the RNN at 90 ms for T = 16 and 0.4 ms for T = 32), so: `warmups` untimed rounds first,
-    then up to `repeats` timed rounds, each timing every length once, the RNN and the attention
-    layer in turn (which goes first alternates). Rounds stop once `budget_s` has passed, after at
-    least min(repeats, MIN_ROUNDS): a click stays within a few seconds. The median is kept with
-    the middle half of the runs; a length is `clear` when the two middle halves do not overlap.
+    put the RNN at 90 ms for T = 16 and 0.4 ms for T = 32), so: `warmups` untimed calls of
+    each layer first (on the shortest input: they wake the BLAS threads and fill the caches), then
+    up to `repeats` timed rounds, each timing every length once, the RNN and the attention layer
+    in turn (which goes first alternates). A new round starts only if it would end within
+    `budget_s` (judged by the round before; the first always runs): a click stays within a few
+    seconds even on a busy server, which then gets fewer rounds. The median is kept with the
+    middle half of the runs; a length is `clear` when the two middle halves do not overlap and
+    there were at least MIN_ROUNDS rounds.
 
     Both layers include their input projections. The numbers depend on the machine and on what
     else runs on it: a page must label them as measured here, and tests only check their shapes.
@@ -241,12 +244,12 @@ def time_rnn_vs_attention(
         return scaled_dot_product_attention(a @ w_q, a @ w_k, a @ w_v).output  # [T, d]
 
     for _ in range(warmups):
-        for a in inputs:
-            run_rnn(a), run_attention(a)
-    least = min(repeats, MIN_ROUNDS)
+        run_rnn(inputs[0]), run_attention(inputs[0])
     rnn_runs, att_runs = [], []  # rounds x [n]
+    last_round = 0.0
     for r in range(repeats):
-        if r >= least and time.perf_counter() - started > budget_s:
+        round_start = time.perf_counter()
+        if r >= 1 and round_start - started + last_round > budget_s:
             break
         rnn_round, att_round = [], []
         for a in inputs:
@@ -256,6 +259,7 @@ def time_rnn_vs_attention(
             att_round.append(seconds[run_attention])
         rnn_runs.append(rnn_round)
         att_runs.append(att_round)
+        last_round = time.perf_counter() - round_start
     rnn = np.array(rnn_runs).T  # [n, rounds]
     att = np.array(att_runs).T  # [n, rounds]
     rnn_spread = np.percentile(rnn, [25, 75], axis=1).T  # [n, 2]
@@ -270,7 +274,8 @@ def time_rnn_vs_attention(
         rnn_spread=rnn_spread,  # [n, 2]
         attention_spread=att_spread,  # [n, 2]
         attention_faster=np.median(att, axis=1) < np.median(rnn, axis=1),  # [n]
-        clear=(att_spread[:, 1] < rnn_spread[:, 0]) | (rnn_spread[:, 1] < att_spread[:, 0]),  # [n]
+        clear=((att_spread[:, 1] < rnn_spread[:, 0]) | (rnn_spread[:, 1] < att_spread[:, 0]))
+        & (rnn.shape[1] >= MIN_ROUNDS),  # [n]
         rnn_steps=T_values.copy(),  # [n]
         attention_steps=np.ones_like(T_values),  # [n]
         d=d,

@@ -12,7 +12,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from attention_core.patches import LANDMARKS, PatchCount, PictureView
-from attention_core.sequence_costs import ComplexityRow, CostCurves, LayerCosts, Timing
+from attention_core.sequence_costs import MIN_ROUNDS, ComplexityRow, CostCurves, LayerCosts, Timing
 from attention_core.sequence_models import LongRangeCurves, VisibilityComparison
 from lab_ui.figures.common import QUALITATIVE, SEQUENTIAL
 from lab_ui.i18n import t
@@ -326,7 +326,10 @@ def long_range_reading(curves: LongRangeCurves, relative: bool, lang: str) -> st
 def _power_ticks(T: np.ndarray) -> dict:
     """Ticks at every other power of two of T: 16, 64, 256, 1024 (all of them crowd a phone)."""
     shown = T[:: 2 if T.size > 5 else 1]
-    return dict(tickmode="array", tickvals=shown, ticktext=[f"{x:g}" for x in shown])
+    # the same range on both panels, set here: Plotly's own padding left the measured panel narrower
+    # on a phone, and its last two labels ran together ("2561024")
+    span = [float(np.log10(T[0])) - 0.12, float(np.log10(T[-1])) + 0.12]
+    return dict(tickmode="array", tickvals=shown, ticktext=[f"{x:g}" for x in shown], range=span, tickangle=0)
 
 
 def parallel_figure(T_values: np.ndarray, timing: Timing | None, lang: str) -> go.Figure:
@@ -433,7 +436,8 @@ def parallel_figure(T_values: np.ndarray, timing: Timing | None, lang: str) -> g
                 y=1.0,
                 yref="paper",
                 yanchor="top",
-                xanchor="left",
+                xanchor="right" if timing.d > np.sqrt(T[0] * T[-1]) else "left",  # on the side with room
+                xshift=-4 if timing.d > np.sqrt(T[0] * T[-1]) else 4,
                 showarrow=False,
             )
         )
@@ -524,6 +528,10 @@ def timing_callout(timing: Timing | None, d: int, lang: str) -> str:
     count's prediction and what a measurement will show."""
     if timing is None:
         return t("rnn_cnn.verdict_before", lang, d=d)
+    head = t("rnn_cnn.verdict_head", lang, cpus=timing.cpu_count, runs=timing.repeats, d=timing.d)
+    if timing.repeats < MIN_ROUNDS:  # a busy server: the budget held too few rounds to tell anything apart
+        few = t("rnn_cnn.verdict_few", lang, runs=timing.repeats, least=MIN_ROUNDS, seconds=f"{timing.seconds:.1f}")
+        return f"{head} {few} {t('rnn_cnn.par_hardware', lang)}"
     T = timing.T_values
     faster, slower = T[timing.clear & timing.attention_faster], T[timing.clear & ~timing.attention_faster]
     close = T[~timing.clear]
@@ -542,7 +550,6 @@ def timing_callout(timing: Timing | None, d: int, lang: str) -> str:
         model = t("rnn_cnn.verdict_model_differs", lang, d=timing.d, Ts=_lengths(against))
     else:
         model = t("rnn_cnn.verdict_model_agrees", lang, d=timing.d)
-    head = t("rnn_cnn.verdict_head", lang, cpus=timing.cpu_count, runs=timing.repeats, d=timing.d)
     return f"{head} {t('rnn_cnn.verdict_join', lang).join(parts)}. {model} {t('rnn_cnn.par_hardware', lang)}"
 
 

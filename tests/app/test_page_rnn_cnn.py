@@ -11,7 +11,7 @@ import pytest
 from app_harness import figure_alts, figures, link_of, open_page, open_step, plotly_array
 
 from attention_core.patches import landmark_patch, patch_count, picture_view
-from attention_core.sequence_costs import complexity_table, layer_costs
+from attention_core.sequence_costs import MIN_ROUNDS, complexity_table, layer_costs
 from attention_core.sequence_models import compare_visibility, long_range_influence
 from lab_ui import quiz_bank
 from lab_ui.i18n import t
@@ -228,6 +228,12 @@ def test_the_clock_is_several_runs_with_their_spread_and_the_callout_reads_them(
     numbers = table(open_numbers(at, "parallel"), t("rnn_cnn.col_rnn_q1", lang=lang))
     (callout,) = [i.value for i in at.info]
     groups = measured_groups(numbers, lang)
+    found = re.search(r"runs of each layer: (\d+)|每种层的运行次数：(\d+)", texts(at))
+    runs = int(found.group(1) or found.group(2))
+    if runs < MIN_ROUNDS:  # a server too busy for MIN_ROUNDS rounds in one click: no verdict is given
+        assert not groups["faster"] and not groups["slower"]
+        assert t("rnn_cnn.verdict_few", lang=lang, runs=runs, least=MIN_ROUNDS, seconds="")[:12] in callout
+        return
     keys = {"faster": "rnn_cnn.verdict_faster", "slower": "rnn_cnn.verdict_slower", "close": "rnn_cnn.verdict_close"}
     for kind, lengths in groups.items():
         said = t(keys[kind], lang=lang, Ts=", ".join(map(str, lengths)))

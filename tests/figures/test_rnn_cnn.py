@@ -1,11 +1,13 @@
 """The figures and tables of "self-attention, RNN and CNN": the arrays they are given are the arrays
 they draw, log axes get no zeros, a timing is labelled with its machine and moment."""
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
 from attention_core.patches import patch_count, picture_view
-from attention_core.sequence_costs import Timing, complexity_table, cost_axis, cost_curves
+from attention_core.sequence_costs import MIN_ROUNDS, Timing, complexity_table, cost_axis, cost_curves
 from attention_core.sequence_models import compare_visibility, long_range_influence
 from lab_ui.figures import rnn_cnn as figs
 from lab_ui.i18n import t
@@ -133,6 +135,10 @@ def test_the_callout_reads_the_measurement_it_stands_under(lang):
     said = figs.timing_callout(noise, 64, lang)
     assert t("rnn_cnn.verdict_model_none", lang, d=64) in said and t("rnn_cnn.verdict_close", lang, Ts="16") in said
     assert figs.timing_callout(None, 256, lang) == t("rnn_cnn.verdict_before", lang, d=256)
+    busy = replace(_timing(), repeats=1)  # one round fitted the budget: no verdict at all
+    said = figs.timing_callout(busy, 64, lang)
+    assert t("rnn_cnn.verdict_few", lang, runs=1, least=MIN_ROUNDS, seconds="1.5") in said
+    assert t("rnn_cnn.verdict_faster", lang, Ts="16") not in said
 
 
 def test_parallel_figure_before_and_after_measuring():
