@@ -202,6 +202,8 @@ def map_step(p: page.Parts, s: Settings) -> None:
     with p.reading:
         st.markdown(figures.row_sums_text(view, lang))
         st.caption("\n\n".join(figures.notes(view, lang)))
+        if s.mask == "causal":  # here the mask is laid on an encoder's weights; a decoder is trained with it
+            st.page_link("pages/decoder.py", label=t("heatmap.decoder_link"), icon=":material/edit_note:")
     p.table(
         t("heatmap.table_box"),
         figures.weights_table,

@@ -241,6 +241,7 @@ def join_step(p: page.Parts, s: Settings) -> None:
     with p.reading:
         st.markdown(f"`{t('multi_head.shapes_concat', **sizes)}`")
         st.caption(t("multi_head.concat_check", gap=figs.gap_text(cached(hv.concat_gap, view))))
+        st.page_link("pages/transformer_block.py", label=t("multi_head.block_link"), icon=":material/stacks:")
     caption, csv = t("multi_head.concat_table"), "heads_joined.csv"
     p.table(numbers_label(), figs.joined_table, view, lang, key="mh_concat_numbers", filename=csv, caption=caption)
     p.formula(figs.FORMULAS["join"], merge_heads)
@@ -296,6 +297,7 @@ def cost_step(p: page.Parts, s: Settings) -> None:
             total = f"{cost.many.total:,}"
             st.success(t("multi_head.cost_equal", total=total, d_model=view.d_model, n_heads=view.n_heads))
         st.caption(t("multi_head.cost_bias"))
+        st.page_link("pages/kv_heads.py", label=t("multi_head.kv_heads_link"), icon=":material/call_split:")
     p.formula(figs.FORMULAS["cost"], multi_head_cost)
 
 

@@ -156,6 +156,7 @@ def grid_step(p: page.Parts, s: Settings) -> None:
     limit = pretrained.load_minilm().max_tokens if v.truncated else 0
     with p.reading:
         st.caption(figs.grid_notes(v, lang, s.sentence != OWN, limit, parked(v), MAP_MAX))
+        st.page_link("pages/transformer_block.py", label=t("real_model.block_link"), icon=":material/stacks:")
     p.table(t("real_model.grid_numbers"), figs.grid_table, v, lang, key="rm_grid_table", filename="all_heads.csv")
 
 
@@ -191,6 +192,7 @@ def sink_step(p: page.Parts, s: Settings) -> None:
     with p.reading:
         st.markdown(figs.sink_words(v, parked(v), lang))
         show_button("real_model.show_parking", *v.top_park, "rm_go_park")
+        st.page_link("pages/windows.py", label=t("real_model.windows_link"), icon=":material/view_week:")
     box = t("real_model.share_numbers")
     p.table(box, figs.share_table, v, lang, key="rm_share_table", filename="cls_sep_share.csv")
     p.formula(figs.LATEX_SHARE, av.special_share, av.hide_tokens)
