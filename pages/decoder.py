@@ -236,15 +236,15 @@ def compare_step(p: page.Parts, s: Settings) -> None:
         with page.section_controls():
             el, eh = C.e_layer.draw() - 1, C.e_head.draw() - 1
             dl, dh = C.d_layer.draw() - 1, C.d_head.draw() - 1
-    text = s.base + written(s) if choice == PROMPT else EXAMPLE_TEXTS[choice]
-    if choice == PROMPT:
+    if choice == PROMPT:  # what the decoder reads (the last `context` characters), the encoder reads too
+        text = cached(dc.read_text, s.base + written(s)).encoded.read
         reading = cached(av.read_text, text, EXAMPLE_TEXTS[ANIMAL])
         if reading.problem:  # nothing the encoder can read: both models get the example sentence
             st.info(t("decoder.encoder_fallback", text=EXAMPLE_TEXTS[ANIMAL]), icon=":material/info:")
             text = EXAMPLE_TEXTS[ANIMAL]
         maps = reading.maps
     else:
-        maps = cached(av.example_maps, choice)
+        text, maps = EXAMPLE_TEXTS[choice], cached(av.example_maps, choice)
     c, lang = cached(dc.compare, maps.tokens, maps.maps[el, eh], text, dl, dh), current_lang()
     with p.figure:
         encoder, decoder = cached(figures.compare_maps, c, lang)

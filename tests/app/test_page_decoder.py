@@ -3,8 +3,9 @@
 
 import numpy as np
 import pytest
-from app_harness import figures, link_of, open_page, open_step, plotly_array
+from app_harness import figure_alts, figures, link_of, open_page, open_step, plotly_array
 
+from attention_core import attention_views as av
 from attention_core import decoder as dc
 from attention_core import pretrained
 from lab_ui.figures.decoder import shown_text
@@ -203,3 +204,15 @@ def test_on_the_whole_page_every_step_reads_the_new_text():
     T = len(PROMPT_EN) + 1
     assert plotly_array(figures(at)["dc_map"]["data"][0]["z"]).shape == (T, T)
     assert len(plotly_array(figures(at)["dc_decoder"]["data"][0]["z"])) == T
+
+
+@pytest.mark.skipif(not pretrained.minilm_available(), reason="the optional model package is not installed")
+def test_both_models_read_the_same_stretch_of_a_long_prompt():
+    long = "The cat sat on the mat. " * 20 + "The end of it."
+    at = open_step(PAGE, "compare", **link(prompt=long))
+    assert not at.exception
+    decoder = plotly_array(figures(at)["dc_decoder"]["data"][0]["z"])
+    assert len(decoder) == CONFIG.context
+    pieces = len(av.text_maps(long[-CONFIG.context :]).tokens)  # the encoder on the decoder's stretch
+    assert pieces < len(av.text_maps(long).tokens)
+    assert t("decoder.encoder_alt", lang="en", n=pieces) in figure_alts(at)
