@@ -190,6 +190,8 @@ def similarity_step(p: page.Parts, s: Settings) -> None:
     with p.reading:
         st.markdown(figures.spread_reading(view, s.d_model, lang))
         rotation_part(s.n, s.d_model, s.base)
+        # the same rotation, applied to q and k instead of added to the input: how models since 2021 do it
+        st.page_link("pages/rotary.py", label=t("positional.rotary_link"), icon=":material/rotate_right:")
     numbers(p, "pe_dot_products", figures.dot_table, view, lang, label=t("positional.dot_table"))
     numbers(p, "pe_dot_by_offset", figures.offset_table, view, lang, box="offset", label=t("positional.offset_table"))
 
