@@ -11,9 +11,8 @@ import pytest
 
 LOCALES = Path(__file__).resolve().parents[2] / "lab_ui" / "locales"
 SHARED = ("app", "common", "course", "home", "quiz")  # catalogs of no single page
-# Every page's catalog, a new page's too; these three still write W_q, d_k in plain text in places.
-NOT_YET = ("multi_head",)
-PAGES = tuple(p.stem for p in sorted(LOCALES.glob("*.toml")) if p.stem not in SHARED + NOT_YET)
+# Every page's catalog, a new page's too.
+PAGES = tuple(p.stem for p in sorted(LOCALES.glob("*.toml")) if p.stem not in SHARED)
 # The catalog keys whose text the pages draw as Markdown (st.markdown, st.caption, a notice, a
 # check's question or explanation, a control's tooltip): bodies, readings, captions, questions, answers, help.
 PROSE = re.compile(r"(_body|reading|_caption|_why|^q_|check_|_intro|_hint|_ok|_bad|explanation|question|_help$)")
