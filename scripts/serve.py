@@ -395,19 +395,19 @@ class Supervisor:
 
     def _idle_for(self, child: Child) -> float:
         """Seconds since the worker's sessions went to none (Streamlit's active_sessions, on its
-        own loopback port), 0 while it has some or cannot say."""
+        own loopback port), 0 while it has some; a metrics request that fails changes nothing."""
         if not child.ready or child.health_url is None:
             return 0.0
+        now = time.monotonic()
         try:
             url = child.health_url.replace("/_stcore/health", "/_stcore/metrics")
-            with urllib.request.urlopen(url, timeout=0.5) as r:
+            with urllib.request.urlopen(url, timeout=2) as r:
                 found = SESSIONS.search(r.read().decode(errors="replace"))
-        except OSError:
-            found = None
+        except OSError:  # no answer this time (a busy machine): not a sign of students either way
+            return now - child.idle_since if child.idle_since else 0.0
         if found is None or int(found.group(1)) > 0:
             child.idle_since = None
             return 0.0
-        now = time.monotonic()
         child.idle_since = child.idle_since or now
         return now - child.idle_since
 
