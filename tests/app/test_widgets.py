@@ -15,6 +15,7 @@ from markdown_it import MarkdownIt
 from lab_ui import layout, widgets
 from lab_ui.controls import MAX_LINK_BYTES, TEXT_LINK_BYTES, _matches_default, _number_text_ok, _url_text, link_text
 from lab_ui.i18n import literal, t
+from lab_ui.registry import info as page_info
 from lab_ui.widgets import csv_safe
 
 
@@ -77,7 +78,7 @@ def test_url_texts_match_streamlits_binding():
 def test_a_huge_or_tiny_typed_answer_is_repeated_briefly():
     """A student can type any number as a check-yourself answer (answers are not in the link): the
     page repeats it readably, not as a 309-digit number."""
-    at = open_page("pages/scaling.py")
+    at = open_page("pages/scaling.py", sc_step=str(len(page_info("scaling").steps)))  # the check's step
     at.number_input(key="sc_check").set_value(1e308).run()
     (message,) = [e.value for e in at.error]
     assert "1e+308" in message and len(message) < 200
@@ -104,10 +105,11 @@ def test_link_numbers_streamlit_could_not_read_are_recognised():
 def test_a_link_writes_a_select_sliders_number_as_a_person_types_it():
     """rc_beta=50 means the option 50.0 (Streamlit matches an option's text exactly, and fell back
     with a notice); a number no option equals still falls back."""
-    at = open_page("pages/rnn_cnn.py", rc_beta="50")
+    images = {"rc_step": str(page_info("rnn_cnn").step_names.index("images") + 1)}  # the step rc_beta is on
+    at = open_page("pages/rnn_cnn.py", rc_beta="50", **images)
     assert at.select_slider(key="rc_beta").value == 50.0 and not at.toast
     assert at.query_params["rc_beta"] in ("50.0", ["50.0"])
-    at = open_page("pages/rnn_cnn.py", rc_beta="51")
+    at = open_page("pages/rnn_cnn.py", rc_beta="51", **images)
     assert at.select_slider(key="rc_beta").value == 10.0 and at.toast
 
 
