@@ -118,6 +118,13 @@ def one_hot_dot(rng: np.random.Generator) -> Task:
     return Task({"V": V, "i": int(i) + 1, "j": int(j) + 1}, float(e[0] @ e[1]))
 
 
+def one_hot_zeros(rng: np.random.Generator) -> Task:
+    """The zeros of one word's one-hot vector: V - 1 (the page's check asks two words' similarity)."""
+    V = int(rng.choice([10, 200, 1_000, 5_000, 30_522]))
+    e = one_hot([int(rng.integers(V))], V)  # [1, V]
+    return Task({"V": f"{V:,}"}, float((e == 0).sum()))
+
+
 def embedding_table_size(rng: np.random.Generator) -> Task:
     V, d = int(rng.choice([5000, 10000, 30000, 50000])), int(rng.choice([64, 128, 256, 384]))
     return Task({"V": f"{V:,}", "d": d}, float(V * d))

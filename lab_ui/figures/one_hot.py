@@ -17,7 +17,8 @@ from attention_core.shipped import load_vocabulary
 from attention_core.word_map import GroupMap, WordVectors
 from lab_ui.figures.common import QUALITATIVE, SEQUENTIAL, bytes_text, heatmap, safe_label
 from lab_ui.i18n import t
-from lab_ui.layout import TOOLBAR_PX, layout_dict
+from lab_ui.layout import LECTURE_TEXT_PX, TOOLBAR_PX, layout_dict, text_px
+from lab_ui.state import labels
 
 # A binary matrix reads best as dark marks on a pale ground: one Okabe-Ito blue for the 1s.
 BINARY_SCALE = [[0.0, "#F2F2F2"], [1.0, "#0072B2"]]
@@ -61,8 +62,24 @@ def word_label(word: str, lang: str) -> str:
     return word_labels(lang)[word]
 
 
+GROUPS = labels(
+    "one_hot.group_",
+    "animals",
+    "fruit_plants",
+    "vehicles",
+    "motion_verbs",
+    "colours",
+    "feelings",
+    "numbers",
+    "places",
+    "body_parts",
+    "weather",
+)
+ELEMENTS = labels("one_hot.element_", "H", "C", "N", "O")
+
+
 def group_name(group_id: str, lang: str) -> str:
-    return t(f"one_hot.group_{group_id}", lang)
+    return GROUPS.text(group_id, lang)
 
 
 def group_marker(k: int) -> dict:
@@ -243,7 +260,26 @@ def similarity(view: WordVectors, kind: str, lang: str, big: bool = False) -> go
     if big:
         fig.layout.yaxis.scaleanchor = None
         fig.layout.xaxis.title = None  # the words name the columns; the y axis says "word"
+    # The column labels at an angle given: left to Plotly, Chinese labels ("cat 猫", "dog 狗") were
+    # slanted too little on a half-width figure and ran together ("cat 猫dog 狗").
+    size = LECTURE_TEXT_PX if big else LABEL_PX  # lecture mode sets every text to LECTURE_TEXT_PX
+    fig.layout.xaxis.tickangle = column_angle(list(fig.layout.xaxis.ticktext), n, size)
     return fig
+
+
+# The narrowest a similarity matrix's plot gets (half a 1280 px screen, or a phone), and the room a
+# column label needs: its text level, else a line of text between neighbours at the slant.
+MATRIX_PLOT_PX = 280
+LABEL_PX, LINE_PX = 12, 14  # 12 px labels; a line of them, from baseline to baseline
+
+
+def column_angle(labels: Sequence[str], n: int, size: float = LABEL_PX) -> int:
+    """0 while every column label (text of `size` px) fits its cell level, -60 while neighbours
+    slanted that far stay a line apart, else -90."""
+    cell = MATRIX_PLOT_PX / max(n, 1)
+    if max((text_px(label, size) for label in labels), default=0) + 6 <= cell:
+        return 0
+    return -60 if cell * np.sin(np.radians(60)) >= LINE_PX * size / LABEL_PX else -90
 
 
 def vocabulary_map(gmap: GroupMap, words: tuple[str, ...], lang: str, big: bool = False) -> go.Figure:
@@ -575,7 +611,7 @@ def sound(duration_ms: int, lang: str) -> go.Figure:
 def feature_names(graph: GraphVectors, kind: str, lang: str) -> list[str]:
     """The columns of a graph's vectors as shown: element names for a molecule, people for a network."""
     if kind == "molecule":
-        return [t(f"one_hot.element_{e}", lang) for e in graph.features]
+        return [ELEMENTS.text(e, lang) for e in graph.features]
     return list(graph.features)
 
 
@@ -712,11 +748,11 @@ def sizes_table(s: RepresentationSizes, lang: str) -> pd.DataFrame:
     """All the counts and sizes, one-hot beside embedding, as the page writes them (1,000,000)."""
     T = s.T
     rows = [
-        ("row_length", s.V, s.d, {}),
-        ("row_sentence", s.one_hot_sentence, s.embedding_sentence, {"T": T}),
-        ("row_nonzero", s.one_hot_nonzero, s.embedding_sentence, {"T": T}),
+        ("one_hot.row_length", s.V, s.d, {}),
+        ("one_hot.row_sentence", s.one_hot_sentence, s.embedding_sentence, {"T": T}),
+        ("one_hot.row_nonzero", s.one_hot_nonzero, s.embedding_sentence, {"T": T}),
     ]
-    out = [(t(f"one_hot.{key}", lang, **values), f"{a:,}", f"{b:,}") for key, a, b, values in rows]
+    out = [(t(key, lang, **values), f"{a:,}", f"{b:,}") for key, a, b, values in rows]
     out.append(
         (
             t("one_hot.row_sentence_mem", lang, T=T),
@@ -755,3 +791,69 @@ def graph_table(graph: GraphVectors, kind: str, lang: str) -> pd.DataFrame:
 
 def _word_index(words, lang: str) -> pd.Index:
     return pd.Index([word_label(w, lang) for w in words], name=t("one_hot.word", lang))
+
+
+# --- the words and formulas of the steps ------------------------------------------------------------
+
+LATEX = {
+    "similarity": r"\begin{aligned}\cos(\mathbf{x}, \mathbf{y}) &= "
+    r"\frac{\mathbf{x}\cdot\mathbf{y}}{\lVert\mathbf{x}\rVert\,\lVert\mathbf{y}\rVert}\\[4pt]"
+    r"\mathbf{e}_i\cdot\mathbf{e}_j &= 0 \quad (i \neq j)\end{aligned}",
+    "map": r"\begin{aligned}\text{within} &= "
+    r"\operatorname*{mean}_{i \neq j,\ g_i = g_j} \cos(\mathbf{x}_i, \mathbf{x}_j)"
+    r"\\ \text{between} &= \operatorname*{mean}_{g_i \neq g_j} \cos(\mathbf{x}_i, \mathbf{x}_j)\\[6pt]"
+    r"\mathbf{m}_g &= \sqrt{n_g}\,\big(\bar{\mathbf{x}}_g - \bar{\mathbf{x}}\big)\\"
+    r"M = [\mathbf{m}_g]_g &= U S A^\top\\"
+    r"\mathbf{y}_i &= (\mathbf{x}_i - \bar{\mathbf{x}})\, A_{:,1:2}\end{aligned}",
+    "sizes": r"\begin{aligned}\mathbf{x}_i &= \mathbf{e}_i^\top E = E_{i,:}\\"
+    r" E &\in \mathbb{R}^{V \times d}\end{aligned}",
+    "frames": r"\begin{gathered}n = \begin{cases} 1 + \left\lfloor \dfrac{L - 25}{10} \right\rfloor & L \ge 25 \\[4pt]"
+    r" 0 & L < 25\end{cases}\qquad \text{starts: } 0, 10, \dots, 10(n-1)\\[6pt] [L] = \text{ms}\end{gathered}",
+}
+
+
+def similarity_reading(view: WordVectors, lang: str) -> str:
+    """The two matrices read in words: the closest and the least alike pair of the learned vectors."""
+    labels, sim = [word_label(w, lang) for w in view.words], view.learned_similarity
+    if len(labels) == 2:  # one pair: no "closest" and "least alike" to tell apart
+        return t("one_hot.sim_reading_two", lang, a=labels[0], b=labels[1], learned=sim[0, 1])
+    (a, b), (c, e) = view.closest, view.least
+    pairs = len(labels) * (len(labels) - 1) // 2
+    return t(
+        "one_hot.sim_reading",
+        lang,
+        pairs=pairs,
+        a=labels[a],
+        b=labels[b],
+        best=sim[a, b],
+        c=labels[c],
+        e=labels[e],
+        worst=sim[c, e],
+    )
+
+
+def cos_answer(view: WordVectors, lang: str) -> str:
+    """The check's explanation: where the two words' single 1s stand, and what the learned vectors give."""
+    a, b = (word_label(w, lang) for w in view.words[:2])
+    i, j = (int(k) for k in view.indices[:2])
+    return t("one_hot.quiz_cos_answer", lang, a=a, b=b, i=i, j=j, learned=view.learned_similarity[0, 1])
+
+
+def map_reading(gmap: GroupMap, d: int, lang: str) -> str:
+    """What the map's numbers say: within against between, and the variance its plane keeps."""
+    values = dict(d=d, within=gmap.within, kept=100 * gmap.kept)
+    if len(gmap.group_ids) == 1:
+        return t("one_hot.map_reading_one", lang, **values)
+    return t(
+        "one_hot.map_reading",
+        lang,
+        **values,
+        groups=len(gmap.group_ids),
+        between=gmap.between,
+        centres=100 * gmap.centre_share,
+    )
+
+
+def ratio_label(s: RepresentationSizes, lang: str) -> str:
+    """The metric's name: how many times longer the longer vector is (a tiny vocabulary: the embedding)."""
+    return t("one_hot.metric_ratio_one_hot" if s.longer == "one_hot" else "one_hot.metric_ratio_embedding", lang)

@@ -7,7 +7,7 @@ check-yourself, lecture steps, CSV tables with named indexes, Chinese glosses an
 
 import numpy as np
 import pytest
-from app_harness import figure_alts, figures, open_page, plotly_array
+from app_harness import figure_alts, figures, link_of, open_page, open_step, plotly_array
 
 from attention_core import cosine_similarity
 from attention_core.sequences import (
@@ -17,6 +17,7 @@ from attention_core.sequences import (
     adjacency_vectors,
     atom_vectors,
     frame_count,
+    frame_starts,
     representation_sizes,
 )
 from attention_core.shipped import load_vocabulary
@@ -26,8 +27,14 @@ from lab_ui.figures.one_hot import LECTURE_PX
 from lab_ui.i18n import t
 from lab_ui.layout import LECTURE_FIGURE_MAX_PX
 from lab_ui.quiz import shown
+from lab_ui.registry import info as page_info
+from pages import one_hot as page_module
+from pages.one_hot import Controls as C
 
 PAGE = "pages/one_hot.py"
+INFO = page_info("one_hot")
+STEP_NAMES = INFO.step_names
+link = link_of(C)
 DEFAULT_WORDS = ["cat", "dog", "apple", "banana", "run", "walk"]
 voc = load_vocabulary()
 
@@ -54,16 +61,20 @@ def rows_of(at, key: str) -> list[str]:
     return spec["layout"]["yaxis"]["ticktext"]
 
 
-def open_table(at, key: str):
-    """Open a folded table (they are built only when opened) and return it."""
-    at.session_state[key] = True
+def at_step(step: str, lang: str = "en", **params):
+    return open_step(PAGE, step, lang, **params)
+
+
+def open_table(at, step: str):
+    """Open a step's folded table (they are built only when opened) and return the page."""
+    at.session_state[f"oh_{step}_table"] = True
     at.run()
     return at
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_page_runs_in_both_languages_with_every_figure_described(lang):
-    at = open_page(PAGE, lang)
+    at = open_page(PAGE, lang, whole="1")
     assert not at.exception
     assert at.title[0].value == t("one_hot.title", lang=lang)
     assert set(figures(at)) == {
@@ -84,7 +95,7 @@ def test_page_runs_in_both_languages_with_every_figure_described(lang):
 
 
 def test_each_one_hot_row_has_a_single_one_at_the_words_position():
-    at = open_page(PAGE, "en")
+    at = at_step("vectors")
     z = z_of(at, "one_hot_vectors")
     assert z.shape == (6, len(voc.words))
     np.testing.assert_array_equal(z.sum(axis=1), 1)
@@ -95,7 +106,7 @@ def test_each_one_hot_row_has_a_single_one_at_the_words_position():
 
 
 def test_one_hot_says_nothing_about_meaning_and_the_learned_vectors_do():
-    at = open_page(PAGE, "en")
+    at = at_step("similarity")
     onehot, learned = z_of(at, "one_hot_sim_onehot"), z_of(at, "one_hot_sim_learned")
     np.testing.assert_array_equal(onehot, np.eye(6))  # every distinct pair exactly 0
     idx = [voc.index(w) for w in DEFAULT_WORDS]
@@ -110,9 +121,9 @@ def test_one_hot_says_nothing_about_meaning_and_the_learned_vectors_do():
 
 
 def test_pair_table_holds_both_matrices_when_opened():
-    at = open_page(PAGE, "en")
+    at = at_step("similarity")
     assert not at.dataframe or all(len(df.value) != 21 for df in at.dataframe)  # folded: not built
-    df = open_table(at, "oh_x_pairs").dataframe[0].value
+    df = open_table(at, "similarity").dataframe[0].value
     assert len(df) == 6 * 7 // 2  # every pair once, each word with itself included
     first = df.iloc[df[t("one_hot.col_word_1", lang="en")].ne(df[t("one_hot.col_word_2", lang="en")]).argmax()]
     assert {first.iloc[0], first.iloc[1]} == {"cat", "dog"}  # most alike pair of different words on top
@@ -122,7 +133,7 @@ def test_pair_table_holds_both_matrices_when_opened():
 
 
 def test_picking_other_words_moves_every_figure():
-    at = open_page(PAGE, "en")
+    at = open_page(PAGE, "en", whole="1")
     at.multiselect(key="oh_words").set_value(["tiger", "lion", "red", "blue", "car"]).run()
     assert not at.exception
     assert rows_of(at, "one_hot_sim_learned") == ["tiger", "lion", "red", "blue", "car"]
@@ -135,7 +146,7 @@ def test_picking_other_words_moves_every_figure():
 
 
 def test_fewer_than_two_words_show_the_defaults_with_a_note_and_keep_the_choice():
-    at = open_page(PAGE, "en")
+    at = at_step("similarity")
     at.multiselect(key="oh_words").set_value(["cat"]).run()
     assert not at.exception
     assert any(t("one_hot.need_two", lang="en", words=", ".join(DEFAULT_WORDS)) == i.value for i in at.info)
@@ -153,7 +164,7 @@ def test_the_map_section_shows_the_cosines_that_support_the_claim():
     """Issue 11 #6: the claim "the animals gather in one cluster" is supported by numbers the core
     computed in all 384 dimensions (mean cosine within a group against between groups), shown to
     the student, and the map says how much of the variance its plane keeps."""
-    at = open_page(PAGE, "en")
+    at = at_step("map")
     gmap = group_map(("animals", "fruit_plants", "motion_verbs"))  # the default words' groups
     assert metric(at, "metric_within") == f"{gmap.within:.3f}" and metric(at, "metric_between") == f"{gmap.between:.3f}"
     assert gmap.within > gmap.between + 0.1
@@ -189,7 +200,7 @@ def test_the_map_section_shows_the_cosines_that_support_the_claim():
 
 
 def test_all_groups_keep_less_of_the_variance_and_the_page_says_so():
-    at = open_page(PAGE, "en")
+    at = at_step("map")
     at.segmented_control(key="oh_map").set_value("all").run()
     traces = figures(at)["one_hot_map"]["data"]
     assert [g["name"] for g in traces[:-1]] == [
@@ -200,14 +211,14 @@ def test_all_groups_keep_less_of_the_variance_and_the_page_says_so():
     assert f"**{100 * everything.kept:.1f}%**" in texts(at)
     assert f"{100 * everything.centre_share:.0f}% of the spread of the 10 group centres" in texts(at)
     assert at.query_params["oh_map"] in ("all", ["all"])  # the view is a link
-    table = open_table(at, "oh_x_map").dataframe[0].value
+    table = open_table(at, "map").dataframe[0].value
     assert len(table) == len(voc.words) and table.index.name == t("one_hot.word", lang="en")
     np.testing.assert_allclose(table[t("one_hot.col_axis", lang="en", k=1)], everything.coords[:, 0], atol=1e-4)
     np.testing.assert_allclose(table[t("one_hot.col_own", lang="en")], everything.own_group, atol=1e-4)
 
 
 def test_words_of_one_group_say_there_is_nothing_to_compare():
-    at = open_page(PAGE, "en", oh_words=["cat", "dog", "tiger"])
+    at = at_step("map", oh_words=["cat", "dog", "tiger"])
     assert not at.exception
     assert metric(at, "metric_between") == "—"
     assert t(
@@ -229,7 +240,7 @@ def test_words_of_one_group_say_there_is_nothing_to_compare():
     ],
 )
 def test_sizes_follow_the_sliders(V, d, T, memory):
-    at = open_page(PAGE, "en")
+    at = at_step("sizes")
     at.select_slider(key="oh_V").set_value(V)
     at.select_slider(key="oh_d").set_value(d)
     at.slider(key="oh_T").set_value(T).run()
@@ -246,25 +257,25 @@ def test_sizes_follow_the_sliders(V, d, T, memory):
     line = t("one_hot.size_memory", lang="en", T=T, one_hot=one_hot_mem, embedding=embedding_mem, table=table_mem)
     assert line in texts(at)
     table = next(
-        df.value for df in open_table(at, "oh_x_sizes").dataframe if t("one_hot.onehot", lang="en") in df.value.columns
+        df.value for df in open_table(at, "sizes").dataframe if t("one_hot.onehot", lang="en") in df.value.columns
     )
     assert list(table[t("one_hot.embedding", lang="en")])[4] == f"{V * d:,}"
     assert list(table[t("one_hot.onehot", lang="en")])[1] == f"{T * V:,}"
     # and the same view opens from a link
-    again = open_page(PAGE, "en", oh_V=str(V), oh_d=str(d), oh_T=str(T))
+    again = at_step("sizes", **link(V=V, d=d, T=T))
     assert not again.toast and metric(again, ratio_key) == f"{ratio:,.1f}×"
     assert figures(again)["one_hot_sizes"]["data"][1]["text"] == bars[1]["text"]
 
 
 def test_lookup_by_one_hot_equals_the_table_rows():
-    at = open_page(PAGE, "en")
+    at = at_step("sizes")
     line = next(c.value for c in at.caption if c.value.startswith("Checked on the 6 picked words"))
     assert line.endswith("largest difference 0.")
 
 
 @pytest.mark.parametrize("ms", [1000, 25, 5000, 995])
 def test_a_sound_becomes_about_100_vectors_a_second(ms):
-    at = open_page(PAGE, "en", oh_seq="sound")
+    at = at_step("sequences", oh_seq="sound")
     at.slider(key="oh_ms").set_value(ms).run()
     assert not at.exception
     n = frame_count(ms)
@@ -275,7 +286,7 @@ def test_a_sound_becomes_about_100_vectors_a_second(ms):
 
 
 def test_one_second_of_sound_is_98_whole_windows_and_too_short_a_sound_none():
-    at = open_page(PAGE, "en", oh_seq="sound")
+    at = at_step("sequences", oh_seq="sound")
     assert metric(at, "metric_frames") == str(frame_count(1000)) == "98"
     at.slider(key="oh_ms").set_value(20).run()
     assert metric(at, "metric_frames") == "0"
@@ -284,7 +295,7 @@ def test_one_second_of_sound_is_98_whole_windows_and_too_short_a_sound_none():
 
 @pytest.mark.parametrize("mol", list(MOLECULES))
 def test_each_atom_is_a_one_hot_row(mol):
-    at = open_page(PAGE, "en", oh_seq="molecule", oh_mol=mol)
+    at = at_step("sequences", oh_seq="molecule", oh_mol=mol)
     assert not at.exception
     np.testing.assert_array_equal(z_of(at, "one_hot_molecule"), atom_vectors(MOLECULES[mol]))
     table = at.dataframe[-1].value
@@ -292,7 +303,7 @@ def test_each_atom_is_a_one_hot_row(mol):
 
 
 def test_each_person_is_their_row_of_friends():
-    at = open_page(PAGE, "zh", oh_seq="network")
+    at = at_step("sequences", "zh", oh_seq="network")
     A = adjacency_vectors(NETWORK_PEOPLE, NETWORK_FRIENDSHIPS)
     np.testing.assert_array_equal(z_of(at, "one_hot_adjacency"), A)
     edges = figures(at)["one_hot_network"]["data"][0]["x"]
@@ -301,17 +312,17 @@ def test_each_person_is_their_row_of_friends():
 
 
 def test_sentence_is_T_rows_of_384():
-    at = open_page(PAGE, "en")
+    at = at_step("sequences")
     z = z_of(at, "one_hot_sentence")
     idx = [voc.index(w) for w in DEFAULT_WORDS]
     np.testing.assert_allclose(z, voc.vectors[idx], atol=1e-6)
-    df = next(d.value for d in open_table(at, "oh_x_sentence").dataframe if len(d.value) == 384)
+    df = next(d.value for d in open_table(at, "sequences").dataframe if len(d.value) == 384)
     assert list(df.columns) == DEFAULT_WORDS
     np.testing.assert_allclose(df.to_numpy().T, voc.vectors[idx])
 
 
 def test_check_yourself_cosine_of_one_hot_vectors():
-    at = open_page(PAGE, "en")
+    at = at_step("similarity")
     assert t("one_hot.quiz_cos", lang="en", a="cat", b="dog") in texts(at)
     at.number_input(key="oh_q_cos").set_value(0.5).run()
     assert at.error and "0.5000" in at.error[0].value
@@ -320,16 +331,17 @@ def test_check_yourself_cosine_of_one_hot_vectors():
 
 
 def test_check_yourself_frames_counted_by_the_core():
-    at = open_page(PAGE, "en", oh_seq="sound")
-    at.number_input(key="oh_q_frames").set_value(300.0).run()  # "100 a second" is not a count of whole windows
+    at = at_step("sequences", oh_seq="sound")
+    at.number_input(key="oh_q_frames").set_value(2975.0).run()  # 25 ms before the end is no start: starts step by 10
     assert at.error
-    at.number_input(key="oh_q_frames").set_value(float(frame_count(3000))).run()
-    assert t("common.correct", lang="en", answer=shown(frame_count(3000))) in [s.value for s in at.success]
-    assert "2970 ms" in texts(at)  # a right answer brings its explanation
+    last = float(frame_starts(3000)[-1])
+    at.number_input(key="oh_q_frames").set_value(last).run()
+    assert t("common.correct", lang="en", answer=shown(last)) in [s.value for s in at.success]
+    assert f"the last of {frame_count(3000)} windows" in texts(at)  # a right answer brings its explanation
 
 
 def test_presets_set_the_controls():
-    at = open_page(PAGE, "en")
+    at = open_page(PAGE, "en", whole="1")
     at.button(key="one_hot_preset_article").click().run()
     assert at.multiselect(key="oh_words").value == ["cat", "dog", "apple", "run"]
     assert (at.select_slider(key="oh_V").value, at.select_slider(key="oh_d").value) == (200, 4)
@@ -348,7 +360,7 @@ def test_presets_set_the_controls():
 
 
 def test_chinese_mode_shows_glosses_and_translated_groups():
-    at = open_page(PAGE, "zh")
+    at = open_page(PAGE, "zh", whole="1")
     assert rows_of(at, "one_hot_sim_onehot")[:3] == ["cat 猫", "dog 狗", "apple 苹果"]
     names = [tr["name"] for tr in figures(at)["one_hot_map"]["data"][:-1]]
     assert names[0] == "动物" and names[1] == "水果与植物"
@@ -388,14 +400,14 @@ def test_lecture_mode_puts_the_words_in_a_popover_and_the_step_in_the_link():
     assert at.multiselect(key="oh_words").value == DEFAULT_WORDS  # in the title row's popover
     at.button(key="oh_step_next").click().run()
     assert at.query_params["oh_step"] in ("2", ["2"]) and set(figures(at)) == STEPS[2]
-    normal = open_page(PAGE, "en")
+    normal = at_step("similarity")
     big, small = figures(at)["one_hot_sim_learned"], figures(normal)["one_hot_sim_learned"]
     assert big["layout"]["font"]["size"] > small["layout"]["font"].get("size", 14)
 
 
 def test_tables_download_with_named_indexes():
-    at = open_page(PAGE, "en")
-    for box in ("oh_x_vectors", "oh_x_sizes", "oh_x_sentence"):
+    at = open_page(PAGE, "en", whole="1")
+    for box in ("oh_vectors_table", "oh_sizes_table", "oh_sequences_table"):
         at.session_state[box] = True
     at.run()
     indexes = {df.value.index.name for df in at.dataframe}
@@ -438,7 +450,7 @@ def test_tables_download_with_named_indexes():
 )
 def test_a_bad_link_value_falls_back_with_a_notice(key, value):
     example = {"oh_ms": "sound", "oh_mol": "molecule"}.get(key, "sentence")
-    lecture = {"lecture": "1"} if key == "oh_step" else {}
+    lecture = {"lecture": "1"} if key == "oh_step" else {"whole": "1"}
     at = open_page(PAGE, "en", **({"oh_seq": example} | lecture | {key: value}))
     assert not at.exception
     assert at.toast and key in at.toast[0].value
@@ -449,9 +461,97 @@ def test_a_bad_link_value_falls_back_with_a_notice(key, value):
 
 
 def test_a_bad_value_loses_nothing_else_from_the_link():
-    at = open_page(PAGE, "en", oh_words=["tiger", "lion", "apple"], oh_V="oops", oh_d="768", oh_seq="network")
+    at = open_page(
+        PAGE, "en", whole="1", oh_words=["tiger", "lion", "apple"], oh_V="oops", oh_d="768", oh_seq="network"
+    )
     assert not at.exception
     assert at.toast and "oh_V" in at.toast[0].value
     assert at.multiselect(key="oh_words").value == ["tiger", "lion", "apple"]
     assert at.select_slider(key="oh_d").value == 768 and at.select_slider(key="oh_V").value == 30_522
     assert "one_hot_network" in figures(at)
+
+
+# --- the declaration and its steps ---------------------------------------------------------------------
+
+FIGURES = {
+    "vectors": {"one_hot_vectors"},
+    "similarity": {"one_hot_sim_onehot", "one_hot_sim_learned"},
+    "map": {"one_hot_map", "one_hot_groups"},
+    "sizes": {"one_hot_sizes"},
+    "sequences": {"one_hot_sentence"},
+}
+
+
+def test_the_page_is_declared_once_and_its_steps_get_plain_values():
+    page_module.PAGE.check()
+    assert STEP_NAMES == ("vectors", "similarity", "map", "sizes", "sequences")
+    keys = ["oh_words", "oh_map", "oh_V", "oh_d", "oh_T", "oh_seq", "oh_ms", "oh_mol"]  # the links' parameters of old
+    assert [c.key for c in C.entries()] == keys
+    assert [c.key for c in C.on_step(None)] == [C.words.key]
+    assert (C.scope.on, C.V.on, C.kind.on, C.ms.on) == ("map", "sizes", "sequences", "sequences")
+    assert page_module.Settings(("cat", "dog")).words == ("cat", "dog")  # plain words, no vectors
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("step", STEP_NAMES)
+def test_each_step_is_alone_on_the_screen(step, lang):
+    """Issue 24: one step at a time; an old link's oh_step=n opens the same step."""
+    at = at_step(step, lang)
+    assert not at.exception
+    assert set(figures(at)) == FIGURES[step]
+    numbered = [h.value for h in at.subheader if h.value[:1].isdigit()]
+    assert numbered == [f"{STEP_NAMES.index(step) + 1} · {t(INFO.steps[step], lang=lang)}"]
+    own = {c.key for c in C.entries() if c.on == step}
+    drawn = {w.key for w in (*at.slider, *at.select_slider, *at.segmented_control, *at.selectbox)}
+    assert own - {C.ms.key, C.molecule.key} <= drawn  # the sound's and molecule's own: under their example
+    assert not {c.key for c in C.entries() if c.on not in (None, step)} & drawn
+
+
+def test_a_formula_is_folded_beside_its_code():
+    at = at_step("sequences", oh_seq="sound")
+    assert not [c for c in at.code if "def frame_count" in c.value]
+    at.session_state["oh_sequences_formula"] = True
+    at.run()
+    assert [c.value.split("(")[0] for c in at.code] == ["def frame_count", "def frame_starts"]
+
+
+# --- issue 26 #8 ----------------------------------------------------------------------------------------
+
+
+def test_the_chinese_column_labels_never_run_together():
+    """Issue 26 #8: on the Chinese page the similarity matrices' column labels, slanted by Plotly
+    as it saw fit, ran together ("cat 猫dog 狗"). The angle is given: level while the labels fit
+    their columns, else slanted so far that neighbours stay a line apart, on the narrowest plot."""
+    from lab_ui.figures.one_hot import LABEL_PX, LINE_PX, MATRIX_PLOT_PX
+    from lab_ui.layout import text_px
+
+    for words in (DEFAULT_WORDS, ["cat", "dog"], list(voc.words[::10])):
+        at = at_step("similarity", "zh", oh_words=words)
+        for key in ("one_hot_sim_onehot", "one_hot_sim_learned"):
+            xaxis = figures(at)[key]["layout"]["xaxis"]
+            angle, labels = xaxis["tickangle"], xaxis["ticktext"]
+            cell = MATRIX_PLOT_PX / len(labels)
+            if angle == 0:
+                assert max(text_px(label, LABEL_PX) for label in labels) <= cell, (words, labels)
+            else:
+                assert cell * abs(np.sin(np.radians(angle))) >= LINE_PX, (words, angle)
+    assert figures(at_step("similarity", "zh"))["one_hot_sim_onehot"]["layout"]["xaxis"]["tickangle"] != 0
+    # on a projector the labels are the words alone, at 20 px: "apple" and "banana" touched, level
+    big = open_page(PAGE, "en", lecture="1", oh_step="2")
+    assert figures(big)["one_hot_sim_learned"]["layout"]["xaxis"]["tickangle"] != 0
+
+
+def test_the_checks_ask_what_the_quiz_does_not():
+    """Issue 26 #8: the check asked the cosine of two words' one-hot vectors and the quiz their dot
+    product (both 0, the same point); the check counted a sound's windows and the quiz too. Each
+    quiz question now asks something its page's checks do not."""
+    rng = np.random.default_rng(0)
+    tasks = {q.make.__name__: q.make(rng) for q in INFO.quiz}
+    assert "one_hot_dot" not in tasks  # the check's own point, asked again
+    zeros = tasks["one_hot_zeros"]
+    assert zeros.answer == float(int(zeros.values["V"].replace(",", "")) - 1)  # a one-hot vector's V - 1 zeros
+    at = at_step("sequences", oh_seq="sound")
+    at.number_input(key="oh_q_frames").set_value(float(frame_count(3000))).run()  # the quiz's answer (3 s)
+    assert at.error and not at.success  # is not the check's: it asks where the last window starts
+    check = t("one_hot.quiz_frames", lang="en", ms=3000)
+    assert all(t(q.text, lang="en").split("{")[0] not in check for q in INFO.quiz)
