@@ -416,5 +416,12 @@ def choice_keep_valid(key: str, options: Sequence, default) -> None:
     controls.keep_valid(key, options, default)
 
 
-# TEMPORARY, while pages move to Page (lab_ui/legacy_page.py): the old frame's names.
-from lab_ui.legacy_page import LegacyFrame, apply_preset, opening, parts, start  # noqa: E402, F401
+def front_page(ns: str) -> None:
+    """The top of a page that is not a stepper (the home page): its title and introduction. A
+    bookmark from before the steps may still carry an old `<prefix>_step`; it is dropped."""
+    require_app_shell()
+    course.visit(ns)
+    info = registry.info(ns)
+    st.query_params.pop(info.step_key, None)
+    st.title(t(info.text["title"]))
+    st.markdown(t(info.text["intro"]))

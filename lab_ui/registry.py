@@ -48,10 +48,6 @@ class PageInfo:
         return tuple(self.steps)
 
     @property
-    def sections(self) -> tuple[str, ...]:  # the old name, while pages move to lab_ui.page.Page
-        return self.step_names
-
-    @property
     def items(self) -> tuple[str, ...]:
         """Its progress items: the page visited, its checks, its quiz questions; for the final quiz the
         best score, as a ladder: "final:best:k" is passed once an attempt had k right answers."""
@@ -81,7 +77,7 @@ _ALL = (
         steps=labels("one_hot.section_", "vectors", "similarity", "map", "sizes", "sequences"),
         checks=("oh_q_cos", "oh_q_frames"),
         quiz=(
-            Question("one_hot.quiz_1", "similarity", qb.one_hot_dot),
+            Question("one_hot.quiz_1", "vectors", qb.one_hot_zeros),  # the check asks two words' similarity
             Question("one_hot.quiz_2", "similarity", qb.choice("meaning", "size", "order")),
             Question("one_hot.quiz_3", "sizes", qb.embedding_table_size),
             Question("one_hot.quiz_4", "sequences", qb.sound_vectors),

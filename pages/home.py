@@ -9,7 +9,7 @@ import streamlit as st
 from lab_ui import course, page, progress
 from lab_ui.i18n import current_lang, literal, t
 
-frame = page.start("home")
+page.front_page("home")
 
 st.subheader(t("course.course_title"))
 st.markdown(t("course.course_intro"))
