@@ -42,8 +42,9 @@ from pathlib import Path
 
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
-from bench.common import ROOT, free_port, machine_line, rss_mb
+from bench.common import ROOT, machine_line, rss_mb
 from bench.lecture_hall import Disconnected, Hall, RunFailed, Session
+from scripts import serve as serve_script
 
 # Ordinary words the model's word pieces know whole: a text of them costs what a student's does.
 VOCABULARY = """
@@ -99,7 +100,9 @@ class Served:
 @contextlib.contextmanager
 def serve(workers: int, memory_mb: float | None, timeout: float = 180) -> Iterator[Served]:
     """scripts/serve.py as `make serve WORKERS=W MEMORY_MB=M` runs it, on a free loopback port."""
-    port = free_port()
+    # An ephemeral port (bench.common's free_port scans 8520-8540: two soaks started together got
+    # the same one, and their workers shared it).
+    port = serve_script.free_port()
     run_dir = Path(tempfile.mkdtemp(prefix="soak-"))
     env = {k: v for k, v in os.environ.items() if not k.startswith(("STREAMLIT_", "ATTENTION_LAB_CACHE"))}
     cmd = [sys.executable, "scripts/serve.py", "--workers", str(workers), "--host", "127.0.0.1"]

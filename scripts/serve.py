@@ -79,6 +79,7 @@ OVER_FOR = 3  # samples (1 s apart) a worker may stay over --memory-mb before it
 # what the cache keeps of slow runs (30 min, lab_ui/cache.py) and what glibc does not hand back
 # would otherwise stay with it until the next lecture.
 IDLE_RESTART_S = 90.0
+STOP_WAIT = 5.0  # seconds a worker stopped for memory has to exit before SIGKILL
 IDLE_SHARE = 0.5
 SESSIONS = re.compile(r"^active_sessions\s+(\d+)", re.MULTILINE)  # Streamlit's /_stcore/metrics
 # Streamlit's start-up banner names the worker's own loopback address; students must use the
@@ -204,6 +205,7 @@ class Child:
     failures: int = 0  # deaths in a row without having been ready in between
     over: int = 0  # samples in a row over the memory ceiling
     restarting: str = ""  # why this script stopped it (it is started again at once)
+    stop_sent: float = 0.0  # when it got SIGTERM for that; SIGKILL after STOP_WAIT
     idle_since: float | None = None  # since when its metrics have said "no sessions" (None: it has some)
 
     def start(self, selector: selectors.BaseSelector) -> None:
@@ -374,6 +376,11 @@ class Supervisor:
 
     def _watch_memory(self) -> None:
         for child in self.children:
+            if child.restarting and child.proc is not None and time.monotonic() - child.stop_sent > STOP_WAIT:
+                # Seen here: a worker whose script threads were busy stayed up after SIGTERM, holding 2.5 GB.
+                log(f"{child.name} (pid {child.proc.pid}) did not stop within {STOP_WAIT:.0f} s of SIGTERM: SIGKILL")
+                with contextlib.suppress(ProcessLookupError):
+                    child.proc.kill()
             if child.name == "haproxy" or child.proc is None or child.restarting:
                 continue
             mb = rss_mb(child.proc.pid)
@@ -390,6 +397,7 @@ class Supervisor:
                 )
                 log(f"{child.name} (pid {child.proc.pid}): {child.restarting}: restarting it to give that back")
             if child.restarting:
+                child.stop_sent = time.monotonic()
                 with contextlib.suppress(ProcessLookupError):
                     child.proc.terminate()
 

@@ -212,3 +212,15 @@ def test_a_worker_with_students_keeps_what_it_holds(tmp_path, monkeypatch):
     supervisor = serve.Supervisor([worker], tmp_path, "http://x", "serving", memory_mb=512)
     _run(supervisor, lambda: False, 8)
     assert worker.starts == 1 and worker.ready and worker.extra["rss_mb"] > 256
+
+
+def test_a_worker_that_ignores_sigterm_is_killed(tmp_path, capsys, monkeypatch):
+    """Over its ceiling and deaf to SIGTERM (as a worker whose scripts were busy was, here):
+    SIGKILL after STOP_WAIT, then started again."""
+    monkeypatch.setattr(serve, "STOP_WAIT", 1.0)
+    hog = "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); x = b'x' * (300 * 2**20); time.sleep(60)"
+    worker = serve.Child("w1", [PY, "-c", hog], {}, None)
+    supervisor = serve.Supervisor([worker], tmp_path, "http://x", "serving", memory_mb=256)
+    _run(supervisor, lambda: worker.starts >= 2, 30)
+    assert worker.starts >= 2
+    assert "did not stop within 1 s of SIGTERM: SIGKILL" in capsys.readouterr().out
