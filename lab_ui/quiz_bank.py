@@ -111,13 +111,6 @@ def _text(v: np.ndarray) -> str:
 # --- one_hot ---------------------------------------------------------------------------------------
 
 
-def one_hot_dot(rng: np.random.Generator) -> Task:
-    V = int(rng.integers(5, 50))
-    i, j = rng.choice(V, size=2, replace=False)
-    e = one_hot([i, j], V)  # [2, V]
-    return Task({"V": V, "i": int(i) + 1, "j": int(j) + 1}, float(e[0] @ e[1]))
-
-
 def one_hot_zeros(rng: np.random.Generator) -> Task:
     """The zeros of one word's one-hot vector: V - 1 (the page's check asks two words' similarity)."""
     V = int(rng.choice([10, 200, 1_000, 5_000, 30_522]))

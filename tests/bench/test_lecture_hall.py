@@ -36,6 +36,8 @@ def _hall(server, slider: str):
         seed=0,
         kill_worker_at=None,
         back_within=10.0,
+        heavy=0,  # no students pressing Train on /train here
+        heavy_query="",
     )
     # A thread of its own: in a pytest worker that also runs the browser tests, Playwright's event
     # loop is running in this thread, and asyncio.run() refuses to start a second one there.

@@ -108,8 +108,10 @@ def test_the_tags_hover_and_table_name_each_tag_in_words(run, lang):
 def test_the_scaling_table_names_its_rows_and_leaves_never_empty():
     comp = compare_scaling(saw_task(), 30, 0.001, 0, 8)
     table = figs.scaling_table(comp, "en")
-    assert list(table.index) == [t(f"train.scale_{s}", "en") for s in ("sqrt", "d", "none")]
-    assert table[t("train.col_first_90", "en")].isna().all()  # 30 steps: nobody reaches 90%
+    # measures down the side, the scalings across: it fits a phone's width (issue 26 #7)
+    assert list(table.columns) == [t(f"train.scale_{s}", "en") for s in ("sqrt", "d", "none")]
+    assert table.index.name == t("train.measure", "en")
+    assert table.loc[t("train.col_first_90", "en")].isna().all()  # 30 steps: nobody reaches 90%
     assert len(figs.scaling(comp, "en").data) == 6
 
 
