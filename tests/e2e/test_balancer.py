@@ -206,11 +206,14 @@ def test_a_frozen_worker_is_marked_down_and_new_students_go_elsewhere(balanced):
     os.kill(frozen["pid"], signal.SIGSTOP)
     stopped = time.monotonic()
     try:
-        while not balanced.status("w1").startswith("DOWN") and time.monotonic() - stopped < 10:
+        while not balanced.status("w1").startswith("DOWN") and time.monotonic() - stopped < 20:
             time.sleep(0.1)
         down = time.monotonic() - stopped
         assert balanced.status("w1").startswith("DOWN"), balanced.status("w1")
-        assert down < 4.0, f"marked down after {down:.1f} s"
+        # 1 s apart, 1 s to answer, down after 2: about 3 s. The bound is loose (HAProxy shares a
+        # busy machine too) but below what the old checks took (5 s to answer, down after 3: 18 s).
+        print(f"frozen worker marked down after {down:.1f} s")
+        assert down < 10, f"marked down after {down:.1f} s"
         for _ in range(4):  # every newcomer, not one by chance
             status, headers = _get(f"{balanced.url}/heatmap")
             assert status == 200 and "lab_worker=w2" in headers.get("set-cookie", ""), headers
