@@ -323,9 +323,10 @@ def residual_sum(rng: np.random.Generator) -> Task:
 
 
 def decoder_cache_bytes(rng: np.random.Generator) -> Task:
-    """2 (K and V) x layers x tokens x d_model x 2 bytes (16-bit numbers)."""
-    layers, T, d_model = int(rng.choice([2, 4, 12])), int(rng.choice([100, 512, 1000])), int(rng.choice([64, 128, 768]))
-    return Task({"L": layers, "T": T, "d_model": d_model}, float(decoder.kv_cache_bytes(layers, T, d_model, 2)))
+    """What one more token adds to the cache: 2 (K and V) x layers x d_model x 2 bytes (16-bit numbers).
+    The page's check asks the whole cache for the student's text; this asks its growth."""
+    layers, d_model = int(rng.choice([2, 4, 12])), int(rng.choice([64, 128, 768]))
+    return Task({"L": layers, "d_model": d_model}, float(decoder.kv_cache_bytes(layers, 1, d_model, 2)))
 
 
 def cached_step_rows(rng: np.random.Generator) -> Task:
@@ -335,9 +336,10 @@ def cached_step_rows(rng: np.random.Generator) -> Task:
 
 
 def rope_angle(rng: np.random.Generator) -> Task:
-    """The angle RoPE turns pair i by at position p: p · base^(-2i/d), in radians."""
-    d, i, p = int(rng.choice([8, 16, 64])), int(rng.integers(0, 2)), int(rng.integers(1, 10))
-    return Task({"d": d, "i": i, "p": p}, float(p * rotary.rope_frequencies(d)[i]), tolerance=0.005)
+    """The angle RoPE turns pair i by per position, θ_i = base^(-2i/d), in radians (the page's check
+    asks the angle at one position, m · θ_i)."""
+    d, i = int(rng.choice([8, 16, 64])), int(rng.integers(1, 4))
+    return Task({"d": d, "i": i}, float(rotary.rope_frequencies(d)[i]), tolerance=0.0005)
 
 
 def alibi_penalty(rng: np.random.Generator) -> Task:
@@ -348,10 +350,10 @@ def alibi_penalty(rng: np.random.Generator) -> Task:
 
 
 def shared_cache_bytes(rng: np.random.Generator) -> Task:
-    """A grouped-query model's cache: 2 x layers x T x g key/value heads x d_head x 2 bytes."""
-    layers, T, g, d_head = int(rng.choice([2, 4, 8])), int(rng.choice([100, 1000])), int(rng.choice([1, 2, 4])), 64
-    values = {"L": layers, "T": T, "g": g, "d_head": d_head}
-    return Task(values, float(grouped.kv_cache_bytes(layers, T, g, d_head, bytes_per_value=2)))
+    """What one more token adds to one layer's cache with g shared key/value heads: 2 x g x d_head x
+    2 bytes (the page's check asks the whole cache)."""
+    g, d_head = int(rng.choice([1, 2, 4, 8])), int(rng.choice([64, 128]))
+    return Task({"g": g, "d_head": d_head}, float(grouped.kv_cache_bytes(1, 1, g, d_head, bytes_per_value=2)))
 
 
 def queries_per_kv_head(rng: np.random.Generator) -> Task:

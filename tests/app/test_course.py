@@ -434,3 +434,21 @@ def test_the_final_quizs_best_score_is_kept_in_the_progress_code_and_shown_at_ho
     home = open_page("pages/home.py", "en", progress=at.query_params["progress"])
     best = t("course.status_best", lang="en", best=right, total=len(final))
     assert any(c.value.endswith(best) for c in home.caption)
+
+
+def test_no_check_yourself_question_is_a_quiz_question_again():
+    """Issue 26 #8: a page's check and its quiz ask different things (a student who answered one has
+    not answered the other). Measured on the words: at most half the characters in common."""
+    import difflib
+    import tomllib
+    from pathlib import Path
+
+    for path in sorted((Path(__file__).resolve().parents[2] / "lab_ui" / "locales").glob("*.toml")):
+        catalog = tomllib.loads(path.read_text(encoding="utf-8"))
+        words = {k: v for k, v in catalog.items() if isinstance(v, dict)}
+        checks = [v["en"] for k, v in words.items() if "check" in k and "question" in k]
+        quiz = [v["en"] for k, v in words.items() if k.startswith("quiz_") and k.count("_") == 1]
+        for check in checks:
+            for question in quiz:
+                ratio = difflib.SequenceMatcher(None, check, question).ratio()
+                assert ratio <= 0.5, (path.stem, check, question, round(ratio, 2))
