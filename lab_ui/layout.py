@@ -81,6 +81,29 @@ def title_below_toolbar(layout: dict) -> None:
     layout["margin"]["t"] = TITLE_ROOM_PX
 
 
+# The width a title may run on a 390 px phone before it reaches the corner where the toolbar appears
+# (Plotly's buttons and Streamlit's own, about 150 px, in a column of about 350 px).
+PHONE_TITLE_FREE_PX = 190
+TITLE_FONT_PX = 17  # Streamlit's chart theme's title size
+
+
+def title_clear_of_toolbar(spec: dict) -> dict:
+    """A figure's dict whose title, if it would run under the toolbar on a phone, is put below it
+    (title_below_toolbar): decided here for every figure, once, from the title's own length."""
+    layout = spec.setdefault("layout", {})
+    title = layout.get("title") or {}
+    text = title.get("text")
+    if not text or title.get("yref") == "container":
+        return spec
+    size = (title.get("font") or {}).get("size") or TITLE_FONT_PX
+    if text_px(re.sub(r"<[^>]+>", "", text), size) <= PHONE_TITLE_FREE_PX:
+        return spec
+    layout["title"] = {**title, "y": 1, "yref": "container", "yanchor": "top", "pad": {"t": TOOLBAR_PX}}
+    margin = layout.setdefault("margin", {})
+    margin["t"] = max(margin.get("t") or 0, TITLE_ROOM_PX)
+    return spec
+
+
 def base_layout(fig: go.Figure, *, title: str | None = None, height: int | None = None) -> go.Figure:
     """Apply the shared layout to a figure built elsewhere."""
     fig.update_layout(**layout_dict(title=title, height=height))
@@ -337,7 +360,7 @@ class Serialised(go.Figure):
 
     def __init__(self, fig: go.Figure):
         super().__init__()
-        self._spec = fixed_margins(fig.to_dict())
+        self._spec = fixed_margins(title_clear_of_toolbar(fig.to_dict()))
 
     def to_dict(self) -> dict:
         return self._spec
