@@ -43,8 +43,12 @@ def open_page(page, url: str, *, charts: bool = True) -> None:
 
 
 def chart_data(page) -> list[str]:
-    """The data of every Plotly chart as the browser holds it (gd.data), one JSON string each."""
-    return page.evaluate("() => [...document.querySelectorAll('.js-plotly-plot')].map(gd => JSON.stringify(gd.data))")
+    """What every Plotly chart draws as the browser holds it: its traces (gd.data) and its shapes (a
+    highlighted head that moves with a slider is a shape), one JSON string each."""
+    return page.evaluate(
+        "() => [...document.querySelectorAll('.js-plotly-plot')]"
+        ".map(gd => JSON.stringify([gd.data, (gd.layout && gd.layout.shapes) || []]))"
+    )
 
 
 def wait_for_change(page, before: list[str], timeout_s: float = 20) -> list[str]:

@@ -133,7 +133,7 @@ def test_lecture_mode_enlarges_text_and_chart_fonts(context, app_url, info):
     assert sizes["1"] >= 1.4 * sizes["0"] - 0.01, sizes
 
 
-LECTURE_STEPS = [(info, i) for info in PAGES for i in range(1, len(info.sections) + 1)]
+LECTURE_STEPS = [(info, i) for info in PAGES for i in range(1, len(info.steps) + 1)]
 # A step whose result is not a figure: real_model's heads found for each job, before its formula and code.
 STEP_RESULT = {("real_model", 4): '[data-testid=stMain] [class*="st-key-rm_go_"]'}
 
