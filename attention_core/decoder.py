@@ -22,7 +22,7 @@ import functools
 import json
 import time
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -462,18 +462,36 @@ def generate(
     return _generate(params, config, prompt, n_new, temperature, top_k, rng, window, n_sink)
 
 
+def _sampled(rng: np.random.Generator | None) -> Callable[[np.ndarray, int], int]:
+    """generate()'s draw: the most probable character at temperature 0, else one draw from rng."""
+
+    def draw(probs: np.ndarray, index: int) -> int:
+        if rng is None:
+            return int(np.argmax(probs))
+        return int(rng.choice(len(probs), p=probs))
+
+    return draw
+
+
 def _generate(params, config, prompt, n_new, temperature, top_k, rng, window, n_sink) -> Iterator[GenerationStep]:
+    # A full context keeps its most recent half, so a long run rebuilds only now and then.
+    draw = _sampled(rng if temperature > 0 else None)
+    return _decode(params, config, prompt, n_new, temperature, top_k, draw, config.context // 2, window, n_sink)
+
+
+def _decode(
+    params, config, tokens, n_new, temperature, top_k, draw, refill, window=None, n_sink=0
+) -> Iterator[GenerationStep]:
+    """The one writing loop of generate() and write(): draw(probs, index) picks each character; when the
+    context is full the cache is rebuilt from the most recent `refill` tokens (that step says rebuilt)."""
     started = time.perf_counter()
-    result, cache = prefill(params, prompt, config, window, n_sink)
+    result, cache = prefill(params, tokens, config, window, n_sink)
     logits = result.logits[-1]  # [V]
     weights, rebuilt = result.weights[:, :, -1, cache.positions], False  # [L, h, T_kept]
     seconds = time.perf_counter() - started
     for index in range(n_new):
         probs = sampling_probs(logits, temperature, top_k)  # [V]
-        if temperature == 0:
-            token = int(np.argmax(probs))
-        else:
-            token = int(rng.choice(len(probs), p=probs))
+        token = draw(probs, index)
         yield GenerationStep(
             index=index,
             token=token,
@@ -495,7 +513,7 @@ def _generate(params, config, prompt, n_new, temperature, top_k, rng, window, n_
             read = step(params, cache, token)
             logits, weights, cache, rebuilt = read.logits, read.weights, read.cache, False
         else:
-            recent = np.append(cache.tokens, token)[-(config.context // 2) :]  # [context // 2]
+            recent = np.append(cache.tokens, token)[-refill:]  # [refill]
             result, cache = prefill(params, recent, config, window, n_sink)
             logits = result.logits[-1]  # [V]
             weights, rebuilt = result.weights[:, :, -1, cache.positions], True  # [L, h, T_kept]
@@ -541,38 +559,11 @@ def write(
 
 
 def _write(params, config, tokens, n_new, temperature, top_k, seed, first_index) -> Iterator[GenerationStep]:
-    started = time.perf_counter()
-    result, cache = prefill(params, tokens, config)
-    logits, weights, rebuilt = result.logits[-1], result.weights[:, :, -1], False  # [V], [L, h, T]
-    seconds = time.perf_counter() - started
-    for index in range(n_new):
-        probs = sampling_probs(logits, temperature, top_k)  # [V]
-        token = draw_token(probs, seed, first_index + index)
-        yield GenerationStep(
-            index=index,
-            token=token,
-            query_position=cache.length - 1,
-            model_probs=softmax(logits),
-            probs=probs,
-            weights=weights,
-            key_positions=cache.positions,
-            cache=cache,
-            rebuilt=rebuilt,
-            seconds=seconds,
-            temperature=temperature,
-            top_k=top_k,
-        )
-        if index == n_new - 1:
-            return
-        started = time.perf_counter()
-        if cache.length < config.context:
-            read = step(params, cache, token)
-            logits, weights, cache, rebuilt = read.logits, read.weights, read.cache, False
-        else:  # full: read the last `context` tokens again, as next_token() does
-            recent = np.append(cache.tokens, token)[-config.context :]  # [context]
-            result, cache = prefill(params, recent, config)
-            logits, weights, rebuilt = result.logits[-1], result.weights[:, :, -1], True  # [V], [L, h, context]
-        seconds = time.perf_counter() - started
+    # A full context is read again whole, exactly as next_token() reads the same text.
+    def draw(probs: np.ndarray, index: int) -> int:
+        return draw_token(probs, seed, first_index + index)
+
+    return _decode(params, config, tokens, n_new, temperature, top_k, draw, config.context)
 
 
 def sampling_probs(logits, temperature: float, top_k: int | None) -> np.ndarray:
