@@ -45,12 +45,11 @@ PHONE_PX = 356
 # keyed qkv_hint_<n>) is shown on a phone only. A paragraph whose inline maths cannot wrap (a vector of
 # eight numbers) scrolls on its own rather than the page. A formula or paragraph wider than its column
 # gets a shadow at the edge it scrolls towards (the covers move with the content, the shadows stay:
-# at an end, a cover hides its shadow); not inside a coloured box, whose background the covers lack.
-_SCROLLS = '[data-testid="stMain"] .katex-display, [data-testid="stMain"] [data-testid="stMarkdownContainer"] p'
-_SHADOWED = (
-    '[data-testid="stMain"] .katex-display, '
-    '[data-testid="stMain"] [data-testid="stMarkdownContainer"] p:not([data-testid="stAlert"] *)'
-)
+# at an end, a cover hides its shadow); not inside a coloured box or a button, whose background the
+# covers lack (on a red button they hid its label).
+_PARAGRAPH = '[data-testid="stMain"] [data-testid="stMarkdownContainer"] p:not(button *)'
+_SCROLLS = f'[data-testid="stMain"] .katex-display, {_PARAGRAPH}'
+_SHADOWED = f'[data-testid="stMain"] .katex-display, {_PARAGRAPH}:not([data-testid="stAlert"] *)'
 PAGE_CSS = f"""<style>[class*="st-key-qkv_hint"] {{ display: none; }}
 @media (max-width: 640px) {{ [class*="st-key-qkv_hint"] {{ display: block; }} }}
 {_SCROLLS} {{ overflow-x: auto; overflow-y: hidden; }}

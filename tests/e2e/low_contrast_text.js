@@ -14,9 +14,14 @@
     const a = top.a; return {r: top.r * a + bottom.r * (1 - a), g: top.g * a + bottom.g * (1 - a), b: top.b * a + bottom.b * (1 - a), a: 1};
   }
   function background(el) {
+    // A gradient painted over an element (qkv's scroll-edge covers) is judged by its first colour, the
+    // one under the text's start: such a cover once hid a red button's white label in white.
     const layers = [];
     for (let e = el; e; e = e.parentElement) {
-      const bg = parse(getComputedStyle(e).backgroundColor);
+      const style = getComputedStyle(e);
+      const cover = style.backgroundImage.includes('gradient') ? parse(style.backgroundImage) : null;
+      if (cover && cover.a >= 1) { layers.push(cover); break; }
+      const bg = parse(style.backgroundColor);
       if (bg && bg.a > 0) { layers.push(bg); if (bg.a >= 1) break; }
     }
     let c = {r: 255, g: 255, b: 255, a: 1};
