@@ -289,3 +289,12 @@ def seed_input(*, key: str, value: int = 0) -> int:
     return controls.number_input(
         t("common.seed"), key=key, value=value, min_value=0, max_value=2**31 - 1, step=1, help=t("common.seed_help")
     )
+
+
+def article_mistake(text: str, code: str | None = None) -> None:
+    """A source article's mistake, pointed out in a box of its own beside what the step teaches
+    right (text: the catalog's Markdown; code: the article's code, as it printed it)."""
+    with st.container(border=True):
+        st.markdown(text)
+        if code:
+            st.code(code, language="python", wrap_lines=True)

@@ -11,12 +11,11 @@ is answered (or its answer shown), the later steps write the numbers that equal 
 
 from dataclasses import dataclass
 
-import numpy as np
 import streamlit as st
 
 from attention_core import steps
 from attention_core.dropout import attention_dropout
-from lab_ui import controls, page, state, widgets
+from lab_ui import matrices, page, state, widgets
 from lab_ui.cache import cached
 from lab_ui.figures import qkv as fq
 from lab_ui.i18n import current_lang, literal, t
@@ -81,43 +80,6 @@ class Settings:
     i: int  # the followed query, 0-based
 
 
-def typed_weights(source: str, d_model: int, d_k: int, seed: int) -> tuple | None:
-    """The grids for typing W_q, W_k, W_v (kept in the link): the typed matrices, or None (random ones)."""
-    if source == "random":
-        for _, entry in GRIDS:  # typed numbers stay in the session for a return to "typed"
-            st.query_params.pop(entry.key, None)
-        return None
-    if d_model > fq.TYPED_MAX or d_k > fq.TYPED_MAX:
-        st.info(t("qkv.typed_too_big", max=fq.TYPED_MAX), icon=":material/info:")
-        return None
-    st.caption(t("qkv.typed_help"))
-    random = cached(steps.walkthrough_weights, d_model, d_k, seed)[:3]
-    limit, typed = fq.TYPED_LIMIT, []
-    number = st.column_config.NumberColumn(min_value=-limit, max_value=limit, step=0.01, format="%.2f")
-    for (name, entry), w in zip(GRIDS, random, strict=True):
-        key, default = entry.key, fq.link_matrix(w)
-        controls.restore_from_url(key, None, fq.parse_matrix)
-        m = fq.fit_shape(fq.held_matrix(st.session_state[key]), default)
-        if st.session_state.get(f"_{key}_seen") != m:  # set from outside (link, preset, resize): a fresh grid
-            st.session_state[f"_{key}_ver"] = st.session_state.get(f"_{key}_ver", 0) + 1
-        grid = fq.grid_frame(m)
-        st.markdown(f"${name}$ · [{d_model} × {d_k}]")
-        edited = st.data_editor(
-            grid,
-            key=f"{key}_ed{st.session_state[f'_{key}_ver']}",
-            num_rows="fixed",
-            column_config=dict.fromkeys(grid.columns, number),
-        )
-        m = fq.link_matrix(np.nan_to_num(edited.to_numpy(dtype=np.float64), nan=0.0))  # an emptied cell: 0
-        st.session_state[key] = st.session_state[f"_{key}_seen"] = m
-        controls.publish_to_url(key, m, default, serialize=fq.matrix_to_text)
-        typed.append(m)
-    defaults = {entry.key: fq.link_matrix(w) for (_, entry), w in zip(GRIDS, random, strict=True)}
-    reset = dict(on_click=st.session_state.update, args=(defaults,), icon=":material/restart_alt:")
-    st.button(t("qkv.reset_typed"), key="qkv_wreset", **reset)
-    return tuple(typed)
-
-
 def settings() -> Settings:
     tokens = widgets.sentence_tokens(
         t(C.text.label), C.text.default, key=C.text.key, max_tokens=MAX_TOKENS, help=t("qkv.sentence_help")
@@ -125,7 +87,7 @@ def settings() -> Settings:
     with page.section_controls():
         d_model, d_k, seed = C.d_model.draw(), C.d_k.draw(), C.seed.draw()
     source = C.source.draw(help=t("qkv.w_source_help", max=fq.TYPED_MAX))
-    typed = typed_weights(source, d_model, d_k, seed)
+    typed = matrices.typed_weights(GRIDS, source, d_model, d_k, seed)
     T = len(tokens)
     words = {j: f"{j} · {literal(fq.short(tokens[j - 1]))}" for j in range(1, T + 1)}
     page.choice_keep_valid(C.query.key, list(words), T)  # a shorter sentence: the last token, not the first
@@ -149,18 +111,6 @@ def locked(c: steps.ScoreCheck) -> bool:
     return not is_lecture() and not answered
 
 
-def matrices(key: str, *rows: list[fq.Part]) -> None:
-    """Rows of typeset pieces, side by side, each its own element, so that a narrow screen puts them
-    one under another; one wider than a phone scrolls sideways, and says so there."""
-    for n, parts in enumerate(rows):
-        with st.container(horizontal=True, vertical_alignment="center", gap="medium"):
-            for tex, _ in parts:
-                st.latex(tex, width="content")
-        if max(px for _, px in parts) > fq.PHONE_PX:
-            with st.container(key=f"qkv_hint_{key}_{n}"):
-                st.caption(t("qkv.scroll_hint"))
-
-
 def hidden_notice(p: page.Parts, r: steps.QKVWalkthrough) -> None:
     """Under a step that hides the check's answer: why, and the way to the check."""
     step = PAGE.info.step_names.index("check") + 1
@@ -171,14 +121,6 @@ def hidden_notice(p: page.Parts, r: steps.QKVWalkthrough) -> None:
         on_click=page.go_to_step,
         args=(PAGE.info.step_key, step),
     )
-
-
-def mistake(text: str, code: str | None = None) -> None:
-    """An article's mistake, pointed out beside what the step teaches right."""
-    with st.container(border=True):
-        st.markdown(text)
-        if code:
-            st.code(code, language="python", wrap_lines=True)
 
 
 def numbers(p: page.Parts, build, *args) -> None:
@@ -197,7 +139,7 @@ def tokens_step(p: page.Parts, s: Settings) -> None:
     p.prose(t("qkv.tokens_body", T=len(s.tokens), d_model=s.d_model))
     with p.figure:
         st.markdown("\u2003".join(f"$a_{{{j + 1}}}$ = **{fq.token_md(s.tokens, j)}**" for j in range(len(s.tokens))))
-        matrices("tokens", *cached(fq.tokens_rows, r))
+        matrices.rows("tokens", *cached(fq.tokens_rows, r))
     with p.reading:
         lang = current_lang()
         widgets.show_figure(cached(fq.tokens_map, r, lang), key="qkv_tokens", alt=t("qkv.alt_tokens", T=len(s.tokens)))
@@ -210,7 +152,7 @@ def weights_step(p: page.Parts, s: Settings) -> None:
     r = walk(s)
     p.prose(t("qkv.weights_body", d_model=s.d_model, d_k=s.d_k))
     with p.figure:
-        matrices("weights", *cached(fq.weights_rows, r))
+        matrices.rows("weights", *cached(fq.weights_rows, r))
     with p.reading:
         st.caption(t("qkv.weights_random", seed=s.seed) if r.random_weights else t("qkv.weights_typed"))
 
@@ -221,10 +163,10 @@ def qkv_step(p: page.Parts, s: Settings) -> None:
     product, three = cached(fq.qkv_rows, r)
     p.prose(t("qkv.qkv_body", T=len(s.tokens), d_model=s.d_model, d_k=s.d_k))
     with p.figure:
-        matrices("qkv", product)
+        matrices.rows("qkv", product)
     with p.reading:
         st.markdown(cached(fq.entry_md, r, lang))
-        matrices("three", three)
+        matrices.rows("three", three)
         if r.random_weights:
             st.caption(t("qkv.qkv_random"))
         st.info(t("qkv.rows_vs_columns"), icon=":material/swap_horiz:")
@@ -260,12 +202,14 @@ def scores_step(p: page.Parts, s: Settings) -> None:
     hide = steps.gives_away(r.query.alpha, r.check.answer) & hide_answer  # [T]
     p.prose(t("qkv.scores_body", i=s.i + 1, token=fq.token_md(s.tokens, s.i)))
     with p.figure:
-        matrices("scores", *cached(fq.scores_rows, r))
+        matrices.rows("scores", *cached(fq.scores_rows, r))
     with p.reading:
         st.markdown(cached(fq.dot_md, r, hide_answer, lang))
         if hide.any():
             hidden_notice(p, r)
-        mistake(t("qkv.seed_mistake", d_k=s.d_k, k2=fq.inline_vector_tex(r.K[r.check.j]), j=r.check.j + 1))
+        widgets.article_mistake(
+            t("qkv.seed_mistake", d_k=s.d_k, k2=fq.inline_vector_tex(r.K[r.check.j]), j=r.check.j + 1)
+        )
     numbers(p, fq.products_table, r, lang, hide)
     p.formula(fq.FORMULAS["scores"], steps.dot_scores)
 
@@ -285,7 +229,7 @@ def softmax_step(p: page.Parts, s: Settings) -> None:
         st.markdown(cached(fq.softmax_md, r, lang))
         if hide.any():
             hidden_notice(p, r)
-        mistake(t("qkv.softmax_mistake"))
+        widgets.article_mistake(t("qkv.softmax_mistake"))
     numbers(p, fq.softmax_table, r, lang, hide)
     p.formula(fq.FORMULAS["softmax"], steps.scaled_softmax)
 
@@ -309,7 +253,7 @@ def matrix_step(p: page.Parts, s: Settings) -> None:
     p.prose(t("qkv.matrix_body", T=T, d_k=s.d_k))
     with p.figure:
         if T <= SQUARE_MAX:  # in lecture mode's larger type, A without its factors: the three fit one screen
-            matrices("matrix", *cached(fq.matrix_rows, r, hide_answer, compact=is_lecture()))
+            matrices.rows("matrix", *cached(fq.matrix_rows, r, hide_answer, compact=is_lecture()))
         else:  # too many tokens to print a T × T matrix: draw A' instead (on a projector, under two title rows)
             widgets.show_figure(
                 cached(fq.weights_map, r, lang),
@@ -341,7 +285,7 @@ def additive_step(p: page.Parts, s: Settings) -> None:
         )
     with p.reading:
         st.markdown(cached(fq.compare_md, r, lang, hide))
-        mistake(t("qkv.attn_mistake"), t("qkv.attn_mistake_code"))
+        widgets.article_mistake(t("qkv.attn_mistake"), t("qkv.attn_mistake_code"))
     numbers(p, fq.both_table, r, lang)
     p.formula(fq.FORMULAS["additive"], steps.additive_scores)
 
@@ -361,7 +305,7 @@ def dropout_step(p: page.Parts, s: Settings) -> None:
         )
     with p.reading:
         st.markdown(fq.dropout_md(d, s.tokens, lang))
-        mistake(t("qkv.code_mistake"), t("qkv.code_mistake_code"))
+        widgets.article_mistake(t("qkv.code_mistake"), t("qkv.code_mistake_code"))
     numbers(p, fq.dropout_table, d, s.tokens, lang)
     p.formula(fq.FORMULAS["dropout"], attention_dropout)
 
