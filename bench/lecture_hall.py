@@ -242,6 +242,7 @@ class Hall:
     timeout: float
     rng: random.Random
     max_reruns: int | None = None
+    query: tuple[tuple[str, str], ...] = ()  # the link's own parameters (--page heatmap?hm_step=3), after lang
     stop_at: float = float("inf")
     go: asyncio.Event = field(default_factory=asyncio.Event)
     loaded: int = 0
@@ -299,7 +300,7 @@ class Session:
         self.ws = None
         self.cookies: dict[str, str] = dict(cookies or {})
         self.session_id = ""  # the server's; the browser names it when it reconnects
-        self.query = [("lang", hall.lang)]
+        self.query = [("lang", hall.lang), *hall.query]
         self.page_script_hash = ""
         self.sliders: dict[str, Slider] = {}
         self._run_sliders: dict[str, Slider] = {}
@@ -667,7 +668,7 @@ async def run_hall(args, base: str, servers: Servers, label: str) -> Result:
     # once, they would queue for it, which no browser does. One thread per session instead.
     asyncio.get_running_loop().set_default_executor(ThreadPoolExecutor(max_workers=args.sessions + 8))
     rng = random.Random(args.seed)
-    hall = Hall(base, args.page, args.lang, args.interval, args.slider, args.timeout, rng, args.reruns)
+    hall = Hall(base, args.page, args.lang, args.interval, args.slider, args.timeout, rng, args.reruns, args.query)
 
     # One visit first, as the instructor's own before class: it fills the caches and imports what
     # the page needs; behind HAProxy one visit per worker (the cookie picks the worker). The "no
@@ -939,7 +940,8 @@ def main() -> None:
     parser.add_argument(
         "--page",
         default=None,
-        help="url path or page script (default: heatmap, else the bare app); or a script of its own, "
+        help="url path or page script, with a link's parameters if wanted (heatmap?hm_step=3; default: heatmap, else "
+        "the bare app); or a script of its own, "
         "such as bench/fragment_app.py",
     )
     parser.add_argument("-n", "--sessions", type=int, default=200)
@@ -997,7 +999,10 @@ def main() -> None:
 
     from bench.common import page_url_path
 
-    script = "app.py"
+    script, args.query = "app.py", ()
+    if args.page and "?" in args.page:  # a step of a page, or any other state a link can hold
+        args.page, link = args.page.split("?", 1)
+        args.query = tuple(parse_qsl(link, keep_blank_values=True))
     if args.page is None:
         args.page = "heatmap"
         if not registered("heatmap"):

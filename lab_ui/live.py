@@ -53,6 +53,7 @@ a session keeps is a flag for a pressed button, never a result.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 import time
@@ -81,6 +82,10 @@ def _trainings() -> int:
 
 
 MAX_RUNNING = _trainings()
+# A run computes at a lower CPU priority than the sliders of the worker's other sessions: on a busy
+# machine the scheduler then gives their short reruns the cores first, and the training takes what
+# is left (Linux sets a thread's nice value on its own, by its thread id).
+RUN_NICE = 10
 
 _lock = threading.Lock()
 _running: dict[tuple, _Run] = {}
@@ -250,7 +255,8 @@ def _publishing(fn: Callable, *args) -> Any:
             _running.pop(key, None)
         raise Interrupted(None, error) from error
     try:
-        value = fn(*args, on_progress=on_progress)
+        with lowered_priority():
+            value = fn(*args, on_progress=on_progress)
     finally:
         _give_turn()
         with _lock:
@@ -263,6 +269,25 @@ def _publishing(fn: Callable, *args) -> Any:
     if state["error"] is not None:
         raise Interrupted(value, state["error"])
     return value
+
+
+@contextlib.contextmanager
+def lowered_priority(by: int = RUN_NICE):
+    """This thread at `by` nice levels lower priority while the block runs; back afterwards where the
+    system allows it (raising a priority again may need privileges: then the thread, a session's
+    script thread, stays lower until it ends). Nothing where threads have no nice value of their own."""
+    tid = threading.get_native_id()
+    try:
+        before = os.getpriority(os.PRIO_PROCESS, tid)
+        os.setpriority(os.PRIO_PROCESS, tid, min(before + by, 19))
+    except (AttributeError, OSError):  # no per-thread priorities here, or not allowed
+        yield
+        return
+    try:
+        yield
+    finally:
+        with contextlib.suppress(OSError):
+            os.setpriority(os.PRIO_PROCESS, tid, before)
 
 
 def _take_turn(shared: _Run, wait: Callable[[Waiting], None] | None) -> None:

@@ -4,6 +4,7 @@ session is shown, and a click while waiting leaves the line."""
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 import types
@@ -141,3 +142,19 @@ def test_a_click_queued_behind_a_watched_run_is_seen(monkeypatch):
                 live._stop_if_clicked()
         else:
             live._stop_if_clicked()
+
+
+def own_priority(n: int, on_progress=None) -> tuple[int, int]:
+    """The nice values of the thread computing the run and of the process's main thread."""
+    return os.getpriority(os.PRIO_PROCESS, threading.get_native_id()), os.getpriority(os.PRIO_PROCESS, os.getpid())
+
+
+@pytest.mark.skipif(not hasattr(os, "getpriority"), reason="no per-thread nice values here")
+def test_a_run_computes_below_the_sliders_priority_and_only_its_own_thread():
+    before = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+    thread, out = _start(live.run, own_priority, 1)
+    thread.join()
+    (computing, main) = out[0]
+    assert computing == min(before + live.RUN_NICE, 19), "the run computed at the sliders' priority"
+    assert main == before, "lowering the run's thread lowered the whole worker"
+    assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == before
