@@ -23,6 +23,7 @@ def fragment_server():
 def _hall(server, slider: str):
     args = SimpleNamespace(
         page="",
+        query=(),  # no link parameters beyond the language
         lang="en",
         sessions=3,
         interval=0.2,
