@@ -612,22 +612,25 @@ class Result:
 
 
 async def _heavy(args, base: str, i: int, students: Hall) -> list[float | str]:
-    """One student who presses Train on /train with heavy settings (--heavy-query, a seed of its
-    own so that no two share a run) as soon as the hall moves, and again whenever the run has
-    finished, until the hall stops: seconds per click, or what went wrong."""
+    """One student who presses Train on /train with heavy settings (--heavy-query) as soon as the
+    hall moves, and again whenever the run has finished, until the hall stops: seconds per click, or
+    what went wrong. Every click has a seed no other click has (77 + i, then 77 + i + 1000, ...), in a
+    session of its own as a reopened link: a click the cache could answer would be no work at all."""
     hall = Hall(base, "train", "en", 0.0, "first", 20 * args.timeout, random.Random(i))
-    session = Session(hall, -100 - i)
-    session.query = [("lang", "en"), *parse_qsl(args.heavy_query), ("tr_seed", str(77 + i))]
     clicks: list[float | str] = []
-    try:
-        await session.connect()
-        await session.rerun()
-        while not students.enough():
+    while not students.enough():
+        session = Session(hall, -100 - i - 1000 * len(clicks))
+        seed = 77 + i + 1000 * len(clicks)
+        session.query = [("lang", "en"), *parse_qsl(args.heavy_query), ("tr_seed", str(seed))]
+        try:
+            await session.connect()
+            await session.rerun()
             clicks.append(await session.click("tr_train") / 1000)
-    except (RunFailed, OSError, ConnectionClosed, InvalidHandshake, TimeoutError) as e:
-        clicks.append(f"{type(e).__name__}: {e}"[:60])
-    finally:
-        await session.close()
+        except (RunFailed, OSError, ConnectionClosed, InvalidHandshake, TimeoutError) as e:
+            clicks.append(f"{type(e).__name__}: {e}"[:60])
+            break
+        finally:
+            await session.close()
     return clicks
 
 
@@ -733,7 +736,7 @@ async def run_hall(args, base: str, servers: Servers, label: str) -> Result:
         clicks = [c for task in await asyncio.gather(*heavy) for c in task]
         done = [c for c in clicks if isinstance(c, float)]
         print(
-            f"heavy clicks on /train ({args.heavy_query}, seed 77 + i): {len(done)} finished"
+            f"heavy clicks on /train ({args.heavy_query}, each its own seed): {len(done)} finished"
             + (f", {statistics.median(done):.1f} s median, {max(done):.1f} s longest" if done else "")
             + (f"; failed: {Counter(c for c in clicks if isinstance(c, str))}" if len(done) < len(clicks) else ""),
             flush=True,
