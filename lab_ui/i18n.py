@@ -108,6 +108,10 @@ def current_lang() -> str:
 
 _PUNCTUATION = re.compile(r"""([!"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~])""")
 _LINE_BREAKS = re.compile(r"[\r\n\u2028\u2029]+")
+# GitHub-flavoured Markdown (Streamlit's) also links bare addresses: http://..., www.... and
+# name@host, escaped or not. An invisible word joiner (U+2060) inside each breaks the pattern.
+_AUTOLINKS = re.compile(r"(?i)(?<=https)(?=:)|(?<=http)(?=:)|(?<=ftp)(?=:)|(?<=www)(?=\.)|(?=@)")
+WORD_JOINER = "\u2060"
 
 
 def literal(text: str) -> str:
@@ -115,8 +119,10 @@ def literal(text: str) -> str:
     {placeholder}, st.markdown, a toast, a caption): it is shown as typed, never formatted. Every
     ASCII punctuation mark is backslash-escaped (CommonMark lets any of them be), so no
     **bold**, [link](...), ![image](...), <html>, &entity; or $maths$ can form; line breaks become
-    spaces, so a value cannot start a heading, a list or a new paragraph of its own."""
-    return _PUNCTUATION.sub(r"\\\1", _LINE_BREAKS.sub(" ", str(text)))
+    spaces, so a value cannot start a heading, a list or a new paragraph of its own; a bare address
+    (http://, www., name@host) gets an invisible word joiner, so it is not made a link either."""
+    text = _AUTOLINKS.sub(WORD_JOINER, _LINE_BREAKS.sub(" ", str(text)))
+    return _PUNCTUATION.sub(r"\\\1", text)
 
 
 def t(key: str, lang: str | None = None, **values) -> str:

@@ -69,7 +69,12 @@ def test_a_number_given_twice_in_the_link_falls_back_with_a_notice(path, key, de
     assert any(key in toast.value for toast in at.toast), [toast.value for toast in at.toast]
 
 
-HOSTILE = "**PWN**[x](http://evil.example/a) ![i](http://evil.example/i.png) $x^2$ <b>b</b> &amp;"
+HOSTILE = (
+    "**PWN**[x](http://evil.example/a) ![i](http://evil.example/i.png) $x^2$ <b>b</b> &amp; "
+    "www.evil.example me@evil.example"
+)
+# What GitHub-flavoured Markdown (Streamlit's) links without any syntax: bare addresses, escaped or not.
+BARE_ADDRESS = re.compile(r"(?i)\b(?:https?|ftp)://|\bwww\.|[\w.+-]@[a-z0-9-]+\.")
 
 
 def _formatted(markdown: str) -> list[str]:
@@ -78,6 +83,7 @@ def _formatted(markdown: str) -> list[str]:
     found = re.findall(r"<(a|img|strong|em|code|h\d|ul|ol|blockquote|b)\b", rendered)
     if re.search(r"(?<!\\)\$", markdown):
         found.append("$ (Streamlit typesets $...$ as maths)")
+    found += [f"{m} (a bare address Streamlit links)" for m in BARE_ADDRESS.findall(markdown.replace("\\", ""))]
     return found
 
 
