@@ -18,15 +18,15 @@ import streamlit as st
 from attention_core import heatmap_views as hv
 from attention_core import split_tokens
 from attention_core.normalisation import attend, relu_weights, reweight
-from attention_core.pretrained import INSTALL_COMMAND, minilm_available
+from attention_core.pretrained import minilm_available
 from attention_core.shipped import load_examples
 from attention_core.speech import frame_count, speech_cost, window_entries
+from lab_ui import attention_maps as maps
 from lab_ui import page, state, widgets
 from lab_ui.cache import cached
 from lab_ui.figures import heatmap as figures
 from lab_ui.figures.heatmap import position_label
 from lab_ui.i18n import current_lang, literal, t
-from lab_ui.lecture import is_lecture
 
 MAX_TOKENS = 64  # the most tokens drawn: a 64 x 64 heatmap is still readable on a projector
 TAUS = (0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 1, 1.5, 2, 3, 5, 10)  # whole numbers as ints: the link reads tau=10
@@ -132,42 +132,20 @@ def view_of(s: Settings) -> hv.HeatmapView:
     return cached(hv.model_view, cached(hv.model_heads, s.text, MAX_TOKENS), s.layer, s.head, *s.rows, s.norm)
 
 
-def readable(text: str) -> bool:
-    """Can the model's tokenizer read the text? A lone surrogate is the only text it refuses."""
-    try:
-        cached(hv.model_heads, text, MAX_TOKENS)  # the map step asks for the same, from the cache
-    except ValueError:
-        return False
-    return True
-
-
 def settings(model: bool) -> Settings:
     """The page-level controls, and what they make: where the weights come from, how each row is normalised."""
-    link = st.query_params  # old links (the module's docstring)
-    if "hm_src" not in link and any(k.startswith("hm_") and k != "hm_step" for k in link):
-        st.session_state.setdefault(C.source.key, "random")
-    if C.text.key in link and C.sentence.key not in link:
-        st.session_state.setdefault(C.sentence.key, OWN)
+    maps.old_link(C.prefix, C.source, C.sentence, C.text, OWN)  # the module's docstring
     with page.section_controls():
         source = C.source.draw()
         st.query_params[C.source.key] = source  # always in the link: a link without it is an old one
         offered = [OWN, *EXAMPLES] if source == "random" or model else list(EXAMPLES)
         choice = C.sentence.draw(options=offered, default=OWN if source == "random" else ANIMAL)
-    example = t("heatmap.default_text")  # in the page's language: Chinese on the Chinese page
     # Drawn even while an example is chosen, so that a link keeps the text and a preset can fill it.
     typed = C.text.draw(disabled=choice != OWN)
-    text = typed if choice == OWN else EXAMPLES[choice].text
-    if source == "model" and not model:
-        note = "heatmap.text_needs_model" if typed != example else "heatmap.shipped_only"
-        st.caption(t(note, n=len(EXAMPLES), command=INSTALL_COMMAND))
-    if choice == OWN and not split_tokens(typed):
-        st.info(
-            t("common.no_tokens" if typed.strip() else "common.empty_text", example=example), icon=":material/info:"
-        )
-        text = example
-    if source == "model" and model and not readable(text):
-        st.info(t("heatmap.unreadable", example=EXAMPLES[ANIMAL].text), icon=":material/info:")
-        text = EXAMPLES[ANIMAL].text
+    chosen = None if choice == OWN else EXAMPLES[choice].text
+    text = maps.sentence_text(
+        typed, chosen, source, model, examples=len(EXAMPLES), fallback=EXAMPLES[ANIMAL].text, max_tokens=MAX_TOKENS
+    )
     with page.section_controls():
         d = C.d.draw() if source == "random" else 8
         seed = C.seed.draw() if source == "random" else 0
@@ -186,24 +164,9 @@ def map_step(p: page.Parts, s: Settings) -> None:
     view, lang = view_of(s), current_lang()
     p.prose(t("heatmap.map_body"))
     with p.figure:
-        if s.norm == "relu" and view.normalisation != "relu":
-            st.info(t("heatmap.relu_unavailable"), icon=":material/info:")
-        widgets.show_figure(
-            cached(figures.weights_heatmap, view, lang, is_lecture()),
-            key="heatmap_weights",
-            alt=t("heatmap.heatmap_alt", n=len(view.tokens)),
-            numbers_on_phones=len(view.tokens) <= figures.CELL_TEXT_PHONE_MAX,
-            lecture_px=figures.LECTURE_MAP_MAX_PX,
-        )
-        if css := figures.phone_ticks_css("heatmap_weights", len(view.tokens)):
-            st.html(css)  # on a phone, fewer key labels: slanted, they touched
-        if view.source == "random":
-            st.caption(t("heatmap.random_caption"))
+        maps.weights_map(view, lang, relu_asked=s.norm == "relu")
     with p.reading:
-        st.markdown(figures.row_sums_text(view, lang))
-        st.caption("\n\n".join(figures.notes(view, lang)))
-        if s.mask == "causal":  # here the mask is laid on an encoder's weights; a decoder is trained with it
-            st.page_link("pages/decoder.py", label=t("heatmap.decoder_link"), icon=":material/edit_note:")
+        maps.map_reading(view, lang)
     p.table(
         t("heatmap.table_box"),
         figures.weights_table,
@@ -237,26 +200,9 @@ def query_step(p: page.Parts, s: Settings) -> None:
             default=A_IT + 1 if animal else min(3, T),
             format_func=lambda j: position_label(j, view.tokens[j - 1]),
         )
-    row, name = cached(hv.query_row, view, i - 1), position_label(i, view.tokens[i - 1])
+    row = cached(hv.query_row, view, i - 1)
     with p.figure:
-        left, right = st.columns(2)
-    with left:
-        fig = cached(figures.row_bars, view, row, lang, is_lecture())
-        widgets.show_figure(fig, key="heatmap_row", alt=t("heatmap.row_alt", query=name))
-        best = literal(position_label(row.best + 1, view.tokens[row.best]))
-        weight, total = f"{row.weights[row.best]:.3f}", f"{row.total:.3f}"
-        st.markdown(t("heatmap.row_summary", weight=weight, best=best, total=total, tau=view.temperature))
-    with right:
-        if row.terms is None:
-            st.info(t("heatmap.no_values", command=INSTALL_COMMAND), icon=":material/info:")
-        else:
-            widgets.show_figure(
-                cached(figures.weighted_sum, view, row, lang, is_lecture()),
-                key="heatmap_output",
-                alt=t("heatmap.sum_alt", i=i, d=row.terms.shape[1]),
-                lecture_px=figures.LECTURE_MAP_MAX_PX,
-            )
-            st.caption(t("heatmap.sum_caption", i=i))
+        maps.query_row(view, row, i, lang)
 
 
 @PAGE.step("speech")
@@ -268,14 +214,7 @@ def speech_step(p: page.Parts, s: Settings) -> None:
         w = C.speech_window.draw()
     c = cached(speech_cost, seconds, w)
     with p.figure:
-        left, right = st.columns(2)
-    with left:
-        full, windowed = f"{c.full_entries:,}", f"{c.window_entries:,}"
-        alt = t("heatmap.speech_cost_alt", w=w, seconds=seconds, full=full, windowed=windowed)
-        widgets.show_figure(cached(figures.speech_cost, c, lang, is_lecture()), key="heatmap_speech_cost", alt=alt)
-    with right:
-        alt = t("heatmap.speech_mask_alt", n=c.mask.shape[0], keys=2 * w + 1)
-        widgets.show_figure(cached(figures.speech_mask, c, lang, is_lecture()), key="heatmap_speech_mask", alt=alt)
+        maps.speech_pair(c, seconds, w, lang)
     with p.reading:
         st.markdown(figures.speech_text(c, lang))
     p.table(
@@ -295,7 +234,6 @@ def speech_step(p: page.Parts, s: Settings) -> None:
 def check_step(p: page.Parts, s: Settings) -> None:
     tokens = view_of(s).tokens
     c = hv.causal_check(len(tokens), 3)
-    seen = [str(j) if c.hypothetical else position_label(j, tokens[j - 1]) for j in c.seen]
     with p.check:
         widgets.check_choice(
             t("heatmap.check_question", k=c.k),
@@ -303,7 +241,7 @@ def check_step(p: page.Parts, s: Settings) -> None:
             "up_to",
             key=CAUSAL_CHECK,
             format_func=lambda o: ANSWERS.text(o, k=c.k, T=c.T),
-            explanation=t("heatmap.check_explanation", k=c.k, seen=literal(", ".join(seen))),
+            explanation=t("heatmap.check_explanation", k=c.k, seen=literal(figures.seen_keys(c, tokens))),
         )
 
 

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from attention_core.heatmap_views import HeatmapView, QueryRow
+from attention_core.heatmap_views import CausalCheck, HeatmapView, QueryRow
 from attention_core.speech import SpeechCost
 from lab_ui.figures.common import DIVERGING_WARM, MASKED_COLOUR, QUALITATIVE, SEQUENTIAL, bytes_text, safe_label
 from lab_ui.i18n import t
@@ -101,6 +101,13 @@ def position_label(i: int, token: str) -> str:
     """'2 · saw': a token with its 1-based position, unique even when a word repeats (plain
     text: escape it where Plotly or Markdown would read it)."""
     return f"{i} · {token}"
+
+
+def seen_keys(check: CausalCheck, tokens: Sequence[str]) -> str:
+    """The keys the causal check's query may look at, for its explanation: "1 · I, 2 · saw, 3 · a";
+    numbers alone when the sentence is too short and the question is about a longer one (plain text:
+    escape it where Markdown would read it)."""
+    return ", ".join(str(j) if check.hypothetical else position_label(j, tokens[j - 1]) for j in check.seen)
 
 
 def row_sums_text(view: HeatmapView, lang: str) -> str:

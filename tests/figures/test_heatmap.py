@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 import pytest
 
 from attention_core import causal_mask
-from attention_core.heatmap_views import query_row, random_view, shipped_view
+from attention_core.heatmap_views import causal_check, query_row, random_view, shipped_view
 from attention_core.shipped import load_examples
 from attention_core.speech import speech_cost
 from lab_ui.figures import heatmap as figs
@@ -265,6 +265,11 @@ def test_words_under_the_figures():
         random_view(("w",) * 100, 2, 0, max_tokens=64), "en"
     )
     assert figs.row_sums_text(random_view(TOKENS, 4, 0), "en") == t("heatmap.sums_softmax_equal", "en", total="1.0000")
+
+
+def test_the_causal_checks_keys_are_named_by_their_tokens_or_by_number_for_a_longer_sentence():
+    assert figs.seen_keys(causal_check(4, 3), TOKENS) == "1 · I, 2 · saw, 3 · a"
+    assert figs.seen_keys(causal_check(2, 3), TOKENS[:2]) == "1, 2, 3"  # about a sentence of five
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
