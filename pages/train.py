@@ -13,13 +13,13 @@ One click's work is bounded (issue 25): beside each run's button its cost (atten
 through lab_ui.live.budget) is said before the click; a run over one click's ceiling cannot be
 started (its button is disabled, another offers the steps that fit, and lab_ui.live refuses it
 anyway); at most ATTENTION_LAB_TRAININGS runs train at once per worker, and a run waiting for its
-turn shows its place in line, with a button that leaves it. A step asks lab_ui.live for a finished
-run (shared by every session) or this session's stopped one: no session state, callback or fragment
-holds a result, and a click's request is a flag in the session, taken once.
+turn shows its place in line, with a button that leaves it. A step asks lab_ui.live (through
+lab_ui.runs) for a finished run (shared by every session) or this session's stopped one: no
+session state, callback or fragment holds a result, and a click's request is a flag in the session,
+taken once.
 """
 
 from dataclasses import dataclass
-from functools import partial
 
 import streamlit as st
 
@@ -35,14 +35,12 @@ from attention_core.train import (
     saw_task,
 )
 from attention_core.train_views import word_ceiling
-from lab_ui import live, page, state, widgets
+from lab_ui import live, page, runs, state, widgets
 from lab_ui.cache import cached
 from lab_ui.figures import train as figures
 from lab_ui.figures.train import MODEL_NAMES, POSITION_NAMES, SCALE_NAMES
 from lab_ui.i18n import current_lang, literal, t
-from lab_ui.lecture import is_lecture
 
-LECTURE_PX = 350  # the height a figure gets on a 1280 x 720 projector (lecture mode)
 D_VALUES, HEADS = (4, 8, 16, 32, 64, 128), (1, 2, 4, 8)
 RATES = (0.0003, 0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1, 10, 1000)  # as the link writes them: 1000, not 1000.0
 STEPS = (10, 20, 50, 100, 200, 300, 500, 1000, 2000)
@@ -82,6 +80,7 @@ PAGE = page.Page(
         state.Preset("train.preset_scale_d", {**ARTICLE, C.scale: "d", C.d: 64, C.heads: 1, C.lr: 0.001}),
     ),
 )
+RUNS = runs.Runs(C.steps, STEPS, RATES)  # how its runs are asked for and shown (lab_ui.runs)
 CEILING_CHECK, ORDER_CHECK = PAGE.info.checks
 CONFIG_FIELDS = ("model", "d_model", "heads", "window", "positional", "scale")  # the Settings that make the Config
 
@@ -129,33 +128,6 @@ def settings() -> Settings:
     return Settings(model, d_model, heads, positional, scale, window, float(lr), steps, seed)
 
 
-# --- a run: lab_ui.live says its cost, its place in line and its progress; the rest here ---------
-
-
-def _trained(s: Settings, asked: bool = False):
-    """The model these settings train: finished, trained now (asked, or the article's example), or
-    the one stopped in this session; the run's progress and live curves drawn where it is called."""
-    chart = partial(_live_curves, lang=current_lang())
-    return live.result(fit, *s.fit_args(), name="train", asked=asked or s.auto, chart=chart, offered=STEPS)
-
-
-def _live_curves(progress, key: str, lang: str) -> None:
-    widgets.show_figure(figures.curves(progress, progress.steps, lang), key=key, alt=t("train.curves_title"))
-
-
-def _within(fn, args: tuple) -> bool:
-    """May one click run fn(*args)? (live.ask has said so, or why not, beside its button)"""
-    cost = live.budget(fn, *args)
-    return cost is None or cost.within
-
-
-def _ending(result) -> None:
-    """A stopped or diverged run, said in the user's language, with what the numbers show."""
-    if ending := figures.ending_words(result, RATES, current_lang()):
-        kind, words = ending
-        (st.error if kind == "error" else st.warning)(words, icon=":material/warning:")
-
-
 # --- the steps -------------------------------------------------------------------------------------
 
 
@@ -166,24 +138,14 @@ def train_step(p: page.Parts, s: Settings) -> None:
     with p.controls:
         hit = live.finished(fit, *s.fit_args())[0]
         icon = ":material/model_training:"
-        asked = live.ask(
-            "tr_train", t("train.train"), fit, s.fit_args(), steps=C.steps, offered=STEPS, type="primary", icon=icon
-        )
-        result = _trained(s, asked)
-    if result is None:  # a message, not empty axes (over the ceiling, the warning above says why not)
-        if _within(fit, s.fit_args()):
-            with p.figure:
-                st.info(t("train.press_train", steps=s.steps), icon=":material/play_arrow:")
+        asked = RUNS.ask("tr_train", t("train.train"), fit, s.fit_args(), type="primary", icon=icon)
+        result = RUNS.trained(fit, s.fit_args(), asked or s.auto)
+    if result is None:
+        RUNS.invite(p, fit, s.fit_args(), t("train.press_train", steps=s.steps))
         return
     values = figures.run_values(result)
     with p.figure:
-        if hit and asked:
-            st.caption(t("train.from_cache"))
-        _ending(result)
-        alt = t("train.curves_alt", **values)
-        widgets.show_figure(
-            cached(figures.curves, result, s.steps, lang), key="tr_curves", lecture_px=LECTURE_PX, alt=alt
-        )
+        RUNS.curves(result, s.steps, lang, from_cache=hit and asked, alt=t("train.curves_alt", **values))
     with p.reading:
         st.markdown(t("train.train_reading", **values))
     shown = dict(key="tr_curves_table", filename="learning_curves.csv", decimals=None)
@@ -194,7 +156,7 @@ def train_step(p: page.Parts, s: Settings) -> None:
 def frames_step(p: page.Parts, s: Settings) -> None:
     lang = current_lang()
     p.prose(t("train.frames_body"))
-    result = _trained(s)
+    result = RUNS.trained(fit, s.fit_args(), s.auto)
     if result is None or result.attention_frames.shape[2] == 0:
         with p.figure:
             st.info(
@@ -204,12 +166,7 @@ def frames_step(p: page.Parts, s: Settings) -> None:
     with p.controls:
         head = C.head.draw(options=list(range(1, result.attention_frames.shape[2] + 1))) - 1
     with p.figure:
-        alt = t("train.frames_alt", head=head + 1, steps=result.steps_run)
-        widgets.show_figure(
-            cached(figures.frames, result, head, lang, is_lecture()), key="tr_frames", lecture_px=LECTURE_PX, alt=alt
-        )
-        if len(result.frame_steps) > 1:  # a single snapshot has nothing to play
-            st.caption(t("train.frames_hint"))
+        RUNS.frames(result, head, lang)
     shown = dict(key="tr_frames_table", filename="attention_frames.csv")
     p.table(t("train.numbers"), figures.frames_table, result, head, lang, **shown)
 
@@ -223,7 +180,7 @@ def tag_step(p: page.Parts, s: Settings) -> None:
         words = widgets.sentence_tokens(t("train.text"), C.text.default, key=C.text.key, max_tokens=task.max_len)
         with st.expander(t("train.vocabulary_box"), icon=":material/menu_book:"):
             st.markdown(literal(" · ".join(task.vocab[2:])))
-    result = _trained(s)
+    result = RUNS.trained(fit, s.fit_args(), s.auto)
     if result is None:
         with p.figure:
             st.info(t("train.frames_none"), icon=":material/info:")
@@ -236,41 +193,11 @@ def tag_step(p: page.Parts, s: Settings) -> None:
         if len(words) > 7:
             st.caption(t("train.long_sentence", n=len(words)))
     with p.figure:
-        alt = t("train.tags_alt", n=len(words))
-        widgets.show_figure(cached(figures.tags, pred, lang), key="tr_tags", lecture_px=LECTURE_PX, alt=alt)
+        RUNS.tags(pred, len(words), lang)
     with p.reading:
         widgets.show_table(
             cached(figures.tags_table, pred, lang), key="tr_tags_table", filename="tags.csv", decimals=1, missing="—"
         )
-
-
-def _comparison(p: page.Parts, name: str, fn, args: tuple, kind: str, words: tuple[str, str, str], ceiling=0.5) -> None:
-    """A comparison's button and cost, its progress, then its figure, reading and table; words:
-    the catalog keys of its button, its alt text and its reading."""
-    lang, (run, alt, reading) = current_lang(), words
-    with p.controls:
-        asked = live.ask(f"tr_run_{name}", t(run), fn, args, steps=C.steps, offered=STEPS, icon=":material/play_arrow:")
-        comp = live.result(fn, *args, name=name, asked=asked, label=lambda p: f"{p.run + 1}/{p.runs} · ", offered=STEPS)
-    if comp is None:
-        if _within(fn, args):
-            with p.figure:
-                st.info(t("train.press_run", steps=args[1]), icon=":material/play_arrow:")
-        return
-    with p.figure:
-        for row in comp.rows:
-            if row.fit.stopped or row.diverged:
-                st.caption(figures.row_name(row, kind, lang))
-                _ending(row.fit)
-        scaling = kind == "scaling"
-        fig = cached(figures.scaling, comp, lang) if scaling else cached(figures.comparison, comp, kind, ceiling, lang)
-        widgets.show_figure(fig, key=f"tr_{name}_figure", lecture_px=LECTURE_PX, alt=t(alt))
-    with p.reading:
-        st.markdown(t(reading))
-    build, more = (figures.scaling_table, ()) if scaling else (figures.comparison_table, (kind,))
-    shown = dict(
-        key=f"tr_{name}_table", filename=f"{name}.csv", missing="—", decimals=None, caption=t("train.scroll_hint")
-    )
-    p.table(t("train.numbers"), build, comp, *more, lang, **shown)
 
 
 @PAGE.step("compare")
@@ -278,7 +205,7 @@ def compare_step(p: page.Parts, s: Settings) -> None:
     p.prose(t("train.compare_body"))
     task, words = cached(saw_task), ("train.run_compare", "train.compare_alt", "train.compare_reading")
     args = (task, s.steps, s.learning_rate, s.seed, s.config)
-    _comparison(p, "compare", compare_models, args, "models", words, cached(word_ceiling, task))
+    RUNS.comparison(p, "compare", compare_models, args, "models", words, cached(word_ceiling, task))
 
 
 @PAGE.step("order")
@@ -286,7 +213,7 @@ def order_step(p: page.Parts, s: Settings) -> None:
     p.prose(t("train.order_body"))
     task, words = cached(order_task), ("train.run_order", "train.order_alt", "train.order_reading")
     args = (task, s.steps, s.learning_rate, s.seed, s.config)
-    _comparison(p, "order", compare_positions, args, "positions", words, cached(word_ceiling, task))
+    RUNS.comparison(p, "order", compare_positions, args, "positions", words, cached(word_ceiling, task))
 
 
 @PAGE.step("scale")
@@ -295,12 +222,8 @@ def scale_step(p: page.Parts, s: Settings) -> None:
     with p.controls, page.section_controls():
         rate = C.scaling_lr.draw()
     words = ("train.run_scale", "train.scale_alt", "train.scale_reading")
-    _comparison(p, "scale", compare_scaling, (cached(saw_task), s.steps, float(rate), s.seed, 64), "scaling", words)
-    either = rf"\ \text{{{t('train.or')}}}\ "
-    p.formula(
-        rf"A = \mathrm{{softmax}}(c\,Q K^\top), \quad c = 1/\sqrt{{d_k}}{either}1/d_k{either}1",
-        Config.scale_factor.fget,
-    )
+    RUNS.comparison(p, "scale", compare_scaling, (cached(saw_task), s.steps, float(rate), s.seed, 64), "scaling", words)
+    p.formula(figures.scale_formula(current_lang()), Config.scale_factor.fget)
 
 
 @PAGE.step("check")

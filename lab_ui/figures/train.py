@@ -474,6 +474,12 @@ def scaling_table(comp: Comparison, lang: str) -> pd.DataFrame:
     return table
 
 
+def scale_formula(lang: str) -> str:
+    """The scaling comparison's formula: the three factors c its runs multiply the scores by."""
+    either = rf"\ \text{{{t('train.or', lang)}}}\ "
+    return rf"A = \mathrm{{softmax}}(c\,Q K^\top), \quad c = 1/\sqrt{{d_k}}{either}1/d_k{either}1"
+
+
 # --- words around a run: its numbers, how it ended ------------------------------------------------
 
 

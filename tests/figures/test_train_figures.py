@@ -133,3 +133,10 @@ def test_a_single_snapshot_has_no_play_buttons():
     assert diverged.diverged and len(diverged.frame_steps) == 1
     fig = figs.frames(diverged, 0, "en")
     assert not fig.frames and not fig.layout.updatemenus and not fig.layout.sliders
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_scale_formula_names_the_three_factors_in_the_language_asked_for(lang):
+    formula = figs.scale_formula(lang)
+    either = rf"\ \text{{{t('train.or', lang)}}}\ "
+    assert formula.endswith(rf"c = 1/\sqrt{{d_k}}{either}1/d_k{either}1")
