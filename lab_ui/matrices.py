@@ -1,5 +1,7 @@
-"""Matrices on a page (the Q, K, V walkthrough's): typeset rows of them side by side, and the grids
-in which a student types W_q, W_k and W_v by hand. The page keeps its steps; these are its parts."""
+"""Matrices on a page (the Q, K, V walkthrough's): typeset rows of them side by side, the sentence's
+tokens above I, the T × T matrices of all queries at once (typeset while they fit, a heatmap
+beyond), and the grids in which a student types W_q, W_k and W_v by hand. The page keeps its steps;
+these are its parts."""
 
 from __future__ import annotations
 
@@ -9,10 +11,13 @@ import numpy as np
 import streamlit as st
 
 from attention_core import steps
-from lab_ui import controls, state
+from lab_ui import controls, state, widgets
 from lab_ui.cache import cached
 from lab_ui.figures import qkv as fq
 from lab_ui.i18n import t
+from lab_ui.lecture import is_lecture
+
+SQUARE_MAX = 8  # up to 8 tokens a T × T matrix is printed; beyond, A' is drawn as a heatmap
 
 
 def rows(key: str, *parts_rows: list[fq.Part]) -> None:
@@ -26,6 +31,28 @@ def rows(key: str, *parts_rows: list[fq.Part]) -> None:
         if max(px for _, px in parts) > fq.PHONE_PX:
             with st.container(key=f"qkv_hint_{key}_{n}"):
                 st.caption(t("qkv.scroll_hint"))
+
+
+def tokens(r: steps.QKVWalkthrough) -> None:
+    """The sentence as the articles write it (a_1 = I, a_2 = saw, ...), then I, one row a_j per token."""
+    st.markdown(fq.tokens_md(r.tokens))
+    rows("tokens", *cached(fq.tokens_rows, r))
+
+
+def all_queries(r: steps.QKVWalkthrough, hide_answer: bool, lang: str) -> None:
+    """A = Q Kᵀ, A' and O for every query at once: typeset up to SQUARE_MAX tokens (hide_answer: the
+    entries that equal the check's answer as "?"), A' drawn as a heatmap beyond."""
+    T = len(r.tokens)
+    if T <= SQUARE_MAX:  # in lecture mode's larger type, A without its factors: the three fit one screen
+        rows("matrix", *cached(fq.matrix_rows, r, hide_answer, compact=is_lecture()))
+    else:  # too many tokens to print a T × T matrix: draw A' instead (on a projector, under two title rows)
+        widgets.show_figure(
+            cached(fq.weights_map, r, lang),
+            key="qkv_weights",
+            alt=t("qkv.alt_weights", T=T, i=r.query.i + 1),
+            lecture_px=380,
+        )
+        st.markdown(t("qkv.too_wide", T=T))
 
 
 def typed_weights(

@@ -15,16 +15,14 @@ import streamlit as st
 
 from attention_core import steps
 from attention_core.dropout import attention_dropout
-from lab_ui import matrices, page, state, widgets
+from lab_ui import matrices, page, state, walkthrough, widgets
 from lab_ui.cache import cached
 from lab_ui.figures import qkv as fq
 from lab_ui.i18n import current_lang, literal, t
-from lab_ui.lecture import is_lecture, is_whole_page
 
 DEFAULT_TEXT = "I saw a saw"  # article 001's own example: two "saw"s, one word, two meanings
 DEFAULT_SEED = 3  # with this seed, token 1 of the default sentence attends clearly to one key
 MAX_TOKENS, D_MAX = 16, 8
-SQUARE_MAX = 8  # up to 8 tokens a T × T matrix is printed; beyond, A' is drawn as a heatmap
 DROPOUT_SEED = 16  # with p = 0.1, this mask drops the default row's largest weight (key 3, "a"): the output moves
 SOURCES = state.labels("qkv.w_", "random", "typed")
 LONG = "the animal did not cross the street because it was too tired to walk any further"
@@ -66,6 +64,7 @@ PAGE = page.Page(
     ),
 )
 (CHECK,) = PAGE.info.checks
+LOCK = walkthrough.Lock(CHECK, PAGE.info.step_key, PAGE.info.step_names.index("check") + 1)
 
 
 @dataclass(frozen=True)
@@ -103,43 +102,12 @@ def walk(s: Settings) -> steps.QKVWalkthrough:
         st.stop()
 
 
-def locked(c: steps.ScoreCheck) -> bool:
-    """Are the numbers that equal the check's answer still hidden? Until it is typed right (the
-    student's input, kept by the check's widget for the session) or its answer shown; never in
-    lecture mode, where the hall sees one step at a time."""
-    answered = c.accepts(st.session_state.get(CHECK)) or st.session_state.get(f"{CHECK}_show")
-    return not is_lecture() and not answered
-
-
-def hidden_notice(p: page.Parts, r: steps.QKVWalkthrough) -> None:
-    """Under a step that hides the check's answer: why, and the way to the check."""
-    step = PAGE.info.step_names.index("check") + 1
-    st.info(t("qkv.check_hides", j=r.check.j + 1, step=step), icon=":material/lock:")
-    st.button(
-        t("qkv.to_check", step=step),
-        key=f"{p.box_key}_to_check",
-        on_click=page.go_to_step,
-        args=(PAGE.info.step_key, step),
-    )
-
-
-def numbers(p: page.Parts, build, *args) -> None:
-    """A step's numbers as a table with its CSV, in a folded box built only while it is open; a
-    hidden number reads "?". build(*args) -> (table, file name, caption) (lab_ui.figures.qkv)."""
-    with p.numbers:
-        if box := page.numbers_box(f"{p.box_key}_table", t("qkv.numbers_box")):
-            with box:
-                table, filename, caption = cached(build, *args)
-                widgets.show_table(table, key=f"{p.box_key}_table", filename=filename, caption=caption, missing="?")
-
-
 @PAGE.step("tokens")
 def tokens_step(p: page.Parts, s: Settings) -> None:
     r = walk(s)
     p.prose(t("qkv.tokens_body", T=len(s.tokens), d_model=s.d_model))
     with p.figure:
-        st.markdown("\u2003".join(f"$a_{{{j + 1}}}$ = **{fq.token_md(s.tokens, j)}**" for j in range(len(s.tokens))))
-        matrices.rows("tokens", *cached(fq.tokens_rows, r))
+        matrices.tokens(r)
     with p.reading:
         lang = current_lang()
         widgets.show_figure(cached(fq.tokens_map, r, lang), key="qkv_tokens", alt=t("qkv.alt_tokens", T=len(s.tokens)))
@@ -170,7 +138,7 @@ def qkv_step(p: page.Parts, s: Settings) -> None:
         if r.random_weights:
             st.caption(t("qkv.qkv_random"))
         st.info(t("qkv.rows_vs_columns"), icon=":material/swap_horiz:")
-    numbers(p, fq.qkv_table, r, lang)
+    walkthrough.numbers(p, fq.qkv_table, r, lang)
     p.formula(fq.FORMULAS["qkv"], steps.project)
 
 
@@ -178,59 +146,41 @@ def qkv_step(p: page.Parts, s: Settings) -> None:
 def check_step(p: page.Parts, s: Settings) -> None:
     """α_{1,j} by hand. Typing reruns this step alone; on the whole page, where the steps that hide
     its answer stand below, a change of what they must hide reruns the page."""
-    c = walk(s).check
+    c, lang = walk(s).check, current_lang()
     with p.check:
-        widgets.check_number(
-            t("qkv.check_question", j=c.j + 1, q1=fq.inline_vector_tex(c.q), kj=fq.inline_vector_tex(c.k)),
-            c.answer,
-            key=CHECK,
-            tolerance=c.tolerance,
-            explanation=fq.check_md(c, current_lang()),
-        )
-        hide = locked(c)
-        before, st.session_state["_qkv_locked"] = st.session_state.get("_qkv_locked", hide), hide
-        if is_whole_page() and before != hide:
-            st.rerun()  # the steps below must show (or hide) the answer's numbers
-        if hide:
-            st.info(t("qkv.check_locks", j=c.j + 1), icon=":material/lock:")
+        question, why = fq.check_question_md(c, lang), fq.check_md(c, lang)
+        widgets.check_number(question, c.answer, key=CHECK, tolerance=c.tolerance, explanation=why)
+        LOCK.under_check(c)
 
 
 @PAGE.step("scores")
 def scores_step(p: page.Parts, s: Settings) -> None:
     r, lang = walk(s), current_lang()
-    hide_answer = locked(r.check)
+    hide_answer = LOCK.locked(r.check)
     hide = steps.gives_away(r.query.alpha, r.check.answer) & hide_answer  # [T]
     p.prose(t("qkv.scores_body", i=s.i + 1, token=fq.token_md(s.tokens, s.i)))
     with p.figure:
         matrices.rows("scores", *cached(fq.scores_rows, r))
     with p.reading:
         st.markdown(cached(fq.dot_md, r, hide_answer, lang))
-        if hide.any():
-            hidden_notice(p, r)
-        widgets.article_mistake(
-            t("qkv.seed_mistake", d_k=s.d_k, k2=fq.inline_vector_tex(r.K[r.check.j]), j=r.check.j + 1)
-        )
-    numbers(p, fq.products_table, r, lang, hide)
+        LOCK.notice(p, r.check, bool(hide.any()))
+        widgets.article_mistake(fq.seed_mistake_md(r, lang))
+    walkthrough.numbers(p, fq.products_table, r, lang, hide)
     p.formula(fq.FORMULAS["scores"], steps.dot_scores)
 
 
 @PAGE.step("softmax")
 def softmax_step(p: page.Parts, s: Settings) -> None:
     r, lang = walk(s), current_lang()
-    hide = steps.gives_away(r.query.alpha, r.check.answer) & locked(r.check)  # [T]
+    hide = steps.gives_away(r.query.alpha, r.check.answer) & LOCK.locked(r.check)  # [T]
     p.prose(t("qkv.softmax_body", d_k=s.d_k))
     with p.figure:
-        widgets.show_figure(
-            cached(fq.scores_figure, r, lang, bool(hide.any())),
-            key="qkv_scores",
-            alt=t("qkv.alt_scores", i=s.i + 1, best=fq.key_labels(s.tokens)[r.query.best]),
-        )
+        walkthrough.scores(r, lang, bool(hide.any()))
     with p.reading:
         st.markdown(cached(fq.softmax_md, r, lang))
-        if hide.any():
-            hidden_notice(p, r)
+        LOCK.notice(p, r.check, bool(hide.any()))
         widgets.article_mistake(t("qkv.softmax_mistake"))
-    numbers(p, fq.softmax_table, r, lang, hide)
+    walkthrough.numbers(p, fq.softmax_table, r, lang, hide)
     p.formula(fq.FORMULAS["softmax"], steps.scaled_softmax)
 
 
@@ -242,51 +192,37 @@ def output_step(p: page.Parts, s: Settings) -> None:
         widgets.show_figure(cached(fq.sum_figure, r, lang), key="qkv_sum", alt=t("qkv.alt_sum", i=s.i + 1))
     with p.reading:
         st.markdown(cached(fq.sum_md, r, lang))
-    numbers(p, fq.sum_table, r, lang)
+    walkthrough.numbers(p, fq.sum_table, r, lang)
     p.formula(fq.FORMULAS["output"], steps.weighted_sum)
 
 
 @PAGE.step("matrix")
 def matrix_step(p: page.Parts, s: Settings) -> None:
     r, lang, T = walk(s), current_lang(), len(s.tokens)
-    hide_answer = locked(r.check)
+    hide_answer = LOCK.locked(r.check)
     p.prose(t("qkv.matrix_body", T=T, d_k=s.d_k))
     with p.figure:
-        if T <= SQUARE_MAX:  # in lecture mode's larger type, A without its factors: the three fit one screen
-            matrices.rows("matrix", *cached(fq.matrix_rows, r, hide_answer, compact=is_lecture()))
-        else:  # too many tokens to print a T × T matrix: draw A' instead (on a projector, under two title rows)
-            widgets.show_figure(
-                cached(fq.weights_map, r, lang),
-                key="qkv_weights",
-                alt=t("qkv.alt_weights", T=T, i=s.i + 1),
-                lecture_px=380,
-            )
-            st.markdown(t("qkv.too_wide", T=T))
+        matrices.all_queries(r, hide_answer, lang)
     with p.reading:
-        agree = "qkv.same_as_steps" if r.agrees else "qkv.not_same"
-        number = PAGE.info.step_names.index
-        st.markdown(t(agree, i=s.i + 1, softmax=number("softmax") + 1, output=number("output") + 1))
-        if hide_answer and T <= SQUARE_MAX and steps.gives_away(r.matrix.scores, r.check.answer).any():
-            hidden_notice(p, r)
+        st.markdown(fq.agrees_md(r, PAGE.info.step_names, lang))
+        LOCK.notice(p, r.check, T <= matrices.SQUARE_MAX and LOCK.hides(r.check, r.matrix.scores))
         if r.repeats:
             st.info(fq.repeated_md(r, lang, output=True), icon=":material/content_copy:")
-    numbers(p, fq.weights_table, r, lang)
+    walkthrough.numbers(p, fq.weights_table, r, lang)
     p.formula(fq.FORMULAS["matrix"], steps.matrix_form)
 
 
 @PAGE.step("additive")
 def additive_step(p: page.Parts, s: Settings) -> None:
     r, lang = walk(s), current_lang()
-    hide = locked(r.check) and bool(steps.gives_away(r.query.alpha[r.check.j], r.check.answer))
+    hide = LOCK.hides(r.check, r.query.alpha[r.check.j])
     p.prose(t("qkv.additive_body"))
     with p.figure:
-        widgets.show_figure(
-            cached(fq.compare_figure, r, lang), key="qkv_dot_vs_add", alt=t("qkv.alt_dot_vs_add", i=s.i + 1)
-        )
+        walkthrough.dot_vs_additive(r, lang)
     with p.reading:
         st.markdown(cached(fq.compare_md, r, lang, hide))
         widgets.article_mistake(t("qkv.attn_mistake"), t("qkv.attn_mistake_code"))
-    numbers(p, fq.both_table, r, lang)
+    walkthrough.numbers(p, fq.both_table, r, lang)
     p.formula(fq.FORMULAS["additive"], steps.additive_scores)
 
 
@@ -298,15 +234,11 @@ def dropout_step(p: page.Parts, s: Settings) -> None:
         drop, training, mask_seed = C.p.draw(), C.training.draw(), C.mask_seed.draw()
     d = cached(attention_dropout, r.query.alpha_prime, drop, mask_seed, training, r.V)
     with p.figure:
-        widgets.show_figure(
-            cached(fq.dropout_figure, d, s.tokens, lang),
-            key="qkv_dropout",
-            alt=t("qkv.alt_dropout", i=s.i + 1, n=int((~d.keep).sum()), T=len(s.tokens)),
-        )
+        walkthrough.dropout(d, s.tokens, s.i, lang)
     with p.reading:
         st.markdown(fq.dropout_md(d, s.tokens, lang))
         widgets.article_mistake(t("qkv.code_mistake"), t("qkv.code_mistake_code"))
-    numbers(p, fq.dropout_table, d, s.tokens, lang)
+    walkthrough.numbers(p, fq.dropout_table, d, s.tokens, lang)
     p.formula(fq.FORMULAS["dropout"], attention_dropout)
 
 

@@ -674,6 +674,29 @@ def check_md(c: ScoreCheck, lang: str) -> str:
     )
 
 
+def check_question_md(c: ScoreCheck, lang: str) -> str:
+    """The check's question: α_{1,j} by hand, from q_1 and k_j printed with two places."""
+    return t("qkv.check_question", lang, j=c.j + 1, q1=inline_vector_tex(c.q), kj=inline_vector_tex(c.k))
+
+
+def seed_mistake_md(r: QKVWalkthrough, lang: str) -> str:
+    """Article 000's mistake beside the scores: k_j is a vector of d_k numbers, not one number."""
+    j = r.check.j
+    return t("qkv.seed_mistake", lang, d_k=r.K.shape[1], k2=inline_vector_tex(r.K[j]), j=j + 1)
+
+
+def agrees_md(r: QKVWalkthrough, step_names: Sequence[str], lang: str) -> str:
+    """Whether row i of the matrix form holds the α' and b_i that the softmax and output steps (named
+    by their numbers among the page's step_names) worked out for the followed query alone."""
+    key, number = "qkv.same_as_steps" if r.agrees else "qkv.not_same", step_names.index
+    return t(key, lang, i=r.query.i + 1, softmax=number("softmax") + 1, output=number("output") + 1)
+
+
+def tokens_md(tokens: Sequence[str]) -> str:
+    """The sentence's tokens named as the articles name them: a_1 = I, a_2 = saw, ..."""
+    return "\u2003".join(f"$a_{{{j + 1}}}$ = **{token_md(tokens, j)}**" for j in range(len(tokens)))
+
+
 def token_md(tokens: Sequence[str], j: int) -> str:
     """Token j as markdown shows it: shortened to 24 characters, its markup characters escaped."""
     return literal(short(tokens[j], 24))

@@ -344,3 +344,20 @@ def test_approximately_marks_exactly_the_results_the_unrounded_numbers_change(to
     worked = fq.compare_md(r, "zh", hide_dot=False)
     differs = RESULT.search(worked).group(1) != fq.num(r.additive_scores[i, r.check.j], 3)
     assert (r"\approx" in worked) == differs == worked.endswith("。")  # the note closes the section's words
+
+
+def test_the_words_around_the_walk_name_its_tokens_question_and_steps():
+    r = sentence_walkthrough(tuple(TOKENS), 3, 2, 3, 0)
+    assert fq.tokens_md(r.tokens).split("\u2003") == [
+        "$a_{1}$ = **I**",
+        "$a_{2}$ = **saw**",
+        "$a_{3}$ = **a**",
+        f"$a_{{4}}$ = **{fq.token_md(r.tokens, 3)}**",  # escaped: markup typed in the sentence stays text
+    ]
+    c = r.check
+    assert fq.check_question_md(c, "zh") == t(
+        "qkv.check_question", "zh", j=c.j + 1, q1=fq.inline_vector_tex(c.q), kj=fq.inline_vector_tex(c.k)
+    )
+    assert fq.inline_vector_tex(r.K[c.j]) in fq.seed_mistake_md(r, "en")
+    names = ("tokens", "softmax", "output")  # the steps are said by their numbers, 1-based
+    assert fq.agrees_md(r, names, "en") == t("qkv.same_as_steps", "en", i=1, softmax=2, output=3)
