@@ -120,13 +120,13 @@ def softmax_step(p: page.Parts, s: Settings) -> None:
     sat = cached(saturation_sweep, D_VALUES, rows, T)
     with p.figure:
         widgets.show_figure(
-            cached(figures.weights_animation, sat, s.d_k, lang, is_lecture()),
-            key=figures.PLAY_KEY,
-            alt=figures.play_alt(sat, s.d_k, lang),
+            cached(figures.weights_at_d, sat, s.d_k, lang, is_lecture()),
+            key=figures.WEIGHTS_KEY,
+            alt=figures.weights_alt(sat, s.d_k, lang),
             lecture_px=figures.LECTURE_PX,
         )
-        st.caption(t("scaling.play_hint"))
-        if css := figures.phone_key_ticks_css(figures.PLAY_KEY, T):
+        st.caption(t("scaling.weights_hint"))
+        if css := figures.phone_key_ticks_css(figures.WEIGHTS_KEY, T):
             st.html(css)  # on a phone, fewer key numbers under the bars: all of them ran together
     with p.reading:
         st.html(figures.SOFTMAX_CSS)  # the link below wraps; on a phone no bar labels, the code's text smaller

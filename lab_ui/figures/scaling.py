@@ -2,7 +2,7 @@
 results (attention_core.saturation) and a language in, go.Figure (or pd.DataFrame) out, no
 Streamlit calls; each builder looks up its own labels, each table names its index.
 
-Speed: these figures have several panels and, for the animation, 13 frames of 3 traces each.
+Speed: these figures have several panels and up to a dozen traces.
 Building them trace by trace through Plotly's validators costs 50-200 ms per figure, far over
 a rerun's budget, so each figure is written as one plain spec (traces and layout as dicts, the
 property names checked by tests/figures/test_scaling.py and by looking at the page) and wrapped
@@ -38,7 +38,7 @@ STYLE = {
     "sqrt": dict(color=QUALITATIVE[0], dash="solid", symbol="square"),  # blue
     "d": dict(color=QUALITATIVE[2], dash="dash", symbol="diamond"),  # bluish green
 }
-# Each scaling's words (a line's legend entry, a table's rows) and its group title over the animated bars.
+# Each scaling's words (a line's legend entry, a table's rows) and its group title over the bars of weights.
 SCALING_NAMES = labels("scaling.scaling_", "none", "sqrt", "d")
 GROUP_TITLES = labels("scaling.play_group_", "none", "sqrt", "d")
 assert tuple(SCALING_NAMES) == tuple(GROUP_TITLES) == tuple(SCALINGS)
@@ -62,23 +62,19 @@ LINE = 1.3
 TITLE_PAD = 8
 TITLE_GAP = 14  # px under a title's lines, for its descenders and some air
 PANEL_TITLE_SHIFT = 6  # px between a panel's title and its plot
-PLAY_PLOT_PX = 260  # the animated bars' own height on a screen
+WEIGHTS_PLOT_PX = 260  # the bars' own height on a screen
 # The tallest a lecture step's figure may be: what a 1280x720 screen leaves under the
 # lecture frame's title row and step bar (they end at about 302 px; the page puts the figure
 # right under them, its controls and words below it), so that the figure is whole on the first screen.
 LECTURE_PX = 380
-# plotly.js sliders/constants.js: from the current value's row to the tick labels, tickOffset (25)
-# + tickLength (7) + labelOffset (8)
-SLIDER_RAIL_TO_LABELS = 25 + 7 + 8
 # The bars' value labels: Plotly shrinks a label to its bar's width, to about 4 px on a phone (a bar
 # is about 9 px wide there); smaller than this, a label is hidden (hover still gives the value).
 # A desktop's bars are about 25 px wide and keep their 11-12 px labels, a projector's larger ones.
-# Plotly applies this when it draws the figure, not to the frames of an animation (redraw off):
-# SOFTMAX_CSS hides the labels on a phone's screen for those.
+# SOFTMAX_CSS hides them on a phone's screen, where a bar is about 9 px wide.
 BAR_TEXT_MIN_PX = 9
-# The animated bars' plot area on a 390 px phone (measured in Chromium: 249 px), and the room a key
+# The bars' plot area (weights_at_d) on a 390 px phone (measured in Chromium: 249 px), and the room a key
 # number needs there: about 6.7 px a digit at the 12 px tick font, and air on either side.
-PHONE_PLAY_PLOT_PX = 250
+PHONE_WEIGHTS_PLOT_PX = 250
 DIGIT_PX, KEY_LABEL_AIR_PX = 6.7, 5
 
 
@@ -429,78 +425,58 @@ def _flat(title: str) -> str:
     return title.replace("\n", " ")
 
 
-def weights_animation(sat: SaturationSweep, chosen_d: int, lang: str, big: bool = False) -> go.Figure:
-    """The first row's T weights under each scaling, side by side in three groups, as d_k sweeps:
-    one Plotly frame per d_k, a play / pause button and a slider, animated in the browser without
-    a rerun; it starts at chosen_d. The group titles have "\n" between their lines (a group is
-    under 100 px wide on a phone). The bars get PLAY_PLOT_PX; the title and the controls get their
-    own room above and below. `big` (a projector): LECTURE_PX in all, so no title (the lecture's
-    step bar names the step, the T slider sits under the figure), and the buttons beside the
-    slider's rail, where a wide screen has room for both.
+def weights_at_d(sat: SaturationSweep, chosen_d: int, lang: str, big: bool = False) -> go.Figure:
+    """The first row's T weights at chosen_d under each scaling, side by side in three groups. The
+    page's d_k slider is the one control of d_k: moving it redraws the bars (an animation inside
+    the figure, with its own d_k slider, once drew beside it; two sliders of one d_k could say two
+    different values, and its 13 frames and controls cost about 100 ms a step in Chromium).
+    The group titles have "\n" between their lines (a group is under 100 px wide on a phone). The
+    bars get WEIGHTS_PLOT_PX, the titles their own room above; `big` (a projector): LECTURE_PX in
+    all and no title (the lecture's step bar names the step).
 
-    All bars are one trace (groups placed along one axis, a gap between them), so each frame
-    carries one small update (heights, labels, hover data) and the figure builds quickly."""
-    d_values, start = sat.d_values, list(sat.d_values).index(chosen_d)
-    weights, scores = sat.first_weights, sat.first_scores
+    All bars are one trace (groups placed along one axis, a gap between them), so the figure
+    builds quickly."""
+    j = list(sat.d_values).index(chosen_d)
     group_titles = {s: GROUP_TITLES.text(s, lang) for s in sat.scalings}
     title, x_title, y_title = (
-        t("scaling.play_title", lang, T=sat.T),
+        t("scaling.weights_title", lang, T=sat.T, d=chosen_d),
         t("scaling.play_x", lang),
         t("scaling.play_y", lang),
     )
-    score_name, slider_prefix = t("scaling.play_score", lang), t("scaling.play_slider", lang)
-    play_label, pause_label = t("scaling.play", lang), t("scaling.pause", lang)
-    weights = np.asarray(weights, dtype=np.float32)  # [n_s, n_d, T]
-    scores = np.asarray(scores, dtype=np.float32)  # [n_d, T]
-    n_scalings, _, T = weights.shape
+    score_name = t("scaling.play_score", lang)
+    weights = np.asarray(sat.first_weights[:, j, :], dtype=np.float32)  # [n_s, T]
+    scores = np.asarray(sat.first_scores[j], dtype=np.float32)  # [T]
+    n_scalings, T = weights.shape
     gap = max(1, T // 4)
     key = np.tile(np.arange(1, T + 1), n_scalings)  # [n_s * T]; keys numbered from 1, as k_1 ... k_T
     group = np.repeat(np.arange(n_scalings), T)  # [n_s * T]
     x = group * (T + gap) + key  # [n_s * T]: the groups side by side, `gap` empty slots apart
-    colours = [STYLE[s]["color"] for s in group_titles for _ in range(T)]
-
-    def heights(j: int) -> dict:
-        # Plain rounded lists: Plotly checks a list far faster than an array (see the module's
-        # docstring), and 4 decimals are more than a bar or a hover can show.
-        w = np.round(weights[:, j, :].reshape(-1), 4)  # [n_s * T]
-        s = np.round(np.tile(scores[j], n_scalings), 3)  # [n_s * T]
-        return {"type": "bar", "y": w.tolist(), "customdata": np.stack([key, s], axis=-1).tolist()}
-
+    # Plain rounded lists: Plotly checks a list far faster than an array (see the module's
+    # docstring), and 4 decimals are more than a bar or a hover can show.
+    heights = np.round(weights.reshape(-1), 4)  # [n_s * T]
+    raw = np.round(np.tile(scores, n_scalings), 3)  # [n_s * T]
     trace = {
+        "type": "bar",
         "x": x,
-        "marker": {"color": colours},
+        "y": heights.tolist(),
+        "customdata": np.stack([key, raw], axis=-1).tolist(),
+        "marker": {"color": [STYLE[s]["color"] for s in group_titles for _ in range(T)]},
         "texttemplate": "%{y:.2f}" if T <= 12 else None,
         "textposition": "outside",
         "cliponaxis": False,
         "showlegend": False,
         "hovertemplate": f"{x_title} %{{customdata[0]}}<br>{score_name}: %{{customdata[1]:.3f}}"
         f"<br>{y_title}: %{{y:.4f}}<extra></extra>",
-        **heights(start),
     }
-    frames = [{"name": str(int(d)), "data": [heights(j)], "traces": [0]} for j, d in enumerate(d_values)]
     step = 1 if T <= 16 else T // 8
     ticks = [i for i in range(n_scalings * T) if (key[i] - 1) % step == 0]
 
-    # Top, from the edge down: the title, then the group titles, then the bars.
-    text = LINE * LECTURE_TEXT_PX  # px: one line of text at its largest
+    # Top, from the edge down: the title, then the group titles, then the bars; below them the key numbers.
     head_shift = 4  # px between a group's title and the top of the plot
     heads = max(_height(name) for name in group_titles.values()) + head_shift + 4
     top = heads + 8 if big else _title_room(title) + TITLE_GAP + heads
-    # Bottom, from the plot down: the key numbers, then one row with the buttons at the left and the
-    # slider's "d_k = …" at the right, then the slider's rail across the whole width (beside the
-    # buttons it would be squeezed to a stub on a phone), its tick labels under it. On a projector
-    # the rail runs beside the buttons, under its "d_k = …".
-    button_h = text + 10  # a button's text and its padding and border
-    controls_top = text + 16  # below the key numbers
-    rail_top = text + 6 if big else button_h + 6  # the current value's row above the rail
-    bottom = controls_top + rail_top + SLIDER_RAIL_TO_LABELS + text + 8
-    plot_height = LECTURE_PX - top - bottom if big else PLAY_PLOT_PX
-    rail_x = 0.3 if big else 0  # the buttons take the left of the rail's row on a projector
-
-    def below(px: float) -> float:
-        """A distance below the plot area in Plotly's paper units (the plot's height is 1)."""
-        return -px / plot_height
-
+    bottom = LINE * LECTURE_TEXT_PX + 8  # the key numbers at their largest
+    plot_height = LECTURE_PX - top - bottom if big else WEIGHTS_PLOT_PX
     annotations = [
         {
             "text": f"<b>{_lines(name)}</b>",
@@ -516,9 +492,6 @@ def weights_animation(sat: SaturationSweep, chosen_d: int, lang: str, big: bool 
         }
         for s, (s_id, name) in enumerate(group_titles.items())
     ]
-    # Frames change only trace data, so Plotly can tween the bars without a full redraw.
-    still = {"frame": {"duration": 0, "redraw": False}, "mode": "immediate", "transition": {"duration": 0}}
-    playing = {"frame": {"duration": 900, "redraw": False}, "fromcurrent": True, "transition": {"duration": 400}}
     layout = {
         "title": None if big else _title(title, round(plot_height + top + bottom)),
         "height": round(plot_height + top + bottom),
@@ -528,56 +501,24 @@ def weights_animation(sat: SaturationSweep, chosen_d: int, lang: str, big: bool 
         "margin": {"t": round(top), "b": round(bottom)},
         "xaxis": {
             "tickmode": "array",
-            "tickvals": x[ticks],  # no title: it would sit on the controls
+            "tickvals": x[ticks],
             "ticktext": [str(k) for k in key[ticks]],
             "range": [0.3, n_scalings * (T + gap) - gap + 0.7],
             "showgrid": False,
             "zeroline": False,
         },
         "yaxis": {"title": {"text": y_title}, "range": [0, 1.15], "tickformat": ".1f"},
-        "updatemenus": [
-            {
-                "type": "buttons",
-                "direction": "left",
-                "x": 0,
-                "y": below(controls_top + (rail_top if big else 0)),
-                "xanchor": "left",
-                "yanchor": "top",
-                "showactive": False,
-                "pad": {"t": 0, "r": 0, "b": 0, "l": 0},
-                "buttons": [
-                    {"label": "▶ " + play_label, "method": "animate", "args": [None, playing]},
-                    {"label": "❚❚ " + pause_label, "method": "animate", "args": [[None], still]},
-                ],
-            }
-        ],
-        "sliders": [
-            {
-                "active": start,
-                "x": rail_x,
-                "len": 1 - rail_x,
-                "y": below(controls_top),
-                "xanchor": "left",
-                "yanchor": "top",
-                "pad": {"t": 0, "r": 0, "b": 0, "l": 0},
-                # the current value shares the buttons' row; its offset drops the rail below them
-                "currentvalue": {"prefix": slider_prefix, "xanchor": "right", "offset": round(rail_top - text)},
-                "steps": [
-                    {"label": str(int(d)), "method": "animate", "args": [[str(int(d))], still]} for d in d_values
-                ],
-            }
-        ],
     }
-    return _figure([trace], layout, frames)
+    return _figure([trace], layout)
 
 
 def phone_key_ticks_css(key: str, T: int) -> str | None:
-    """CSS that leaves every k-th key number of each group under the animated bars (the figure
-    `key`, weights_animation's) on a phone's screen, where 3 x T numbers in about 250 px ran
-    together ("12345678"); None when they have room. weights_animation labels every `step`-th key
+    """CSS that leaves every k-th key number of each group under the bars of weights (the figure
+    `key`, weights_at_d's) on a phone's screen, where 3 x T numbers in about 250 px ran
+    together ("12345678"); None when they have room. weights_at_d labels every `step`-th key
     of each group, the groups side by side; Plotly draws one g.xtick per label, in that order."""
-    gap, step = max(1, T // 4), 1 if T <= 16 else T // 8  # as weights_animation places and labels them
-    slot = PHONE_PLAY_PLOT_PX / (3 * T + 2 * gap)  # px per key on the phone
+    gap, step = max(1, T // 4), 1 if T <= 16 else T // 8  # as weights_at_d places and labels them
+    slot = PHONE_WEIGHTS_PLOT_PX / (3 * T + 2 * gap)  # px per key on the phone
     need = DIGIT_PX * len(str(T)) + KEY_LABEL_AIR_PX
     every = int(np.ceil(need / (slot * step)))
     if every <= 1:
@@ -587,18 +528,18 @@ def phone_key_ticks_css(key: str, T: int) -> str | None:
     return key_labels_hidden_on_phones(key, *(f":nth-of-type({n})" for n in hidden))
 
 
-# The animated bars (the page's key for weights_animation), the box on article 003's slip and the
+# The bars of weights (the page's key for weights_at_d), the box on article 003's slip and the
 # link to the train page under it (pages/scaling.py puts them in containers with these keys). On a
 # phone the bars' value labels are hidden (BAR_TEXT_MIN_PX says why). The link's label is one
 # unbroken line that Streamlit cut at the screen's edge, with no ellipsis: it wraps instead. On a
 # phone the code box's text is about 294 px wide (wrapped lines leave 16 px at either side), 35
 # characters at its 14 px: the catalog keeps its lines to 38, and 12 px (7.2 px a character) fits
 # 40, on a 375 px phone 38.
-PLAY_KEY, MISTAKE_KEY, TRAIN_LINK_KEY = "scaling_play", "sc_mistake", "sc_train_link"
+WEIGHTS_KEY, MISTAKE_KEY, TRAIN_LINK_KEY = "scaling_weights", "sc_mistake", "sc_train_link"
 SOFTMAX_CSS = (
     f"<style>.st-key-{TRAIN_LINK_KEY} [data-testid='stPageLink'] span,"
     f" .st-key-{TRAIN_LINK_KEY} [data-testid='stPageLink'] p {{ white-space: normal; }}"
-    f" @media (max-width: 640px) {{ .st-key-{PLAY_KEY} .bartext {{ display: none; }}"
+    f" @media (max-width: 640px) {{ .st-key-{WEIGHTS_KEY} .bartext {{ display: none; }}"
     f" .st-key-{MISTAKE_KEY} [data-testid='stCode'] code {{ font-size: 12px; }} }}"
     "</style>"
 )
@@ -642,10 +583,10 @@ def variance_metrics(var: VarianceSweep, d_k: int, lang: str) -> list[dict]:
     ]
 
 
-def play_alt(sat: SaturationSweep, d_k: int, lang: str) -> str:
+def weights_alt(sat: SaturationSweep, d_k: int, lang: str) -> str:
     first = sat.first_weights[:, list(sat.d_values).index(d_k)]  # [n_s, T]
     return t(
-        "scaling.play_alt",
+        "scaling.weights_alt",
         lang,
         T=sat.T,
         d=d_k,

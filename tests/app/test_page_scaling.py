@@ -24,7 +24,7 @@ STEPS = INFO.step_names  # spread, softmax, derivation: old links' sc_step=n ope
 (CHECK,) = INFO.checks
 FIGURES = {
     "spread": {"scaling_hist", "scaling_variance"},
-    "softmax": {"scaling_play", "scaling_curves", "scaling_slopes"},
+    "softmax": {"scaling_weights", "scaling_curves", "scaling_slopes"},
     "derivation": set(),
 }
 link = link_of(C)
@@ -120,7 +120,7 @@ def test_the_derivation_draws_no_settings_and_the_other_steps_keep_theirs():
     assert t("scaling.no_settings", lang="en") in [c.value for c in at.caption]
     at.button(key=f"{INFO.step_key}_prev").click().run()
     assert (at.select_slider(key=C.d.key).value, at.number_input(key=C.seed.key).value) == (1024, 5)
-    assert figures(at)["scaling_play"]["layout"]["sliders"][0]["active"] == D_VALUES.index(1024)
+    assert "d_k = 1024" in figures(at)["scaling_weights"]["layout"]["title"]["text"]
 
 
 # --- step 1: the spread of q·k ------------------------------------------------------------------------
@@ -189,17 +189,20 @@ def test_more_keys_raise_the_uniform_entropy():
     assert c["max"]["none"][-1] > 0.9
 
 
-def test_animation_has_one_frame_per_d_and_starts_at_the_chosen_d():
+def test_the_bars_follow_the_pages_d_k():
     at = open_step(PAGE, "softmax")
-    spec = figures(at)["scaling_play"]
-    assert [f["name"] for f in spec["frames"]] == [str(d) for d in D_VALUES]
-    assert spec["layout"]["sliders"][0]["active"] == D_VALUES.index(64)
-    assert [b["method"] for b in spec["layout"]["updatemenus"][0]["buttons"]] == ["animate", "animate"]
+    spec = figures(at)["scaling_weights"]
+    assert not spec.get("frames") and not spec["layout"].get("sliders")  # the page's d_k is the one control
+    sat = saturation_sweep(D_VALUES, score_rows(0), 8)
+    np.testing.assert_allclose(
+        plotly_array(spec["data"][0]["y"]), sat.first_weights[:, D_VALUES.index(64)].reshape(-1), atol=1e-4
+    )
     at.select_slider(key=C.d.key).set_value(1024).run()
-    spec = figures(at)["scaling_play"]
-    assert spec["layout"]["sliders"][0]["active"] == D_VALUES.index(1024)
-    start = plotly_array(spec["data"][0]["y"])
-    np.testing.assert_allclose(start, plotly_array(spec["frames"][D_VALUES.index(1024)]["data"][0]["y"]))
+    spec = figures(at)["scaling_weights"]
+    np.testing.assert_allclose(
+        plotly_array(spec["data"][0]["y"]), sat.first_weights[:, D_VALUES.index(1024)].reshape(-1), atol=1e-4
+    )
+    assert "d_k = 1024" in spec["layout"]["title"]["text"]
 
 
 def test_the_slopes_figure_says_which_slope_is_which_and_the_text_reads_the_numbers():
@@ -227,7 +230,7 @@ def test_moving_T_draws_no_new_rows():
     a row of T keys is their first T: T = 8 and T = 9 share their first eight raw scores."""
     a = open_step(PAGE, "softmax", **link(d="1"))
     b = open_step(PAGE, "softmax", **link(d="1", T="9"))
-    customdata = [np.array(figures(x)["scaling_play"]["data"][0]["customdata"]) for x in (a, b)]
+    customdata = [np.array(figures(x)["scaling_weights"]["data"][0]["customdata"]) for x in (a, b)]
     np.testing.assert_allclose(customdata[1][:8, 1], customdata[0][:8, 1])  # the first group's raw scores q·k
 
 
@@ -256,7 +259,7 @@ def test_the_softmax_step_sends_its_phone_css_and_keys_what_it_styles(lang):
     at = open_step(PAGE, "softmax", lang)
     styles = [h.proto.body for h in at.get("html") if "<style>" in h.proto.body]
     assert figures_module.SOFTMAX_CSS in styles
-    assert figures_module.phone_key_ticks_css(figures_module.PLAY_KEY, 8) in styles  # T = 8 by default
+    assert figures_module.phone_key_ticks_css(figures_module.WEIGHTS_KEY, 8) in styles  # T = 8 by default
     code = next(c for c in at.code if "self.embed_dim // self.num_heads" in c.value)
     assert code.value == t("scaling.mistake_code", lang=lang) and code.proto.wrap_lines
     (link_ids,) = [
@@ -369,7 +372,7 @@ def test_presets_set_the_controls_and_the_link():
     at.button(key="scaling_preset_saturation").click().run()
     assert at.select_slider(key=C.d.key).value == 1024
     assert at.query_params[C.d.key] in ("1024", ["1024"])
-    assert figures(at)["scaling_play"]["layout"]["sliders"][0]["active"] == D_VALUES.index(1024)
+    assert "d_k = 1024" in figures(at)["scaling_weights"]["layout"]["title"]["text"]
     at.button(key="scaling_preset_article").click().run()
     assert (at.select_slider(key=C.d.key).value, at.slider(key=C.T.key).value) == (8, 4)
     at.button(key="scaling_preset_long").click().run()
@@ -408,7 +411,7 @@ def test_lecture_steps_show_one_step_and_its_first_figure_fits_the_first_screen(
     at = open_step(PAGE, step, "en", lecture="1")
     assert not at.exception
     assert set(figures(at)) == FIGURES[step]
-    first = {"spread": "scaling_hist", "softmax": "scaling_play"}.get(step)
+    first = {"spread": "scaling_hist", "softmax": "scaling_weights"}.get(step)
     if first:
         assert figures(at)[first]["layout"]["height"] <= LECTURE_PX
         assert figures(at)[first]["layout"]["font"]["size"] >= 20

@@ -134,64 +134,47 @@ def test_a_new_T_is_light(rows):
     for T in (64, 63):  # the largest rows: the most work
         start = time.perf_counter()
         sat = saturation_sweep(D_VALUES, full, T)
-        figs.weights_animation(sat, 64, "en"), figs.saturation_curves(sat, 64, "en"), figs.slope_curves(sat, 64, "en")
+        figs.weights_at_d(sat, 64, "en"), figs.saturation_curves(sat, 64, "en"), figs.slope_curves(sat, 64, "en")
         spent.append(time.perf_counter() - start)
     assert min(spent) < 1.0, spent  # about 0.1 s on an idle laptop; the budget allows a busy test machine
 
 
-def animation(sat, start, big=False):
-    return figs.weights_animation(sat, D_VALUES[start], "en", big)
+def bars(sat, j, big=False):
+    return figs.weights_at_d(sat, D_VALUES[j], "en", big)
 
 
-def test_animation_has_one_frame_per_d_and_plays_in_the_browser(sat):
-    start = D_VALUES.index(1024)
-    fig = animation(sat, start)
-    spec = valid(fig)
-    assert [f["name"] for f in spec["frames"]] == [str(d) for d in D_VALUES]
-    for j, frame in enumerate(fig.frames):
-        np.testing.assert_allclose(frame.data[0].y, sat.first_weights[:, j, :].reshape(-1), atol=1e-4)
-    np.testing.assert_allclose(fig.data[0].y, sat.first_weights[:, start, :].reshape(-1), atol=1e-4)
-    slider = spec["layout"]["sliders"][0]
-    assert slider["active"] == start
-    assert [step["args"][0] for step in slider["steps"]] == [[str(d)] for d in D_VALUES]
-    play, pause = spec["layout"]["updatemenus"][0]["buttons"]
-    assert play["method"] == pause["method"] == "animate"
-    assert play["args"][0] is None and play["args"][1]["fromcurrent"]
-    assert pause["args"][0] == [None]  # Plotly's way to stop an animation
+def test_bars_draw_the_first_row_at_the_chosen_d_with_no_animation_of_their_own(sat):
+    """One d_k control on the step, the page's: the figure has no frames, buttons or slider."""
+    for j in (0, D_VALUES.index(1024), len(D_VALUES) - 1):
+        fig = bars(sat, j)
+        spec = valid(fig)
+        np.testing.assert_allclose(fig.data[0].y, sat.first_weights[:, j, :].reshape(-1), atol=1e-4)
+        assert not spec.get("frames") and not spec["layout"].get("sliders") and not spec["layout"].get("updatemenus")
+        assert f"d_k = {D_VALUES[j]}" in spec["layout"]["title"]["text"]
 
 
-def test_animation_bars_keep_their_colour_and_key_numbers(sat):
-    fig = animation(sat, 0)
+def test_bars_keep_their_colour_and_key_numbers(sat):
+    fig = bars(sat, 3)
     T = 8
     colours = fig.data[0].marker.color
     assert len(set(colours[:T])) == len(set(colours[T : 2 * T])) == 1 and len(set(colours)) == 3
-    keys = [row[0] for row in fig.frames[3].data[0].customdata]
+    keys = [row[0] for row in fig.data[0].customdata]
     assert keys == list(range(1, T + 1)) * 3
-    raw = [row[1] for row in fig.frames[3].data[0].customdata][:T]
+    raw = [row[1] for row in fig.data[0].customdata][:T]
     np.testing.assert_allclose(raw, sat.first_scores[3], atol=1e-3)  # hover shows the raw score q·k
 
 
-def test_animation_controls_stack_clear_of_the_axis_and_of_each_other(sat):
-    """Buttons at the left and the slider's current value at the right share one row under the key
-    numbers; the slider's rail runs the full width below them (beside the buttons a phone squeezed
-    it to a stub), and the bottom margin holds it all."""
-    spec = valid(animation(sat, 0))["layout"]
-    buttons, slider = spec["updatemenus"][0], spec["sliders"][0]
-    assert (slider["x"], slider["len"]) == (0, 1)
-    assert buttons["y"] == slider["y"] < 0 and buttons["yanchor"] == slider["yanchor"] == "top"
-    plot_height = spec["height"] - spec["margin"]["t"] - spec["margin"]["b"]
-    below_axis = -slider["y"] * plot_height  # px between the plot and the controls
-    assert below_axis >= figs.LINE * figs.LECTURE_TEXT_PX  # room for the key numbers at lecture size
-    button_height = figs.LINE * figs.LECTURE_TEXT_PX + 10
-    text = figs.LINE * figs.LECTURE_TEXT_PX
-    assert text + slider["currentvalue"]["offset"] >= button_height  # the rail starts under the buttons
-    assert spec["margin"]["b"] >= below_axis + button_height + figs.SLIDER_RAIL_TO_LABELS + text
+def test_bars_leave_room_for_the_key_numbers_at_lecture_size(sat):
+    layout = valid(bars(sat, 0))["layout"]
+    assert layout["margin"]["b"] >= figs.LINE * figs.LECTURE_TEXT_PX  # the key numbers at their largest
+    assert layout["height"] - layout["margin"]["t"] - layout["margin"]["b"] == figs.WEIGHTS_PLOT_PX
 
 
-def test_animation_title_and_group_titles_have_rooms_of_their_own(sat):
-    layout = valid(animation(sat, 0))["layout"]
+def test_bars_title_and_group_titles_have_rooms_of_their_own(sat):
+    layout = valid(bars(sat, 0))["layout"]
     title = layout["title"]
-    assert title["text"] == t("scaling.play_title", "en", T=8).replace("\n", "<br>") and title["yref"] == "container"
+    assert title["text"] == t("scaling.weights_title", "en", T=8, d=1).replace("\n", "<br>")
+    assert title["yref"] == "container"
     title_bottom = (1 - title["y"]) * layout["height"] + 2 * figs.LINE * figs.LECTURE_TITLE_PX / 2
     heads = 2 * figs.LINE * figs.LECTURE_TEXT_PX + max(a["yshift"] for a in layout["annotations"])
     assert title_bottom + heads <= layout["margin"]["t"]  # the group titles start below the title
@@ -199,15 +182,12 @@ def test_animation_title_and_group_titles_have_rooms_of_their_own(sat):
     assert [a["text"] for a in layout["annotations"]] == [f"<b>{g}</b>" for g in groups]
 
 
-def test_animation_on_a_projector_fits_a_lecture_step(sat):
-    """No title (the step bar names the step), the buttons beside the rail, LECTURE_PX in all."""
-    spec = valid(animation(sat, 6, big=True))["layout"]
+def test_bars_on_a_projector_fit_a_lecture_step(sat):
+    """No title (the step bar names the step), LECTURE_PX in all."""
+    spec = valid(bars(sat, 6, big=True))["layout"]
     assert spec["height"] == figs.LECTURE_PX and spec.get("title", {}).get("text") is None
     plot_height = spec["height"] - spec["margin"]["t"] - spec["margin"]["b"]
     assert plot_height >= 120  # the bars keep a readable height
-    slider, buttons = spec["sliders"][0], spec["updatemenus"][0]
-    assert slider["x"] > 0 and slider["x"] + slider["len"] == pytest.approx(1)  # beside the buttons
-    assert buttons["y"] < slider["y"] < 0  # the buttons level with the rail, under the current value
 
 
 def test_histograms_leave_the_gap_to_the_right_panels_tick_labels(var):
