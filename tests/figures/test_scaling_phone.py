@@ -1,5 +1,5 @@
 """The page "why divide by √d_k" on a 390 px phone (a visual review found four things wrong there):
-the slope panels' tick labels ran onto each other, the animated bars' value labels shrank to 4 px
+the slope panels' tick labels ran onto each other, the bars of weights' value labels shrank to 4 px
 and their key numbers ran together, the link to the train page was cut at the screen's edge, and
 the code box on article 003's slip hid the very division it is about. The figures cannot know the
 screen's width: these tests check the settings that degrade gracefully and the CSS the page sends."""
@@ -66,12 +66,12 @@ def test_bar_value_labels_too_small_to_read_are_hidden(rows, big):
     """On a phone a bar is about 9 px wide and Plotly shrank "0.87" to about 4 px to fit it; below
     BAR_TEXT_MIN_PX a label is now hidden (hover gives the value), while a desktop's or a projector's
     bars (about 25 and 35 px wide) keep theirs."""
-    spec = valid(figs.weights_animation(sweep(rows, 8), 64, "en", big))
+    spec = valid(figs.weights_at_d(sweep(rows, 8), 64, "en", big))
     assert spec["data"][0]["texttemplate"] == "%{y:.2f}"
     assert spec["layout"]["uniformtext"] == {"minsize": figs.BAR_TEXT_MIN_PX, "mode": "hide"}
     assert 8 <= figs.BAR_TEXT_MIN_PX <= 10  # readable, and under a desktop's 11-12 px labels
-    # Plotly does not apply uniformtext to an animation's frames: on a phone CSS hides the labels
-    assert f".st-key-{figs.PLAY_KEY} .bartext {{ display: none; }}" in phone_rules(figs.SOFTMAX_CSS)
+    # and on a phone's screen CSS hides them all (a bar there is about 9 px wide)
+    assert f".st-key-{figs.WEIGHTS_KEY} .bartext {{ display: none; }}" in phone_rules(figs.SOFTMAX_CSS)
 
 
 def phone_rules(css: str) -> str:
@@ -86,16 +86,16 @@ def test_a_phone_shows_key_numbers_that_stand_apart(rows, T):
     """The 3 x 8 key numbers under the bars, in about 250 px on a phone, ran together
     ("12345678"): the page hands the browser a media query that hides every other one (or more,
     for longer rows), the same keys in each group, the first of each group kept."""
-    axis = figs.weights_animation(sweep(rows, T), 64, "en").layout.xaxis
+    axis = figs.weights_at_d(sweep(rows, T), 64, "en").layout.xaxis
     ticks = [int(s) for s in axis.ticktext]  # one g.xtick each, in this order
     tickvals = np.asarray(axis.tickvals, dtype=float)  # [n_ticks]
     lo, hi = axis.range
-    px_per_unit = figs.PHONE_PLAY_PLOT_PX / (hi - lo)
-    css = figs.phone_key_ticks_css(figs.PLAY_KEY, T)
+    px_per_unit = figs.PHONE_WEIGHTS_PLOT_PX / (hi - lo)
+    css = figs.phone_key_ticks_css(figs.WEIGHTS_KEY, T)
     hidden = set() if css is None else {int(n) for n in re.findall(r"g\.xtick:nth-of-type\((\d+)\) text", css)}
     if css is not None:
         assert phone_rules(css).startswith("@media (max-width: 640px) {")
-        assert f".st-key-{figs.PLAY_KEY} g.xaxislayer-above g.xtick:nth-of-type(" in css
+        assert f".st-key-{figs.WEIGHTS_KEY} g.xaxislayer-above g.xtick:nth-of-type(" in css
     assert hidden <= set(range(1, len(ticks) + 1))
     shown = [i for i in range(len(ticks)) if i + 1 not in hidden]
     per_group = len(ticks) // 3
@@ -113,9 +113,9 @@ def test_a_phone_shows_key_numbers_that_stand_apart(rows, T):
 
 
 def test_the_key_numbers_rule_was_measured_for_a_phone():
-    """PHONE_PLAY_PLOT_PX is the animated bars' plot width on a 390 px phone (249 px in Chromium):
+    """PHONE_WEIGHTS_PLOT_PX is the bars of weights' plot width on a 390 px phone (249 px in Chromium):
     on it, at 8 keys, all 24 numbers are 8.9 px apart, less than a digit and its air."""
-    slot = figs.PHONE_PLAY_PLOT_PX / (3 * 8 + 2 * 2)
+    slot = figs.PHONE_WEIGHTS_PLOT_PX / (3 * 8 + 2 * 2)
     assert slot < figs.DIGIT_PX + figs.KEY_LABEL_AIR_PX
     assert 0.5 * PHONE_TICK_PX <= figs.DIGIT_PX <= 0.6 * PHONE_TICK_PX
 
