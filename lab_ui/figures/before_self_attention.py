@@ -17,7 +17,7 @@ import plotly.graph_objects as go
 
 from attention_core.bottleneck import BottleneckCurves
 from attention_core.encoder_decoder import EncoderDecoderView, OutputKinds, TranslationModel
-from lab_ui.figures.common import QUALITATIVE, SEQUENTIAL, safe_label
+from lab_ui.figures.common import QUALITATIVE, SEQUENTIAL, row_rules, safe_label
 from lab_ui.i18n import literal, t
 from lab_ui.layout import layout_dict
 from lab_ui.state import labels
@@ -106,8 +106,6 @@ def _weights_map(
             zmax=1.0,
             colorscale=SEQUENTIAL,
             customdata=np.stack([hover_rows, hover_cols], axis=-1),
-            xgap=1,
-            ygap=1,
             texttemplate="%{z:.2f}" if max(n_rows, n_cols) <= CELL_TEXT_MAX else None,
             hovertemplate=f"{row_title}: %{{customdata[0]}}<br>{col_title}: %{{customdata[1]}}"
             f"<br>{value}: %{{z:.4f}}<extra></extra>",
@@ -573,7 +571,6 @@ def output_kinds_figure(kinds: OutputKinds, lang: str) -> go.Figure:
             reversescale=True,
             zmin=-limit,
             zmax=limit,
-            ygap=1,
             colorbar=dict(title=dict(text=value, side="right"), thickness=14),
             hovertemplate=f"%{{y}}<br>{t('before_self_attention.kinds_dim', lang)}: %{{x}}<br>{value}: %{{z:.3f}}"
             "<extra></extra>",
@@ -590,8 +587,9 @@ def output_kinds_figure(kinds: OutputKinds, lang: str) -> go.Figure:
             showgrid=False,
             zeroline=False,
         ),
-        shapes=[  # a line between the words' outputs and their mean
-            dict(
+        shapes=[
+            row_rules(len(rows), width=1),  # a line between rows: each is a vector of its own
+            dict(  # a darker line between the words' outputs and their mean
                 type="line",
                 xref="paper",
                 x0=0,
@@ -600,7 +598,7 @@ def output_kinds_figure(kinds: OutputKinds, lang: str) -> go.Figure:
                 y0=len(rows) - 1.5,
                 y1=len(rows) - 1.5,
                 line=dict(color="#333", width=2),
-            )
+            ),
         ],
     )
     return go.Figure(data=data, layout=layout)

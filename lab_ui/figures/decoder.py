@@ -100,8 +100,6 @@ def heads_map(n: NextToken, lang: str) -> go.Figure:
         colorscale=SEQUENTIAL,
         zmin=0.0,
         zmax=1.0,
-        xgap=1,
-        ygap=1,
         hovertemplate=f"%{{y}}<br>{t('decoder.position', lang)} %{{x}}<br>{weight}: %{{z:.4f}}<extra></extra>",
         colorbar=dict(title=dict(text=weight, side="right"), thickness=10),
     )

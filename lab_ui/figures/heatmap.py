@@ -282,8 +282,6 @@ def weights_heatmap(view: HeatmapView, lang: str, lecture: bool = False) -> go.F
         colorscale=SEQUENTIAL,
         zmin=0.0,
         zmax=None if view.normalisation == "relu" else 1.0,
-        xgap=1,
-        ygap=1,
         hoverongaps=False,
         texttemplate="%{z:.2f}" if T <= CELL_TEXT_MAX_TOKENS else None,
         textfont=dict(size=cell_font_size(T)),
@@ -301,8 +299,6 @@ def weights_heatmap(view: HeatmapView, lang: str, lecture: bool = False) -> go.F
                 colorscale=[[0, MASKED_COLOUR], [1, MASKED_COLOUR]],
                 showscale=False,
                 hoverinfo="skip",
-                xgap=1,
-                ygap=1,
             )
         )
         if T <= CROSSES_MAX:
@@ -492,8 +488,6 @@ def weighted_sum(view: HeatmapView, row: QueryRow, lang: str, lecture: bool = Fa
         zmin=-limit,
         zmax=limit,
         zmid=0.0,
-        xgap=1,
-        ygap=1,
         hoverongaps=False,
         # A fixed size: left unset, Plotly shrinks the text to fit the cell, down to an unreadable 4 px.
         texttemplate="%{z:.2f}" if show_values else None,
@@ -552,8 +546,6 @@ def weighted_sum(view: HeatmapView, row: QueryRow, lang: str, lecture: bool = Fa
                 colorscale=[[0, MASKED_COLOUR], [1, MASKED_COLOUR]],
                 showscale=False,
                 hoverinfo="skip",
-                xgap=1,
-                ygap=1,
             )
         )
     return go.Figure(data=data, layout=layout)
@@ -618,8 +610,6 @@ def speech_mask(cost: SpeechCost, lang: str, lecture: bool = False) -> go.Figure
         zmin=0,
         zmax=1,
         showscale=False,
-        xgap=1 if n <= 60 else 0,
-        ygap=1 if n <= 60 else 0,  # thin cells: no gaps
         hovertemplate=f"{query}: %{{y}}<br>{key}: %{{x}}<extra></extra>",
     )
     every = max(1, n // 8)

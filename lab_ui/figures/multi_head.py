@@ -302,8 +302,6 @@ def _stack(parts: list[_Part], view: HeadsView, lang: str, scales: dict[str, flo
                 customdata=p.custom,
                 hoverongaps=False,
                 hovertemplate=f"{token}: %{{y}}<br>{p.hover}<br>{value}: %{{z:.4f}}<extra></extra>",
-                xgap=1 if p.width <= 120 else 0,
-                ygap=1 if cell_h >= 8 else 0,  # a gap wider than a cell hides it
                 texttemplate="%{z:.2f}" if show_text else None,
             )
         )
@@ -492,7 +490,6 @@ def head_maps(view: HeadsView, lang: str, lecture: bool = False) -> go.Figure:
         ys[r * step_y + g.gap_y : (r + 1) * step_y] = [n + " " * r for n in names]
     shown = range(0, T, g.every)  # the labelled positions of each map
     last_row = h - (g.rows - 1) * g.cols  # maps in the lowest row: the columns whose keys are labelled
-    gaps = 1 if g.cell >= 12 else 0  # white lines between cells, while they leave the cells visible (a phone too)
     font = dict(size=int(np.clip(g.cell * 0.9 * g.every, 9, 12)))
     axis = dict(type="category", categoryorder="array", tickmode="array", tickfont=font, ticks="", showgrid=False)
     head = _head_name(lang)
@@ -503,8 +500,6 @@ def head_maps(view: HeadsView, lang: str, lecture: bool = False) -> go.Figure:
         y=ys,
         customdata=heads,
         coloraxis="coloraxis",
-        xgap=gaps,
-        ygap=gaps,
         hoverongaps=False,
         texttemplate="%{z:.2f}" if T <= 6 and h <= 4 else None,
         hovertemplate=f"{head.format(i='%{customdata}')}<br>{query}: %{{y}}<br>{key}: %{{x}}<br>{weight}: %{{z:.4f}}"
@@ -649,8 +644,6 @@ def overlap_heatmap(view: HeadsView, diff: HeadDifferences, lang: str) -> go.Fig
                 zmin=0.0,
                 zmax=1.0,
                 colorscale=SEQUENTIAL,
-                xgap=1,
-                ygap=1,
                 customdata=custom,
                 texttemplate="%{z:.2f}" if len(ticks) <= 8 else None,
                 hovertemplate=f"%{{customdata[0]}} · %{{customdata[1]}}<br>{value}: %{{z:.4f}}<extra></extra>",

@@ -15,7 +15,7 @@ import plotly.graph_objects as go
 from attention_core.sequences import HOP_MS, WINDOW_MS, GraphVectors, RepresentationSizes, frame_starts, toy_sound
 from attention_core.shipped import load_vocabulary
 from attention_core.word_map import GroupMap, WordVectors
-from lab_ui.figures.common import QUALITATIVE, SEQUENTIAL, bytes_text, heatmap, safe_label
+from lab_ui.figures.common import QUALITATIVE, SEQUENTIAL, bytes_text, heatmap, row_rules, safe_label
 from lab_ui.i18n import t
 from lab_ui.layout import LECTURE_TEXT_PX, TOOLBAR_PX, layout_dict, text_px
 from lab_ui.state import labels
@@ -184,7 +184,6 @@ def one_hot_rows(view: WordVectors, lang: str, big: bool = False) -> go.Figure:
         zmax=1,
         showscale=False,
         hovertemplate=f"%{{y}} · %{{x}}<br>{value}: %{{z}}<extra></extra>",
-        ygap=2,
     )
     marks = [
         dict(
@@ -201,7 +200,7 @@ def one_hot_rows(view: WordVectors, lang: str, big: bool = False) -> go.Figure:
     ]
     layout = layout_dict(
         height=min(LECTURE_PX, 150 + 44 * len(rows)) if big else (90 + 26 * len(rows)),
-        shapes=borders,
+        shapes=[*borders, row_rules(len(rows))],  # a line between words: each row is a word's vector
         annotations=marks,
         xaxis=dict(
             title=dict(text=t("one_hot.vocab_axis", lang, V=len(voc.words))),
@@ -493,10 +492,10 @@ def sentence(view: WordVectors, lang: str, big: bool = False) -> go.Figure:
         zmax=limit,
         hovertemplate=f"%{{y}}, {dimension} %{{x}}<br>{value}: %{{z:.4f}}<extra></extra>",
         colorbar=dict(title=dict(text=value, side="right"), thickness=14),
-        ygap=2,
     )
     layout = layout_dict(
         height=min(LECTURE_PX, 110 + 28 * z.shape[0]) if big else 110 + 28 * z.shape[0],
+        shapes=[row_rules(z.shape[0])],  # a line between words: each row is a word's vector
         xaxis=dict(title=dict(text=dimension), showgrid=False, zeroline=False),
         yaxis=dict(
             title=dict(text=t("one_hot.word", lang)),

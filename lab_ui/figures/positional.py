@@ -27,7 +27,7 @@ from attention_core.positional import (
     SinusoidTable,
     sinusoidal_positional_encoding,
 )
-from lab_ui.figures.common import DIVERGING, QUALITATIVE, token_ticks
+from lab_ui.figures.common import DIVERGING, QUALITATIVE, row_rules, token_ticks
 from lab_ui.i18n import literal, t
 from lab_ui.layout import (
     LECTURE_FIGURE_MAX_PX,
@@ -129,7 +129,6 @@ def shuffle_experiment(view: ShuffleExperiment, lang: str, lecture: bool = False
                     yaxis=f"y{suffix}",
                     showscale=n == 1,
                     **_diverging(zmax),
-                    ygap=2,
                     colorbar=_colorbar(value),
                     hovertemplate=hover,
                     texttemplate="%{z:.2f}" if T * cols <= NUMBERS_UP_TO else None,
@@ -163,7 +162,9 @@ def shuffle_experiment(view: ShuffleExperiment, lang: str, lecture: bool = False
         column = _note(f"<b>{PANELS.text(name, lang)}</b>", c * (width + PANEL_GAP) + width / 2, 1, "center")
         notes.append(dict(column, yshift=30))
     title = t("positional.shuffle_title", lang, seed=view.seed)
-    layout = layout_dict(title=title, height=top + plots + bottom, annotations=notes, **layout)
+    # a line between words (rows 1..T): each row is a word's output vector
+    rules = [row_rules(T, first=1, xref=f"x{s}", yref=f"y{s}") for s in ("", "2", "3", "4")]
+    layout = layout_dict(title=title, height=top + plots + bottom, annotations=notes, shapes=rules, **layout)
     layout["margin"] = dict(l=10, r=10, t=top, b=bottom)
     pad = 4 if lecture else TOOLBAR_PX  # under the toolbar, where a phone's title could run into it
     layout["title"].update(yref="container", y=1, yanchor="top", pad=dict(t=pad))

@@ -223,7 +223,6 @@ def head_map(numbers: HeadNumbers, view: ModelView, lang: str, lecture: bool = F
     y = [safe_label(s, 24) for s in row_names]
     x = [safe_label(s, 24) for s in col_names]
     query, key, weight = t("real_model.query", lang), t("real_model.key", lang), t("real_model.weight", lang)
-    gap = 1 if max(rows, cols) <= 40 else 0  # white lines between cells while the cells stay visible
     trace = dict(
         type="heatmap",
         z=z,
@@ -232,8 +231,6 @@ def head_map(numbers: HeadNumbers, view: ModelView, lang: str, lecture: bool = F
         colorscale=SEQUENTIAL,
         zmin=0.0,
         zmax=1.0,
-        xgap=gap,
-        ygap=gap,
         texttemplate="%{z:.2f}" if rows * cols <= 100 else None,
         hovertemplate=f"{query}: %{{y}}<br>{key}: %{{x}}<br>{weight}: %{{z:.6f}}<extra></extra>",
         colorbar=dict(title=dict(text=weight, side="right"), thickness=14),
@@ -281,8 +278,6 @@ def share_map(view: ModelView, lang: str) -> go.Figure:
         colorscale=SEQUENTIAL_ALT,
         zmin=0.0,
         zmax=1.0,
-        xgap=1,
-        ygap=1,
         texttemplate="%{z:.2f}",
         hovertemplate=f"{layer} %{{y}} · {head} %{{x}}<br>{share}: %{{z:.4f}}<extra></extra>",
         colorbar=dict(title=dict(text=share, side="right"), thickness=14),

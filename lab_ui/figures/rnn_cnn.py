@@ -116,8 +116,6 @@ def visibility_figure(comp: VisibilityComparison, lang: str, per_row: int = 3) -
                 coloraxis="coloraxis",
                 xaxis=f"x{suffix}",
                 yaxis=f"y{suffix}",
-                xgap=1 if T <= 32 else 0,
-                ygap=1 if T <= 32 else 0,
                 texttemplate="%{z}" if T <= CELL_TEXT_MAX_T else None,
                 hovertemplate=f"{y_title}: b%{{y}}<br>{x_title}: a%{{x}}<br>{steps_name}: %{{z}}<extra></extra>",
             )

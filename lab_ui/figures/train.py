@@ -166,8 +166,6 @@ def frames(fit: Fit, head: int, lang: str, big: bool = False) -> go.Figure:
         zmin=0,
         zmax=1,
         texttemplate="%{z:.2f}",
-        xgap=1,
-        ygap=1,
         colorbar=dict(title=dict(text=value, side="right"), thickness=12),
         hovertemplate=f"{t('train.query', lang)} %{{y}} → {t('train.key', lang)} %{{x}}: %{{z:.3f}}<extra></extra>",
     )

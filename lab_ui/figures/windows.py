@@ -51,8 +51,6 @@ def mask_map(reach: WindowReach, lang: str) -> go.Figure:
             hovertemplate=(
                 f"{t('windows.query', lang)} %{{y}} · {t('windows.key', lang)} %{{x}}: %{{customdata}}<extra></extra>"
             ),
-            xgap=1,
-            ygap=1,
         )
     ]
     # the legend, as three empty traces: a heatmap of categories has no colour bar to read

@@ -48,7 +48,9 @@ def test_one_hot_rows_mark_each_word_and_name_the_groups(view, lang):
     position = t("one_hot.position", lang)
     assert [a.text for a in fig.layout.annotations] == [position.format(i=voc.index(w)) for w in WORDS]
     assert list(fig.layout.xaxis.ticktext) == [safe_label(t(f"one_hot.group_{g}", lang), 18) for g in voc.group_ids]
-    assert len(fig.layout.shapes) == len(voc.group_ids) - 1  # a border before each new group
+    *borders, rules = fig.layout.shapes
+    assert len(borders) == len(voc.group_ids) - 1  # a border before each new group
+    assert rules.type == "path" and rules.path.count("M") == len(WORDS) - 1  # and a line between words
     assert fig.layout.xaxis.title.text == t("one_hot.vocab_axis", lang, V=len(voc.words))
     big = figs.one_hot_rows(view, lang, big=True)
     assert fig.layout.height < big.layout.height <= figs.LECTURE_PX
