@@ -48,7 +48,22 @@ def by_file(profile: dict) -> collections.Counter:
     return totals
 
 
-def profile_step(context, name: str, url: str, index: int, steps: int, timeout_ms: int) -> str:
+def by_function(profile: dict) -> collections.Counter:
+    """Self time (ms) by function and file ("(program)", "(garbage collector)" and the browser's
+    built-ins such as JSON.parse have no file): what "(native)" and a file's share are made of."""
+    nodes = {node["id"]: node["callFrame"] for node in profile["nodes"]}
+    totals: collections.Counter = collections.Counter()
+    for sample, delta in zip(profile["samples"], profile["timeDeltas"], strict=True):
+        frame = nodes[sample]
+        if frame["functionName"] == "(idle)":
+            continue
+        name = frame["url"].rsplit("/", 1)[-1]
+        name = re.sub(r"\.[\w-]{8}\.js$", ".js", name)
+        totals[f"{frame['functionName'] or '(anonymous)'}@{name or '-'}"] += delta / 1000
+    return totals
+
+
+def profile_step(context, name: str, url: str, index: int, steps: int, timeout_ms: int, functions: int = 0) -> str:
     target = Target(name, url, context, index)
     target.open()
     if target.skip_reason:
@@ -70,6 +85,10 @@ def profile_step(context, name: str, url: str, index: int, steps: int, timeout_m
     ms = {k: (after[k] - before[k]) * 1000 / n for k in COUNTERS}
     files = by_file(profile)
     top = ", ".join(f"{f} {v / n:.0f}" for f, v in files.most_common(6))
+    if functions:
+        top += f"\n{'':44s} by function: " + ", ".join(
+            f"{f} {v / n:.1f}" for f, v in by_function(profile).most_common(functions)
+        )
     return (
         f"{target.name[:44]:44s} step {statistics.median(target.times):5.0f} ms | busy {ms['TaskDuration']:4.0f}"
         f" script {ms['ScriptDuration']:4.0f} layout {ms['LayoutDuration']:3.0f} style"
@@ -84,13 +103,18 @@ def main() -> None:
     parser.add_argument("sliders", nargs="+", help="page:index, e.g. heatmap:4 (the page's fifth slider)")
     parser.add_argument("--steps", type=int, default=8, help="steps profiled per slider")
     parser.add_argument("--timeout", type=float, default=15, help="seconds one step may take")
+    parser.add_argument("--functions", type=int, default=0, help="also the N functions with the most self time")
     args = parser.parse_args()
     print(machine_line())
     app, bare = start_server(), start_server(BARE_APP)
     with app, bare, sync_playwright() as p:
         browser = launch_chromium(p)
         context = browser.new_context(viewport={"width": 1280, "height": 720}, locale="en-US")
-        print(profile_step(context, "bare slider (floor)", bare.url, 0, args.steps, int(args.timeout * 1000)))
+        print(
+            profile_step(
+                context, "bare slider (floor)", bare.url, 0, args.steps, int(args.timeout * 1000), args.functions
+            )
+        )
         for spec in args.sliders:  # page[:slider][@step], e.g. heatmap:0@3 (the third step's first slider)
             spec, _, step = spec.partition("@")
             page, _, index = spec.partition(":")
@@ -100,7 +124,9 @@ def main() -> None:
 
                 info = next(p for p in PAGES if p.url_path == page_url_path(page))
                 url += f"&{info.step_key}={step}"
-            print(profile_step(context, page, url, int(index or 0), args.steps, int(args.timeout * 1000)))
+            print(
+                profile_step(context, page, url, int(index or 0), args.steps, int(args.timeout * 1000), args.functions)
+            )
         browser.close()
 
 

@@ -51,9 +51,11 @@ def chart_data(page) -> list[str]:
     )
 
 
-def wait_for_change(page, before: list[str], timeout_s: float = 20) -> list[str]:
+def wait_for_change(page, before: list[str], timeout_s: float = 20, *, url: str | None = None) -> list[str]:
     """The charts' data once it differs from `before`, read only while every chart is drawn (a
-    chart being mounted afresh would drop out of the list and shift the others' places)."""
+    chart being mounted afresh would drop out of the list and shift the others' places). With
+    `url`, also once the page's address differs from it: a preset whose settings show on another
+    step changes the link, not the charts on the screen, and would otherwise wait out the timeout."""
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         wait_until_idle(page)
@@ -61,7 +63,7 @@ def wait_for_change(page, before: list[str], timeout_s: float = 20) -> list[str]
             page.wait_for_timeout(100)
             continue
         now = chart_data(page)
-        if now != before:
+        if now != before or (url is not None and page.url != url):
             return now
         page.wait_for_timeout(200)
     return chart_data(page)

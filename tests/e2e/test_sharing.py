@@ -34,8 +34,9 @@ def test_a_copied_link_reproduces_the_view_in_a_fresh_browser(browser, app_url, 
         opener.first.click()
     presets = page.locator(f"[class*='st-key-{info.url_path}'][class*='_preset_'] button, [class*='_preset_'] button")
     assert presets.count() > 0, "no preset buttons found"
+    link_before = page.url
     presets.last.click()
-    wait_for_change(page, before)
+    wait_for_change(page, before, url=link_before)
     wait_until_idle(page)
     url, shown = page.url, chart_data(page)
     assert "lang=zh" in url
