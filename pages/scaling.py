@@ -93,9 +93,9 @@ def spread_step(p: page.Parts, s: Settings) -> None:
             column.metric(**metric)
         st.caption(t("scaling.hist_caption"))
         widgets.show_figure(
-            cached(figures.variance_against_d, var, s.d_k, lang),
+            cached(figures.variance_against_d, var, lang),
             key="scaling_variance",
-            alt=t("scaling.var_alt", d=s.d_k),
+            alt=t("scaling.var_alt"),
         )
     p.table(
         t("scaling.var_table"),
@@ -141,12 +141,12 @@ def softmax_step(p: page.Parts, s: Settings) -> None:
                 query_params={registry.info("train").step_key: TRAIN_SCALE_STEP},
             )
         widgets.show_figure(
-            cached(figures.saturation_curves, sat, s.d_k, lang), key="scaling_curves", alt=figures.curves_alt(sat, lang)
+            cached(figures.saturation_curves, sat, lang), key="scaling_curves", alt=figures.curves_alt(sat, lang)
         )
         st.caption(t("scaling.curves_caption", rows=sat.n_rows, T=T, d=s.d_k))
         st.markdown(figures.curves_reading(sat, s.d_k, lang))
         widgets.show_figure(
-            cached(figures.slope_curves, sat, s.d_k, lang), key="scaling_slopes", alt=figures.slopes_alt(sat, lang)
+            cached(figures.slope_curves, sat, lang), key="scaling_slopes", alt=figures.slopes_alt(sat, lang)
         )
         st.markdown(figures.slopes_reading(sat, s.d_k, lang))
     p.table(

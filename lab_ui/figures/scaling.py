@@ -219,10 +219,11 @@ def dot_product_histogram(var: VarianceSweep, d_k: int, lang: str, height: int =
     return _figure(data, layout)
 
 
-def variance_against_d(var: VarianceSweep, chosen_d: int, lang: str, height: int = 420) -> go.Figure:
+def variance_against_d(var: VarianceSweep, lang: str, height: int = 420) -> go.Figure:
     """Measured variance against d_k on log-log axes, with ±2 standard errors, beside the theory:
-    the line Var = d_k unscaled and the flat line Var = 1 after dividing by √d_k; a dashed line
-    marks chosen_d."""
+    the line Var = d_k unscaled and the flat line Var = 1 after dividing by √d_k. No mark at the
+    page's d_k (the histograms beside it show that one): the same figure for every d_k, so a d_k
+    step does not draw it again."""
     title, x_title, y_title = t("scaling.var_title", lang), t("scaling.var_x", lang), t("scaling.var_y", lang)
     names = [
         t(key, lang)
@@ -273,18 +274,6 @@ def variance_against_d(var: VarianceSweep, chosen_d: int, lang: str, height: int
         "xaxis": {"title": {"text": x_title}, "type": "log", "dtick": np.log10(4), "tickformat": "d"},
         # decades only (1, 10, 100, 1000): Plotly's default adds 2 and 5 between them, a clutter of labels
         "yaxis": {"title": {"text": y_title}, "type": "log", "dtick": 1, "tickformat": "~g"},
-        "shapes": [
-            {
-                "type": "line",
-                "x0": chosen_d,
-                "x1": chosen_d,
-                "y0": 0,
-                "y1": 1,
-                "xref": "x",
-                "yref": "paper",
-                "line": {"color": THEORY_COLOUR, "width": 1, "dash": "dash"},
-            }
-        ],
         "legend": LEGEND,
         "margin": {"t": round(_title_room(title) + TITLE_GAP), "b": LEGEND_MARGIN},
     }
@@ -296,21 +285,25 @@ def _scaling_lines(
     measures: Sequence[np.ndarray],
     titles: Sequence[str],
     references: Sequence[tuple],
-    chosen_d: int,
     lang: str,
     height: int,
     log_y: Sequence[bool],
     shared_y: bool = False,
 ) -> go.Figure:
     """Panels side by side against d_k (log axis), one line per scaling in each: measures [n_s, n_d]
-    in the order of sat.scalings; references: (value, name) of a dotted grey line, or None; a
-    dashed line marks chosen_d. On a log y axis a 0 cannot be drawn and leaves a gap. shared_y: the
-    panels share the first one's y range and its tick labels (the others draw the grid only)."""
+    in the order of sat.scalings; references: (value, name) of a dotted grey line, or None. On a log
+    y axis a 0 cannot be drawn and leaves a gap. shared_y: the panels share the first one's y range
+    and its tick labels (the others draw the grid only).
+
+    No mark at the page's d_k: the curves are the same for every d_k, so a d_k step leaves them as
+    they are and Streamlit does not draw them again (with a dashed line at d_k they were two new
+    figures a step: scaling's softmax step 571 -> 321 ms, bench.browser_latency scaling@2). The bars
+    above them and the reading under them give the d_k on the screen."""
     d = np.asarray(sat.d_values, dtype=np.float64)  # [n_d]
     x_title = t("scaling.curves_x", lang)
     names = {s: SCALING_NAMES.text(s, lang) for s in sat.scalings}
     axes, annotations = _panels(titles, (x_title,) * len(titles), ("",) * len(titles))
-    data, shapes = [], []
+    data = []
     for i, (values, reference) in enumerate(zip(measures, references, strict=True)):
         on = _on(i)
         for s, scaling in enumerate(sat.scalings):
@@ -347,18 +340,6 @@ def _scaling_lines(
                     **on,
                 }
             )
-        shapes.append(
-            {
-                "type": "line",
-                "x0": chosen_d,
-                "x1": chosen_d,
-                "y0": 0,
-                "y1": 1,
-                "xref": on["xaxis"],
-                "yref": f"{on['yaxis']} domain",
-                "line": {"color": THEORY_COLOUR, "width": 1, "dash": "dash"},
-            }
-        )
         suffix = "" if i == 0 else str(i + 1)
         axes[f"xaxis{suffix}"].update({"type": "log", "dtick": np.log10(4), "tickformat": "d"})
         axes[f"yaxis{suffix}"].update(
@@ -370,7 +351,6 @@ def _scaling_lines(
     layout = {
         **axes,
         "annotations": annotations,
-        "shapes": shapes,
         "height": height,
         "legend": LEGEND,
         "margin": {"t": round(top), "b": LEGEND_MARGIN},
@@ -378,7 +358,7 @@ def _scaling_lines(
     return _figure(data, layout)
 
 
-def saturation_curves(sat: SaturationSweep, chosen_d: int, lang: str, height: int = 400) -> go.Figure:
+def saturation_curves(sat: SaturationSweep, lang: str, height: int = 400) -> go.Figure:
     """How peaked the typical row is, against d_k: its largest weight and its entropy, one line per
     scaling. Dotted lines mark a uniform row of T (weight 1/T, entropy log T)."""
     T = sat.T
@@ -387,7 +367,6 @@ def saturation_curves(sat: SaturationSweep, chosen_d: int, lang: str, height: in
         (sat.max_weight, sat.entropy),
         (t("scaling.curves_max", lang), t("scaling.curves_entropy", lang)),
         ((1.0 / T, t("scaling.ref_max", lang)), (np.log(T), t("scaling.ref_entropy", lang))),
-        chosen_d,
         lang,
         height,
         log_y=(False, False),
@@ -396,7 +375,7 @@ def saturation_curves(sat: SaturationSweep, chosen_d: int, lang: str, height: in
     return fig
 
 
-def slope_curves(sat: SaturationSweep, chosen_d: int, lang: str, height: int = 420) -> go.Figure:
+def slope_curves(sat: SaturationSweep, lang: str, height: int = 420) -> go.Figure:
     """How strongly the typical row still responds, against d_k, on log axes: left, softmax's own
     slope ‖∂p/∂z‖ with respect to the scores it reads (z = c·s); right, the slope with respect to
     the raw scores s = q·k, c times that (the chain rule). A dotted line marks a uniform row's
@@ -412,7 +391,6 @@ def slope_curves(sat: SaturationSweep, chosen_d: int, lang: str, height: int = 4
         (sat.slope_scaled, sat.slope_raw),
         (t("scaling.slope_scaled", lang), t("scaling.slope_raw", lang)),
         ((np.sqrt(T - 1) / T, t("scaling.ref_jacobian", lang)), None),
-        chosen_d,
         lang,
         height,
         log_y=(True, True),

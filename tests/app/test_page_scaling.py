@@ -205,6 +205,19 @@ def test_the_bars_follow_the_pages_d_k():
     assert "d_k = 1024" in spec["layout"]["title"]["text"]
 
 
+def test_a_d_k_step_on_the_softmax_step_redraws_the_bars_alone():
+    """The curves and slopes hold for every d_k: a d_k step leaves their figures as they were, so
+    Streamlit does not draw them again (a dashed line at d_k made them two new figures each step),
+    and the reading under them follows the new d_k."""
+    at = open_step(PAGE, "softmax")
+    before = figures(at)
+    at.select_slider(key=C.d.key).set_value(1024).run()
+    after = figures(at)
+    assert after["scaling_weights"] != before["scaling_weights"]
+    assert after["scaling_curves"] == before["scaling_curves"] and after["scaling_slopes"] == before["scaling_slopes"]
+    assert any("d_k = 1024" in m.value for m in at.markdown)
+
+
 def test_the_slopes_figure_says_which_slope_is_which_and_the_text_reads_the_numbers():
     """Issue 11 #7: "gradient size" was softmax's Jacobian with respect to the already scaled
     scores, so article 003's ÷ d_k looked healthy. Both slopes are shown, each panel titled."""

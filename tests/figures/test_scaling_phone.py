@@ -48,7 +48,7 @@ def test_the_slope_panels_share_one_y_axis_and_its_tick_labels(rows, lang):
     phone: they were drawn over the left panel's line. The raw slope is c ≤ 1 times softmax's own,
     so one y axis holds both; the right panel draws the grid and no labels."""
     sat = sweep(rows, 8)
-    spec = valid(figs.slope_curves(sat, 64, lang))
+    spec = valid(figs.slope_curves(sat, lang))
     left, right = spec["layout"]["yaxis"], spec["layout"]["yaxis2"]
     assert right["matches"] == "y" and right["showticklabels"] is False
     assert left.get("showticklabels", True) and "matches" not in left
@@ -57,7 +57,7 @@ def test_the_slope_panels_share_one_y_axis_and_its_tick_labels(rows, lang):
     own, raw = np.asarray(sat.slope_scaled), np.asarray(sat.slope_raw)  # [n_s, n_d]
     assert raw.max() <= own.max() and raw[raw > 0].min() >= own[own > 0].min() / 10
     # the largest-weight and entropy panels have different units: each keeps its own axis
-    curves = valid(figs.saturation_curves(sat, 64, lang))["layout"]["yaxis2"]
+    curves = valid(figs.saturation_curves(sat, lang))["layout"]["yaxis2"]
     assert "matches" not in curves and curves.get("showticklabels", True)
 
 
