@@ -33,34 +33,29 @@ def counters(cdp) -> dict[str, float]:
     return {m["name"]: m["value"] for m in cdp.send("Performance.getMetrics")["metrics"]}
 
 
-def by_file(profile: dict) -> collections.Counter:
-    """Self time (ms) of the sampled profile, summed by the source file of each function; time
-    outside JavaScript under "(native)", idle time left out."""
+def self_times(profile: dict, label) -> collections.Counter:
+    """Self time (ms) of the sampled profile, idle time left out, summed by label(function, file):
+    the file is the script's name without the build's hash, "" outside JavaScript."""
     nodes = {node["id"]: node["callFrame"] for node in profile["nodes"]}
     totals: collections.Counter = collections.Counter()
     for sample, delta in zip(profile["samples"], profile["timeDeltas"], strict=True):
         frame = nodes[sample]
         if frame["functionName"] == "(idle)":
             continue
-        name = frame["url"].rsplit("/", 1)[-1]
-        name = re.sub(r"\.[\w-]{8}\.js$", ".js", name) if name else "(native)"  # drop the build's hash
-        totals[name] += delta / 1000
+        file = re.sub(r"\.[\w-]{8}\.js$", ".js", frame["url"].rsplit("/", 1)[-1])
+        totals[label(frame["functionName"], file)] += delta / 1000
     return totals
+
+
+def by_file(profile: dict) -> collections.Counter:
+    """Self time (ms) by source file; time outside JavaScript under "(native)"."""
+    return self_times(profile, lambda function, file: file or "(native)")
 
 
 def by_function(profile: dict) -> collections.Counter:
     """Self time (ms) by function and file ("(program)", "(garbage collector)" and the browser's
     built-ins such as JSON.parse have no file): what "(native)" and a file's share are made of."""
-    nodes = {node["id"]: node["callFrame"] for node in profile["nodes"]}
-    totals: collections.Counter = collections.Counter()
-    for sample, delta in zip(profile["samples"], profile["timeDeltas"], strict=True):
-        frame = nodes[sample]
-        if frame["functionName"] == "(idle)":
-            continue
-        name = frame["url"].rsplit("/", 1)[-1]
-        name = re.sub(r"\.[\w-]{8}\.js$", ".js", name)
-        totals[f"{frame['functionName'] or '(anonymous)'}@{name or '-'}"] += delta / 1000
-    return totals
+    return self_times(profile, lambda function, file: f"{function or '(anonymous)'}@{file or '-'}")
 
 
 def profile_step(context, name: str, url: str, index: int, steps: int, timeout_ms: int, functions: int = 0) -> str:
