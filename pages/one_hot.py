@@ -16,6 +16,7 @@ from attention_core.embedding import cosine_similarity
 from attention_core.shipped import load_vocabulary
 from attention_core.word_map import centre_plane, group_cosines, group_map, groups_of, word_vectors
 from lab_ui import page, state, widgets
+from lab_ui import sequence_examples as examples
 from lab_ui.cache import cached
 from lab_ui.figures import one_hot as figures
 from lab_ui.i18n import current_lang, t
@@ -25,13 +26,9 @@ DEFAULT_WORDS = ("cat", "dog", "apple", "banana", "run", "walk")
 MAX_WORDS = 24
 V_OPTIONS = (10, 100, 200, 1_000, 10_000, 30_522, 50_257, 100_000, 250_000, 1_000_000)
 D_OPTIONS = (2, 4, 8, 16, 32, 64, 128, 256, 384, 512, 768, 1024, 2048, 4096)
-QUIZ_MS = 3_000  # the check-yourself asks about a sound of this length
-WINDOW_MS, HOP_MS, frame_count = sequences.WINDOW_MS, sequences.HOP_MS, sequences.frame_count
 WORDS = load_vocabulary().words
 SCOPES = state.labels("one_hot.map_", "picked", "all")
 KINDS = state.labels("one_hot.seq_", "sentence", "sound", "molecule", "network")
-MOLECULES = state.labels("one_hot.mol_", "water", "carbon_dioxide", "methane", "ammonia", "ethanol", "glycine")
-assert tuple(MOLECULES) == tuple(sequences.MOLECULES)
 
 
 class Controls(state.Table):
@@ -46,7 +43,7 @@ class Controls(state.Table):
     T = state.slider("oh_T", "one_hot.T_label", 1, 2048, 6, on="sizes")
     kind = state.choice("oh_seq", "one_hot.seq_kind", KINDS, on="sequences")
     ms = state.slider("oh_ms", "one_hot.ms_label", 0, 5000, 1000, step=5, on="sequences", help="one_hot.ms_help")
-    molecule = state.selectbox("oh_mol", "one_hot.mol_label", MOLECULES, on="sequences")
+    molecule = state.selectbox("oh_mol", "one_hot.mol_label", examples.MOLECULES, on="sequences")
 
 
 C = Controls
@@ -226,74 +223,11 @@ def sequences_step(p: page.Parts, s: Settings) -> None:
             filename="sentence_vectors.csv",
         )
     elif kind == "sound":
-        sound_example(p, lang)
+        examples.sound_example(p, C.ms, FRAMES_CHECK, lang)
     else:
-        graph_example(p, kind, lang)
+        examples.graph_example(p, kind, C.molecule, lang)
     with p.reading:
         st.markdown(t("one_hot.seq_outro"))
-
-
-def sound_example(p: page.Parts, lang: str) -> None:
-    with p.controls:
-        duration = C.ms.draw()
-    sound, shown = cached(sequences.sound_frames, duration), min(duration, figures.SHOWN_MS)
-    with p.figure:
-        alt = t("one_hot.sound_alt", shown=shown, k=frame_count(shown))
-        widgets.show_figure(cached(figures.sound, duration, lang), key="one_hot_sound", alt=alt)
-    with p.reading:
-        if duration > shown:
-            st.caption(t("one_hot.sound_shown", shown=shown, k=frame_count(shown), n=sound.n_frames))
-        a1, a2, a3 = st.columns(3)
-        a1.metric(t("one_hot.metric_frames"), f"{sound.n_frames:,}")
-        a2.metric(t("one_hot.metric_rate"), f"{sound.per_second:.1f}" if duration else "—")
-        a3.metric(t("one_hot.metric_frame_len"), f"{sound.samples_per_window}")
-        rate = 1000 // HOP_MS
-        st.markdown(t("one_hot.sound_text", window=WINDOW_MS, hop=HOP_MS, rate=rate, n=sound.n_frames, ms=duration))
-        if duration < WINDOW_MS:
-            st.info(t("one_hot.sound_too_short", window=WINDOW_MS), icon=":material/info:")
-    p.formula(figures.LATEX["frames"], frame_count, sequences.frame_starts)
-    with p.check:  # the quiz asks how many vectors; this asks where the last whole window starts
-        last = float(sequences.frame_starts(QUIZ_MS)[-1])
-        widgets.check_number(
-            t("one_hot.quiz_frames", ms=QUIZ_MS),
-            last,
-            key=FRAMES_CHECK,
-            tolerance=0.001,
-            explanation=t("one_hot.quiz_frames_answer", ms=QUIZ_MS, n=frame_count(QUIZ_MS), last=int(last)),
-        )
-
-
-def graph_example(p: page.Parts, kind: str, lang: str) -> None:
-    """A molecule's atoms or a network's people, each one vector: the figure(s), then every row."""
-    big = is_lecture()
-    if kind == "molecule":
-        with p.controls:
-            mol = C.molecule.draw()
-        graph, name, filename = cached(sequences.molecule_vectors, mol), MOLECULES.text(mol), f"{mol}_atoms.csv"
-        with p.figure:
-            alt = t("one_hot.mol_alt", name=name, n=len(graph.nodes))
-            widgets.show_figure(cached(figures.graph_rows, graph, kind, lang, big), key="one_hot_molecule", alt=alt)
-        with p.reading:
-            st.markdown(t("one_hot.mol_text", name=name, n=len(graph.nodes), k=len(graph.features)))
-    else:
-        graph, filename = cached(sequences.network_vectors), "network_vectors.csv"
-        n, links = len(graph.nodes), len(sequences.NETWORK_FRIENDSHIPS)
-        with p.figure:
-            g1, g2 = st.columns(2)
-            with g1:
-                alt = t("one_hot.net_alt", n=n, links=links)
-                widgets.show_figure(cached(figures.network, graph, lang), key="one_hot_network", alt=alt)
-            with g2:
-                alt = t("one_hot.adj_alt", n=n)
-                widgets.show_figure(
-                    cached(figures.graph_rows, graph, kind, lang, big), key="one_hot_adjacency", alt=alt
-                )
-        with p.reading:
-            st.markdown(t("one_hot.net_text", n=n, links=links))
-    with p.reading:  # every row: the figure's numbers, short enough to show unfolded
-        widgets.show_table(
-            cached(figures.graph_table, graph, kind, lang), key=f"oh_{kind}", filename=filename, decimals=None
-        )
 
 
 if __name__ == "__main__":  # Streamlit runs the script as __main__; tests import it for its declaration
