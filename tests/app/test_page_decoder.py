@@ -11,7 +11,7 @@ from attention_core import pretrained
 from lab_ui.figures.decoder import shown_text
 from lab_ui.i18n import literal, t
 from lab_ui.registry import info as page_info
-from pages.decoder import WRITTEN
+from lab_ui.writing import WRITTEN
 from pages.decoder import Controls as C
 
 PAGE = "pages/decoder.py"
