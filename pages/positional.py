@@ -13,10 +13,12 @@ import streamlit as st
 
 from attention_core import positional as core
 from lab_ui import page, state, widgets
+from lab_ui import position_parts as parts
 from lab_ui.cache import cached
 from lab_ui.figures import positional as figures
 from lab_ui.i18n import current_lang, literal, t
 from lab_ui.lecture import is_lecture
+from lab_ui.position_parts import figure, numbers
 
 BASES = (2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000, 100000, 1000000)
 MAX_POSITIONS = MAX_D_MODEL = MAX_K = 512  # the real model's table has 512 rows; the sliders stop there too
@@ -89,17 +91,6 @@ def settings(shown: tuple[str, ...]) -> Settings:
     return Settings(int(values[C.d]), int(values[C.n]), float(values[C.base]))
 
 
-def figure(key: str, build, *args, alt: str) -> None:
-    """A figure built once per arguments (the cache), placed by lab_ui.layout; its key "positional_<key>"."""
-    widgets.show_figure(cached(build, *args), key=f"positional_{key}", alt=alt)
-
-
-def numbers(p: page.Parts, file: str, build, *args, box: str = "table", label: str | None = None, **show) -> None:
-    """The numbers behind a figure, folded (built only while open), as a table and its CSV `file`.csv."""
-    label = t("positional.numbers") if label is None else label
-    p.table(label, build, *args, box=box, key=f"{p.box_key}_{box}_t", filename=f"{file}.csv", **show)
-
-
 @PAGE.step("why")
 def why_step(p: page.Parts, s: Settings) -> None:
     p.prose(t("positional.why_body"))
@@ -158,22 +149,9 @@ def sinusoids_step(p: page.Parts, s: Settings) -> None:
         st.markdown(figures.range_reading(view, lang))
         figure("heatmap", figures.sinusoid_heatmap, view, lang, alt=t("positional.heatmap_alt", n=s.n, d=s.d_model))
         st.caption(figures.sinusoid_heatmap_caption(view, lang))
-        article_code(p, s, lang)
+        parts.article_code(p, s.d_model, s.base, lang)
     numbers(p, "positional_encoding", figures.pe_table, view, lang)
     p.formula(core.SINUSOID_FORMULA, core.sinusoidal_positional_encoding)
-
-
-def article_code(p: page.Parts, s: Settings, lang: str) -> None:
-    """Article 003's code read carefully: two slips, and a table sequence-first in a batch-first model."""
-    mixup = cached(core.batch_first_mixup, figures.ARTICLE_BATCH, figures.ARTICLE_SEQ_LEN, s.d_model, s.base)
-    with st.container(border=True):
-        st.markdown(t("positional.article_code_title"))
-        st.code(t("positional.article_code").strip(), language="python", wrap_lines=True)
-        st.markdown(t("positional.article_code_body"))
-        st.markdown(t("positional.mixup_title"))
-        st.code(t("positional.mixup_code").strip(), language="python", wrap_lines=True)
-        st.markdown(figures.mixup_reading(mixup, lang))
-    numbers(p, "article_003_rows", figures.mixup_table, mixup, lang, box="mixup", label=t("positional.mixup_table"))
 
 
 @PAGE.step("similarity")
@@ -189,44 +167,11 @@ def similarity_step(p: page.Parts, s: Settings) -> None:
             figure("offset", figures.dot_by_offset, view, lang, alt=figures.offset_alt(view, lang))
     with p.reading:
         st.markdown(figures.spread_reading(view, s.d_model, lang))
-        rotation_part(s.n, s.d_model, s.base)
+        parts.rotation_part(C.k, C.pair, s.n, s.d_model, s.base)
         # the same rotation, applied to q and k instead of added to the input: how models since 2021 do it
         st.page_link("pages/rotary.py", label=t("positional.rotary_link"), icon=":material/rotate_right:")
     numbers(p, "pe_dot_products", figures.dot_table, view, lang, label=t("positional.dot_table"))
     numbers(p, "pe_dot_by_offset", figures.offset_table, view, lang, box="offset", label=t("positional.offset_table"))
-
-
-@st.fragment
-def rotation_part(n: int, d: int, base: float) -> None:
-    """A fragment of its own inside the step: moving k or the pair reruns the rotation alone."""
-    st.markdown(f"#### {t('positional.rotation_title')}")  # a part of the step, not a step of its own
-    page.prose(t("positional.rotation_body"))
-    if d < 2:
-        st.info(t("positional.no_pairs"), icon=":material/info:")
-        return
-    with page.section_controls():
-        k, wanted = C.k.draw(), C.pair.draw()
-    view, lang = cached(core.shift_rotation, n, d, k, wanted, base), current_lang()
-    if view.pair < wanted:
-        st.caption(t("positional.pair_clamped", d=d, last=view.pair))
-    st.latex(figures.rotation_block(view))
-    (metric, (kind, words, icon)), (left, right) = figures.rotation_metrics(view, n, d, lang), st.columns([1, 2])
-    left.metric(**metric)
-    getattr(right, kind)(words, icon=icon)
-    figure("rotation", figures.shift_rotation, view, lang, alt=figures.rotation_alt(view, lang))
-    box = "pe_similarity_rotation"  # the step's boxes are "pe_similarity_<box>"
-    page.folded_table(
-        t("positional.rotation_table"),
-        box,
-        figures.rotation_table,
-        view,
-        key=f"{box}_t",
-        filename="pe_rotation_check.csv",
-        decimals=9,
-    )
-    if box := page.numbers_box("pe_similarity_rotation_formula", t("common.formula_and_code"), ":material/function:"):
-        with box:
-            widgets.formula_and_code(core.ROTATION_FORMULA, core.shift_rotations, core.position_similarity)
 
 
 @PAGE.step("learned")
