@@ -297,7 +297,7 @@ def _scaling_lines(
 
     No mark at the page's d_k: the curves are the same for every d_k, so a d_k step leaves them as
     they are and Streamlit does not draw them again (with a dashed line at d_k they were two new
-    figures a step: scaling's softmax step 571 -> 321 ms, bench.browser_latency scaling@2). The bars
+    figures a step: scaling's softmax step 561 -> 289 ms, bench.browser_latency scaling@2). The bars
     above them and the reading under them give the d_k on the screen."""
     d = np.asarray(sat.d_values, dtype=np.float64)  # [n_d]
     x_title = t("scaling.curves_x", lang)
