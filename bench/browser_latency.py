@@ -105,7 +105,7 @@ IDLE_JS = """
 () => document.querySelector('[data-testid=stApp]')?.getAttribute('data-test-script-state') === 'notRunning'
   && !document.querySelector('[data-testid=stStatusWidget]')
   && !document.querySelector('[data-testid=stMain] [data-testid=stSkeleton]')
-  && [...document.querySelectorAll('[data-testid=stMain] [data-testid=stPlotlyChart]')]
+  && [...document.querySelectorAll('[data-testid=stMain] :is([data-testid=stPlotlyChart], [data-testid=labChart])')]
        .every(c => c.querySelector('.main-svg'))
 """
 

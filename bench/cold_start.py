@@ -49,7 +49,7 @@ def milestones(kind: str) -> dict[str, str]:
         "drawn": f"""() => {finished}
             && !document.querySelector('[data-testid=stStatusWidget]')
             && !document.querySelector('[data-testid=stMain] [data-testid=stSkeleton]')
-            && [...document.querySelectorAll('[data-testid=stMain] [data-testid=stPlotlyChart]')]
+            && [...document.querySelectorAll('[data-testid=stMain] [data-testid=labChart]')]
                  .every(c => c.querySelector('.main-svg'))""",
     }
 
@@ -65,7 +65,7 @@ def one_run(browser, script: str, path: str, kind: str, gc: str) -> tuple[dict[s
         for name, condition in milestones(kind).items():
             page.wait_for_function(condition, timeout=60000, polling="raf")
             times[name] = time.perf_counter() - server.started
-        charts = page.locator("[data-testid=stMain] [data-testid=stPlotlyChart]").count()
+        charts = page.locator("[data-testid=stMain] [data-testid=labChart]").count()
         context.close()
         return times, charts
 

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import copy
-import json
 import statistics
 from collections.abc import Callable
 
@@ -92,6 +91,7 @@ def step_figures(url_path: str, step: int) -> dict[str, dict]:
     """The figures of a page's step as the browser receives them, by key (AppTest, English)."""
     from streamlit.testing.v1 import AppTest
 
+    from lab_ui import chart
     from lab_ui.registry import PAGES
 
     info = next(p for p in PAGES if p.url_path == url_path)
@@ -99,7 +99,8 @@ def step_figures(url_path: str, step: int) -> dict[str, dict]:
     at.query_params.update({"lang": "en", info.step_key: str(step)})
     at.run()
     at.switch_page(info.path).run()
-    return {element.key: json.loads(element.proto.spec) for element in at.get("plotly_chart")}
+    charts = [e for e in at.get("bidi_component") if e.proto.component_name == chart.NAME]
+    return {e.key: chart.sent(e.proto)["spec"] for e in charts}
 
 
 def measure(url_path: str, step: int, draws: int, rounds: int) -> None:

@@ -368,9 +368,10 @@ class _Sizer:
             return own
         if isinstance(value, BaseFigure):
             # What a figure holds: its traces' and layout's properties (dicts of arrays and lists),
-            # and, for lab_ui.widgets.Serialised, the dict it hands Streamlit. Its trace and layout
-            # objects are views on those dicts plus shared validators.
-            parts = [value._data, value._layout, value._data_objs, value._layout_obj, getattr(value, "_spec", None)]
+            # and, for lab_ui.layout.Serialised, the dict and the JSON it hands the chart element. Its
+            # trace and layout objects are views on those dicts plus shared validators.
+            own_parts = [getattr(value, "_spec", None), getattr(value, "_json", None)]
+            parts = [value._data, value._layout, value._data_objs, value._layout_obj, *own_parts]
             return own + sum(self.size(p, depth + 1) for p in parts)
         if isinstance(value, list | tuple) and len(value) >= _LONG_LIST and _all_numbers(value):
             return own + len(value) * sys.getsizeof(value[0])  # a row of a heatmap's z, say

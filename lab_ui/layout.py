@@ -18,6 +18,7 @@ import re
 
 import numpy as np
 import plotly.graph_objects as go
+import plotly.io as pio
 
 # Streamlit 1.67 serves its text font as "Source Sans" (Latin only); Noto Sans CJK (Debian:
 # fonts-noto-cjk), PingFang and YaHei draw the Chinese on Linux, macOS and Windows.
@@ -352,18 +353,23 @@ def fixed_margins(spec: dict) -> dict:
 
 
 class Serialised(go.Figure):
-    """A figure that hands out the dict Plotly made of it once. st.plotly_chart asks the figure
-    for `to_dict()` on every run: a deep copy of every array and a base64 pass over them, about a
-    third of a multi-head page's rerun for figures that come from the cache unchanged. A cached
-    figure never changes (lab_ui.cache), so its dict is made once; Streamlit only reads it. The
-    dict has fixed margins for its labels (fixed_margins says why)."""
+    """A figure that hands out the dict and the JSON Plotly made of it once. The chart element
+    (lab_ui.chart) sends the JSON on every run; making it is a deep copy of every array and a
+    base64 pass over them, about a third of a multi-head page's rerun for figures that come from
+    the cache unchanged. A cached figure never changes (lab_ui.cache), so both are made once, when
+    it is placed, and counted in the cache's bytes. The dict has fixed margins for its labels
+    (fixed_margins says why)."""
 
     def __init__(self, fig: go.Figure):
         super().__init__()
         self._spec = fixed_margins(title_clear_of_toolbar(fig.to_dict()))
+        self._json = pio.to_json(self, validate=False)
 
     def to_dict(self) -> dict:
         return self._spec
+
+    def json(self) -> str:
+        return self._json
 
 
 def lecture_styled(fig: go.Figure, max_px: int = LECTURE_FIGURE_MAX_PX) -> go.Figure:

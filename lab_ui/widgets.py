@@ -15,7 +15,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from attention_core import split_tokens
-from lab_ui import controls, course, layout
+from lab_ui import chart, controls, course, layout
 from lab_ui.cache import cached, is_cached_result
 from lab_ui.i18n import current_lang, t
 from lab_ui.lecture import is_lecture
@@ -67,6 +67,9 @@ def plotly_config(filename: str) -> dict:
     image_format = st.session_state.get(IMAGE_FORMAT_KEY, "png")
     return {
         "displaylogo": False,
+        # plotly.js 3 adds a "Share chart..." button that uploads the figure to Plotly's cloud: nothing
+        # in a classroom tool sends anything anywhere
+        "showSendToCloud": False,
         "toImageButtonOptions": {"format": image_format, "filename": filename, "scale": 2},
         "modeBarButtonsToRemove": MODEBAR_REMOVED,
         **plotly_locale(current_lang()),
@@ -94,19 +97,20 @@ def show_figure(
     numbers_on_phones: bool = True,
     lecture_px: int = layout.LECTURE_FIGURE_MAX_PX,
 ) -> None:
-    """Draw a Plotly figure with the shared export config, placed by lab_ui.layout (margins, and in
-    lecture mode a projector's type sizes and height). `alt` describes the figure in words for a
+    """Draw a Plotly figure in the chart element (lab_ui.chart: a step redraws it in place) with the
+    shared export config, placed by lab_ui.layout (margins, and in lecture mode a projector's type
+    sizes and height). `alt` describes the figure in words for a
     screen reader and for anyone who cannot see the colours. numbers_on_phones=False: the numbers
     written in the figure's heatmap cells are hidden on a phone (layout.numbers_hidden_on_phones).
     lecture_px: the most a figure may be tall in lecture mode."""
     lecture = is_lecture()
-    # placed once per figure, not on every rerun (layout.Serialised says why); a figure made in this
-    # run is placed in this run, as st.plotly_chart would serialise it anyway
+    # placed and serialised once per figure, not on every rerun (layout.Serialised says why); a
+    # figure made in this run is placed in this run
     if is_cached_result(fig):
         placed = cached(layout.place, fig, lecture=lecture, lecture_px=lecture_px)
     else:
         placed = layout.place(fig, lecture=lecture, lecture_px=lecture_px)
-    st.plotly_chart(placed, key=key, config=plotly_config(key), width="stretch", on_select="ignore", alt=alt)
+    chart.chart(placed.json(), key=key, config=plotly_config(key), alt=alt)
     if not numbers_on_phones:
         st.html(layout.numbers_hidden_on_phones(key))
 

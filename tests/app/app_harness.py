@@ -1,12 +1,12 @@
 """Open the app the way a browser opens a link: at a page, in a language, with query parameters."""
 
 import base64
-import json
 from pathlib import Path
 
 import numpy as np
 from streamlit.testing.v1 import AppTest
 
+from lab_ui import chart
 from lab_ui.registry import HOME, PAGES
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
@@ -47,18 +47,22 @@ def link_of(table):
     return link
 
 
+CHART = "bidi_component"  # the element type of lab_ui.chart's element in AppTest's tree
+
+
+def charts(at: AppTest) -> list:
+    """The chart elements on the page (lab_ui.chart), in page order."""
+    return [e for e in at.get(CHART) if e.proto.component_name == chart.NAME]
+
+
 def figures(at: AppTest) -> dict[str, dict]:
     """The Plotly figures on the page as the browser receives them, by widget key
     (lab_ui.widgets.show_figure's `key`), e.g. figures(at)["qkv_scores"]["data"][0]["z"]."""
-    out = {}
-    for element in at.get("plotly_chart"):
-        spec = json.loads(element.proto.spec)
-        out[element.key] = spec
-    return out
+    return {e.key: chart.sent(e.proto)["spec"] for e in charts(at)}
 
 
 def figure_alts(at: AppTest) -> list[str]:
-    return [element.proto.alt for element in at.get("plotly_chart")]
+    return [chart.sent(e.proto)["alt"] for e in charts(at)]
 
 
 def plotly_array(value) -> np.ndarray:

@@ -5,7 +5,7 @@ from dataclasses import fields
 
 import numpy as np
 import pytest
-from app_harness import figure_alts, figures, link_of, open_page, open_step, plotly_array
+from app_harness import CHART, figure_alts, figures, link_of, open_page, open_step, plotly_array
 
 from attention_core.dropout import attention_dropout
 from attention_core.steps import random_weights, repeat_groups, sentence_matrix, sentence_walkthrough
@@ -611,8 +611,8 @@ def test_each_lecture_step_starts_with_its_matrices_and_folds_its_words(step, ma
 @pytest.mark.parametrize("step", [6, 7, 9, 10])
 def test_each_lecture_step_with_a_figure_starts_with_it(step):
     at = open_page(PAGE, lecture="1", qkv_step=str(step))
-    kinds = [e.type for e in at.main if e.type in ("plotly_chart", "expandable", "latex")]
-    assert kinds[0] == "plotly_chart", kinds
+    kinds = [e.type for e in at.main if e.type in (CHART, "expandable", "latex")]
+    assert kinds[0] == CHART, kinds
 
 
 def test_presets_set_the_controls():

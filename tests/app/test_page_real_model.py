@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import pytest
-from app_harness import figures, link_of, open_page, open_step, plotly_array
+from app_harness import CHART, figures, link_of, open_page, open_step, plotly_array
 
 import attention_core.pretrained as pretrained
 from attention_core import attention_views as av
@@ -143,7 +143,7 @@ def test_lecture_step_2_names_its_head_above_the_map():
     at = open_step(PAGE, "head", lang="zh", lecture="1")
     title = t("real_model.head_title", lang="zh", layer=IT_LAYER + 1, head=IT_HEAD + 1)
     heading = place(at, lambda e: e.type == "markdown" and e.value == f"**{title}**")
-    assert heading < place(at, lambda e: e.type == "plotly_chart" and e.key == "rm_head_map")
+    assert heading < place(at, lambda e: e.type == CHART and e.key == "rm_head_map")
 
 
 @pytest.mark.parametrize("lecture", ["0", "1"])

@@ -7,7 +7,7 @@ from dataclasses import fields
 
 import numpy as np
 import pytest
-from app_harness import figure_alts, figures, link_of, open_page, open_step, plotly_array
+from app_harness import charts, figure_alts, figures, link_of, open_page, open_step, plotly_array
 
 from attention_core.saturation import D_VALUES, saturation_sweep, score_rows
 from lab_ui.figures import scaling as figures_module
@@ -428,7 +428,7 @@ def test_lecture_steps_show_one_step_and_its_first_figure_fits_the_first_screen(
     if first:
         assert figures(at)[first]["layout"]["height"] <= LECTURE_PX
         assert figures(at)[first]["layout"]["font"]["size"] >= 20
-        assert next(e.key for e in at.get("plotly_chart")) == first
+        assert charts(at)[0].key == first
         assert {w.key for w in (*at.select_slider, *at.number_input)} >= {C.d.key, C.seed.key}
     else:
         at.number_input(key=CHECK).set_value(8).run()

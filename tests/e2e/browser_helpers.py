@@ -7,13 +7,9 @@ import time
 
 APP_SELECTOR = "[data-testid=stApp]"
 
-# Every chart element holds a drawn plot. Streamlit gives a chart a new element id whenever its
-# figure changes, so React mounts it afresh: for a moment after a step (up to ~300 ms seen on two
-# cores) the element holds an empty div with no plot in it.
-ALL_DRAWN_JS = (
-    "() => [...document.querySelectorAll('[data-testid=stPlotlyChart]')]"
-    ".every(c => c.querySelector('.js-plotly-plot .main-svg'))"
-)
+# Every chart element (lab_ui.chart) holds a drawn plot: on a first visit the element is there
+# before plotly.js has loaded and drawn into it.
+ALL_DRAWN_JS = "() => [...document.querySelectorAll('[data-testid=labChart]')].every(c => c.querySelector('.main-svg'))"
 
 
 def wait_until_idle(page, timeout_ms: int = 60000) -> None:
@@ -38,7 +34,7 @@ def open_page(page, url: str, *, charts: bool = True) -> None:
     wait_until_idle(page)
     page.wait_for_selector("h1", timeout=60000)
     if charts:
-        page.wait_for_selector("[data-testid=stPlotlyChart] .main-svg", timeout=60000)
+        page.wait_for_selector("[data-testid=labChart] .main-svg", timeout=60000)
     page.wait_for_function(ALL_DRAWN_JS, timeout=60000)
 
 

@@ -56,7 +56,7 @@ def test_phone_width_has_no_sideways_scrolling(browser, app_url, info):
 TITLE_UNDER_TOOLBAR_JS = """() => {
   const meets = (a, b) => !(a.right <= b.left || b.right <= a.left || a.bottom <= b.top || b.bottom <= a.top);
   const hits = [];
-  for (const chart of document.querySelectorAll('[data-testid=stPlotlyChart]')) {
+  for (const chart of document.querySelectorAll('[data-testid=labChart]')) {
     const title = chart.querySelector('.gtitle');
     if (!title || !title.textContent.trim()) continue;
     const box = title.getBoundingClientRect();
@@ -148,7 +148,7 @@ def test_every_lecture_step_shows_its_figure_whole_on_a_projectors_first_screen(
     page = context.new_page()
     page.goto(f"{app_url}/{info.url_path}?lang=zh&lecture=1&{info.step_key}={step}", timeout=60000)
     open_page(page, page.url, charts=False)
-    result = STEP_RESULT.get((info.ns, step), "[data-testid=stMain] [data-testid=stPlotlyChart]")
+    result = STEP_RESULT.get((info.ns, step), "[data-testid=stMain] [data-testid=labChart]")
     script = (
         "() => { const box = s => { const e = document.querySelector(s);"
         "  return e ? e.getBoundingClientRect() : null; };"

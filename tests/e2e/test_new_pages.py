@@ -38,7 +38,7 @@ def test_page_opens_and_a_slider_step_redraws_its_section(context, app_url, name
     open_page(page, f"{app_url}/{name}?lang={lang}&{info.step_key}={info.step_names.index(step) + 1}")
     assert exceptions(page) == []
     assert t(f"{name}.title", lang=lang) in page.locator("h1").first.inner_text()
-    charts = page.locator("[data-testid=stPlotlyChart]")
+    charts = page.locator("[data-testid=labChart]")
     n_charts = charts.count()
     assert n_charts >= 1 and page.locator(f".st-key-{chart_key} .js-plotly-plot").count() == 1
     for i in range(n_charts):
@@ -64,7 +64,7 @@ def test_a_lecture_step_link_opens_that_step(context, app_url):
     images = page_info("rnn_cnn").step_names.index("images") + 1
     open_page(page, f"{app_url}/rnn_cnn?lang=zh&lecture=1&rc_step={images}")
     assert exceptions(page) == []
-    assert page.locator("[data-testid=stPlotlyChart]").count() == 1
+    assert page.locator("[data-testid=labChart]").count() == 1
     assert page.locator(".st-key-rc_picture .js-plotly-plot").count() == 1
     box = page.locator(".st-key-rc_picture").bounding_box()
     assert box["y"] + box["height"] <= 720 + 1, "the step's figure is not whole on the projector's first screen"

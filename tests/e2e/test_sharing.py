@@ -118,7 +118,7 @@ def test_a_table_downloads_as_csv(context, app_url):
 def test_a_figure_downloads_as_png_or_svg(context, app_url, image_format):
     page = context.new_page()
     open_page(page, f"{app_url}/heatmap?lang=en&img={image_format}")
-    chart = page.locator("[data-testid=stPlotlyChart]").first
+    chart = page.locator("[data-testid=labChart]").first
     chart.hover()
     button = chart.locator(".modebar-btn[data-title*='Download plot']")
     with page.expect_download() as download:
@@ -126,3 +126,25 @@ def test_a_figure_downloads_as_png_or_svg(context, app_url, image_format):
     assert download.value.suggested_filename.endswith(f".{image_format}")
     head = Path(download.value.path()).read_bytes()[:200]
     assert head.startswith(b"\x89PNG") if image_format == "png" else b"<svg" in head
+
+
+def test_a_figure_s_buttons_are_download_zoom_reset_and_full_screen_in_the_page_s_language(context, app_url):
+    page = context.new_page()
+    open_page(page, f"{app_url}/heatmap?lang=zh")
+    chart = page.locator("[data-testid=labChart]").first
+    chart.hover()
+    titles = chart.locator(".modebar-btn").evaluate_all("bs => bs.map(b => b.getAttribute('data-title'))")
+    assert titles == [
+        t(f"common.{k}", lang="zh") for k in ("plotly_download_png", "plotly_zoom", "plotly_reset_axes")
+    ] + ["全屏"]
+    before = chart.bounding_box()["height"]
+    chart.locator(".modebar-btn[data-title='全屏']").click()
+    page.wait_for_function("() => document.fullscreenElement?.dataset.testid === 'labChart'")
+    page.wait_for_function("h => document.fullscreenElement.getBoundingClientRect().height > h", arg=before)
+    page.wait_for_function("() => document.fullscreenElement.querySelector('.modebar-btn[data-title=\"退出全屏\"]')")
+    page.evaluate("() => document.exitFullscreen()")
+    page.wait_for_function(
+        "h => !document.fullscreenElement && document.querySelector('[data-testid=labChart]')"
+        ".getBoundingClientRect().height === h",
+        arg=before,
+    )

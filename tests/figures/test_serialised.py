@@ -1,11 +1,10 @@
 """lab_ui.layout.Serialised: a cached figure serialised once sends the browser what the figure
-itself would, with fixed margins instead of automargin (lab_ui.layout.fixed_margins), and
-st.plotly_chart's second serialisation of it does not copy it again."""
+itself would, with fixed margins instead of automargin (lab_ui.layout.fixed_margins), and its JSON,
+which the chart element sends on every run, is made once."""
 
 import numpy as np
 import plotly.graph_objects as go
 import plotly.io as pio
-import plotly.tools
 
 from lab_ui.layout import Serialised, fixed_margins
 
@@ -27,10 +26,7 @@ def test_the_browser_gets_the_same_json_but_the_margins():
     assert Serialised(fig).to_dict()["data"] == fig.to_dict()["data"]  # ... and nothing else changed
 
 
-def test_streamlit_gets_the_same_dict_every_run_and_the_same_json_each_time():
+def test_the_chart_element_gets_the_same_json_every_run_made_once():
     prepared = Serialised(figure())
-    first = plotly.tools.return_figure_from_figure_or_data(prepared, validate_figure=True)
-    second = plotly.tools.return_figure_from_figure_or_data(prepared, validate_figure=True)
-    assert first is second  # no copy per run
-    once = pio.to_json(fixed_margins(figure().to_dict()), validate=False)
-    assert pio.to_json(first, validate=False) == pio.to_json(second, validate=False) == once
+    assert prepared.json() is prepared.json()  # made on the first run only
+    assert prepared.json() == pio.to_json(fixed_margins(figure().to_dict()), validate=False)
