@@ -7,7 +7,7 @@ out around the new element. This element keeps its identity (Streamlit's compone
 their key) and hands the new figure to `Plotly.react`, which draws it once, in the same <div>.
 
 What it keeps from st.plotly_chart: Streamlit's chart theme in light and dark (the values its
-front end applies, read from a running app; THEME below), the title in bold, the full width of
+front end applies, read from a running app; layout.CHART_THEME), the title in bold, the full width of
 its column, the figure's alt text for screen readers (role=figure, aria-label), the modebar
 config and a full-screen button in the page's language. plotly.js is the plotly package's own
 copy, served by Streamlit's static serving (static_plotly_js puts it there); Streamlit's own
@@ -25,6 +25,7 @@ from pathlib import Path
 import plotly
 import streamlit as st
 
+from lab_ui import layout
 from lab_ui.i18n import t
 
 STATIC_DIR = Path(__file__).resolve().parent.parent / "static"
@@ -44,73 +45,6 @@ def static_plotly_js(folder: Path = STATIC_DIR) -> Path:
         partial.replace(target)
     return target
 
-
-# Streamlit's chart theme as its front end applies it to st.plotly_chart (theme="streamlit") in this
-# app's light and dark themes: read from gd.layout.template.layout of a drawn chart in Chromium.
-_SANS = '"Source Sans", sans-serif'
-
-
-def _theme(text: str, heading: str, legend: str, line: str, bg: str, hover_border: str) -> dict:
-    axis_title = {"font": {"color": text, "size": 14}}
-    return {
-        "font": {"color": text, "family": _SANS, "size": 12, "weight": 400},
-        "title": {"font": {"family": _SANS, "size": 16, "color": heading}, "pad": {"l": 4}, "xanchor": "left", "x": 0},
-        "legend": {
-            "title": {"font": {"size": 12, "color": text}, "side": "top"},
-            "valign": "top",
-            "bordercolor": "transparent",
-            "borderwidth": 0,
-            "font": {"size": 12, "color": legend},
-        },
-        "paper_bgcolor": bg,
-        "plot_bgcolor": bg,
-        "yaxis": {
-            "ticklabelposition": "outside",
-            "zerolinecolor": line,
-            "title": {**axis_title, "standoff": 24},
-            "tickcolor": line,
-            "tickfont": {"color": text, "size": 12},
-            "gridcolor": line,
-            "minor": {"gridcolor": line},
-            "automargin": True,
-        },
-        "xaxis": {
-            "zerolinecolor": line,
-            "gridcolor": line,
-            "showgrid": False,
-            "tickfont": {"color": text, "size": 12},
-            "tickcolor": line,
-            "title": {**axis_title, "standoff": 20},
-            "minor": {"gridcolor": line},
-            "zeroline": False,
-            "automargin": True,
-        },
-        "margin": {"pad": 8, "r": 0, "l": 0},
-        "hoverlabel": {
-            "bgcolor": bg,
-            "bordercolor": hover_border,
-            "font": {"color": text, "family": _SANS, "size": 12},
-        },
-        "coloraxis": {
-            "colorbar": {
-                "thickness": 16,
-                "xpad": 24,
-                "ticklabelposition": "outside",
-                "outlinecolor": "transparent",
-                "outlinewidth": 8,
-                "len": 0.75,
-                "y": 0.5745,
-                "title": axis_title,
-                "tickfont": {"color": text, "size": 12},
-            }
-        },
-    }
-
-
-THEME = {
-    "light": _theme("#808495", "#2F2D2B", "#262730", "#e6eaf1", "#FFFFFF", "rgba(47, 45, 43, 0.2)"),
-    "dark": _theme("#e6eaf1", "#EDEBE8", "#fafafa", "#31333F", "#171614", "#4A4742"),
-}
 
 # A modebar button that shows the figure alone on the screen, as st.plotly_chart's did (Font
 # Awesome's "expand", the icon Streamlit uses).
@@ -189,7 +123,7 @@ export default function ({ data, parentElement }) {
     if (gd.__data === data) return draw(gd);
   });
 }
-""".replace("__THEME__", json.dumps(THEME)).replace("__ICON__", json.dumps(FULLSCREEN_ICON))
+""".replace("__THEME__", json.dumps(layout.CHART_THEME)).replace("__ICON__", json.dumps(FULLSCREEN_ICON))
 
 CSS = ".lab-chart { width: 100%; }"
 

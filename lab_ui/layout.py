@@ -4,9 +4,9 @@ Figure builders (lab_ui/figures) say what is drawn: traces, labels in the page's
 This module says where and how large, for the three places a figure is seen: a desktop browser, a
 390 px phone (rules the browser applies by CSS, since a figure is built without knowing the screen)
 and a projector in lecture mode (text of at least 20 px, thicker lines, no taller than the first
-screen). It holds the shared layout of every figure (font, template, title room), the margins that
-replace Plotly's automargin, lecture styling and the phone rules; lab_ui.widgets.show_figure calls
-`place` once per figure. No Streamlit calls here: arrays and dicts in, dicts out.
+screen). It holds the shared layout of every figure (font, template, chart theme, title room), the
+margins that replace Plotly's automargin, lecture styling and the phone rules;
+lab_ui.widgets.show_figure calls `place` once per figure. No Streamlit calls here: arrays and dicts in, dicts out.
 """
 
 from __future__ import annotations
@@ -85,7 +85,8 @@ def title_below_toolbar(layout: dict) -> None:
 # The width a title may run on a 390 px phone before it reaches the corner where the toolbar appears
 # (Plotly's buttons and Streamlit's own, about 150 px, in a column of about 350 px).
 PHONE_TITLE_FREE_PX = 190
-TITLE_FONT_PX = 17  # Streamlit's chart theme's title size
+THEME_TITLE_PX = 16  # a figure's title in the chart theme (CHART_THEME below)
+TITLE_FONT_PX = 17  # what the phone rule measures a title at: the theme's 16 px, drawn bold, runs wider
 
 
 def title_clear_of_toolbar(spec: dict) -> dict:
@@ -350,6 +351,80 @@ def fixed_margins(spec: dict) -> dict:
         layout[name] = axis
     layout["margin"] = margin
     return {**spec, "layout": layout}
+
+
+# The chart theme lab_ui.chart hands every figure in the browser, light or dark as the app is drawn:
+# Streamlit's, as its front end applies it to st.plotly_chart (theme="streamlit") in this app's
+# light and dark themes, read from gd.layout.template.layout of a drawn chart in Chromium.
+_THEME_SANS = '"Source Sans", sans-serif'
+
+
+def _chart_theme(text: str, heading: str, legend: str, line: str, bg: str, hover_border: str) -> dict:
+    axis_title = {"font": {"color": text, "size": AXIS_TITLE_PX}}
+    return {
+        "font": {"color": text, "family": _THEME_SANS, "size": TICK_PX, "weight": 400},
+        "title": {
+            "font": {"family": _THEME_SANS, "size": THEME_TITLE_PX, "color": heading},
+            "pad": {"l": 4},
+            "xanchor": "left",
+            "x": 0,
+        },
+        "legend": {
+            "title": {"font": {"size": TICK_PX, "color": text}, "side": "top"},
+            "valign": "top",
+            "bordercolor": "transparent",
+            "borderwidth": 0,
+            "font": {"size": TICK_PX, "color": legend},
+        },
+        "paper_bgcolor": bg,
+        "plot_bgcolor": bg,
+        "yaxis": {
+            "ticklabelposition": "outside",
+            "zerolinecolor": line,
+            "title": {**axis_title, "standoff": 24},
+            "tickcolor": line,
+            "tickfont": {"color": text, "size": TICK_PX},
+            "gridcolor": line,
+            "minor": {"gridcolor": line},
+            "automargin": True,
+        },
+        "xaxis": {
+            "zerolinecolor": line,
+            "gridcolor": line,
+            "showgrid": False,
+            "tickfont": {"color": text, "size": TICK_PX},
+            "tickcolor": line,
+            "title": {**axis_title, "standoff": 20},
+            "minor": {"gridcolor": line},
+            "zeroline": False,
+            "automargin": True,
+        },
+        "margin": {"pad": 8, "r": 0, "l": 0},
+        "hoverlabel": {
+            "bgcolor": bg,
+            "bordercolor": hover_border,
+            "font": {"color": text, "family": _THEME_SANS, "size": TICK_PX},
+        },
+        "coloraxis": {
+            "colorbar": {
+                "thickness": 16,
+                "xpad": 24,
+                "ticklabelposition": "outside",
+                "outlinecolor": "transparent",
+                "outlinewidth": 8,
+                "len": 0.75,
+                "y": 0.5745,
+                "title": axis_title,
+                "tickfont": {"color": text, "size": TICK_PX},
+            }
+        },
+    }
+
+
+CHART_THEME = {
+    "light": _chart_theme("#808495", "#2F2D2B", "#262730", "#e6eaf1", "#FFFFFF", "rgba(47, 45, 43, 0.2)"),
+    "dark": _chart_theme("#e6eaf1", "#EDEBE8", "#fafafa", "#31333F", "#171614", "#4A4742"),
+}
 
 
 class Serialised(go.Figure):
